@@ -1,0 +1,47 @@
+// `assistant/ask`: classify free text into a task, run its agents, and return the candidates without applying them.
+import { MessageDirection, RequestType } from 'vscode-languageserver-protocol';
+import type { Range, VersionedTextDocumentIdentifier, TextDocumentIdentifier, WorkspaceEdit, WorkDoneProgressParams } from 'vscode-languageserver-protocol';
+import type { TaskOrNone } from './tasks.js';
+import type { AgentDescriptor, TraceResponse } from './traceTypes.js';
+
+export interface AskParams extends WorkDoneProgressParams {
+  /** The request in the user's words, e.g. "write documentation for the load method". */
+  text: string;
+  /** The document the request is about, if any. */
+  textDocument?: TextDocumentIdentifier | VersionedTextDocumentIdentifier;
+  /** The selection the request is about; without it the symbol the text names, or the whole document. */
+  range?: Range;
+}
+
+/** One candidate answer. */
+export interface AskResponse {
+  id: string;
+  agent: AgentDescriptor;
+  status: TraceResponse['status'];
+  text: string;
+  /** The edit that applying this candidate would make, computed on the document version the agents saw. */
+  edit?: WorkspaceEdit;
+  error?: string;
+}
+
+export interface AskResult {
+  interactionId: string;
+  /** The task the text was classified as, or `none` when no task fits. */
+  task: TaskOrNone;
+  /** The classifier's confidence in `task`, between 0 and 1. */
+  confidence: number;
+  /** A message for the user: why nothing was offered, or what was done. */
+  message?: string;
+  responses: AskResponse[];
+}
+
+/**
+ * Classifies `text` into a task, runs every agent registered for it and returns their candidates.
+ * Nothing is applied; use `assistant/apply` with one response id.
+ * Sent from the client to the server.
+ */
+export namespace AskRequest {
+  export const method = 'assistant/ask' as const;
+  export const messageDirection = MessageDirection.clientToServer;
+  export const type = new RequestType<AskParams, AskResult, void>(method);
+}

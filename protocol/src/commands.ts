@@ -1,0 +1,47 @@
+// Command ids the server executes through `workspace/executeCommand`, with their argument and result shapes.
+import type { Range, VersionedTextDocumentIdentifier } from 'vscode-languageserver-protocol';
+import type { TaskId } from './tasks.js';
+import type { ApplyOutcome } from './traceTypes.js';
+
+/** Arguments of a task command, as a code action carries them. */
+export interface TaskCommandArgs {
+  /** The document and the version the action was offered on. */
+  textDocument: VersionedTextDocumentIdentifier;
+  /** The declaration or selection the task runs on. */
+  range: Range;
+  /** The symbol's name, for messages and the trace. */
+  symbol?: string;
+}
+
+/** What a task command reports back once the user has chosen (or not). */
+export interface TaskCommandResult {
+  interactionId: string;
+  applied: boolean;
+  outcome?: ApplyOutcome;
+  responseId?: string;
+  message?: string;
+}
+
+/** Arguments of `assistant.responseApplied`. */
+export interface ResponseAppliedArgs {
+  interactionId: string;
+  responseId: string;
+}
+
+export namespace Commands {
+  /** Runs the Document task on a declaration: arguments `[TaskCommandArgs]`, result `TaskCommandResult`. */
+  export const document = 'assistant.document' as const;
+  /**
+   * Sent by clients after applying the edit of a resolved code action, so the trace marks the response used:
+   * arguments `[ResponseAppliedArgs]`. Resolved code actions carry it; users never run it by hand.
+   */
+  export const responseApplied = 'assistant.responseApplied' as const;
+}
+
+/** Every command id the server registers in `executeCommandProvider`. */
+export const ALL_COMMANDS: readonly string[] = [Commands.document, Commands.responseApplied];
+
+/** The task a task command runs. */
+export const COMMAND_TASKS: Readonly<Record<string, TaskId>> = {
+  [Commands.document]: 'document',
+};

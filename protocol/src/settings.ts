@@ -1,0 +1,80 @@
+// The server's settings: their shape, their defaults, and the configuration section clients use.
+import type { TaskId } from './tasks.js';
+
+/** The `workspace/configuration` section and the `initializationOptions` key holding these settings. */
+export const SETTINGS_SECTION = 'assistant';
+
+/** One model agent on an OpenAI-compatible endpoint. */
+export interface ModelAgentSettings {
+  /** Unique agent name; defaults to `<model>@<host>`. */
+  name?: string;
+  /** Endpoint base URL, e.g. `http://localhost:11434/v1`; defaults to OpenAI. */
+  baseURL?: string;
+  /** API key; prefer `apiKeyEnv`. */
+  apiKey?: string;
+  /** Name of the environment variable holding the API key. */
+  apiKeyEnv?: string;
+  model: string;
+  temperature?: number;
+  /** Tasks this agent serves; defaults to every task that has a model path. */
+  tasks?: TaskId[];
+  /** Whole-request timeout in milliseconds. */
+  timeoutMs?: number;
+  /** Time without a streamed chunk after which the request is abandoned. */
+  idleTimeoutMs?: number;
+  maxRetries?: number;
+  /** Stream the answer (default true). */
+  stream?: boolean;
+  /** Per-task prompt template overrides; `{{code}}`, `{{language}}`, `{{symbol}}`, `{{request}}` are replaced. */
+  prompts?: Partial<Record<TaskId | 'classify', string>>;
+}
+
+export interface AssistantSettings {
+  /** Model agents, in addition to the one registered from `OPENAI_API_KEY`. */
+  agents: ModelAgentSettings[];
+  /** Register the model agent from `OPENAI_API_KEY`/`OPENAI_BASE_URL`/`ASSISTANT_MODEL` (default true). */
+  useEnvironment: boolean;
+  /** Offline agents to leave out, by name. */
+  disabledAgents: string[];
+  orchestrator: {
+    /** Budget of each agent, in milliseconds. */
+    agentTimeoutMs: number;
+  };
+  classifier: {
+    /** Minimum confidence of the offline intent classifier; below it the answer is `none`. */
+    threshold: number;
+  };
+  trace: {
+    /** Trace directory; relative paths are resolved against the first workspace folder. */
+    directory: string;
+    /** Interactions per segment file before a new segment starts. */
+    segmentSize: number;
+  };
+  annotations: {
+    /** Mark inserted code with a comment naming agent, task, interaction and time. */
+    enabled: boolean;
+  };
+  user: {
+    /** Who is recorded as asking; defaults to the OS user name. */
+    name?: string;
+    role: 'developer' | 'maintainer' | 'reviewer';
+  };
+}
+
+export const DEFAULT_SETTINGS: AssistantSettings = {
+  agents: [],
+  useEnvironment: true,
+  disabledAgents: [],
+  orchestrator: { agentTimeoutMs: 60_000 },
+  classifier: { threshold: 0.34 },
+  trace: { directory: '.assistant/trace', segmentSize: 500 },
+  annotations: { enabled: true },
+  user: { role: 'developer' },
+};
+
+/** Environment variables the server reads. */
+export const ENVIRONMENT = {
+  apiKey: 'OPENAI_API_KEY',
+  baseURL: 'OPENAI_BASE_URL',
+  model: 'ASSISTANT_MODEL',
+} as const;

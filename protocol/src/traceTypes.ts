@@ -1,0 +1,120 @@
+// The trace data model (after the CARET paper): sessions, interactions, responses and agents, as stored and as queried.
+import type { Range, WorkspaceEdit } from 'vscode-languageserver-protocol';
+import type { TaskOrNone, TaskId } from './tasks.js';
+
+/** How an agent produces its answers. */
+export type AgentTechnology = 'llm' | 'intent' | 'rule';
+
+/** The identity of an agent as recorded in the trace and listed by `assistant/agents`. */
+export interface AgentDescriptor {
+  /** Unique name within the registry, e.g. `doc-offline` or `gpt-4o-mini@openai`. */
+  name: string;
+  technology: AgentTechnology;
+  isLLM: boolean;
+  /** The model an LLM agent calls. */
+  model?: string;
+  /** The endpoint an LLM agent calls (never includes credentials). */
+  endpoint?: string;
+}
+
+/** An agent with the tasks it serves. */
+export interface AgentInfo extends AgentDescriptor {
+  tasks: TaskId[];
+  description: string;
+}
+
+/** The file an interaction is about. */
+export interface TraceResource {
+  uri: string;
+  fileName: string;
+  fullPath: string;
+  /** Path relative to the workspace folder, with forward slashes. */
+  relativePath: string;
+  /** The workspace folder's name. */
+  project: string;
+}
+
+/** A piece of code with where it was. */
+export interface CodeFragment {
+  range: Range;
+  text: string;
+}
+
+/** What the interaction was about. */
+export interface InteractionContext {
+  resource?: TraceResource;
+  /** Document version the agents saw. */
+  version?: number;
+  /** The selection or declaration the task was run on. */
+  fragment?: CodeFragment;
+  /** The symbol the task was run on, e.g. `Config.load`. */
+  symbol?: string;
+}
+
+/** Where a response's code was inserted. */
+export interface InsertionRecord {
+  uri: string;
+  range: Range;
+  /** Document version the edit was applied to. */
+  version?: number;
+  at: string;
+}
+
+/** How an applied response ended up. */
+export type ApplyOutcome = 'applied' | 'rejected-by-client' | 'discarded' | 'stale' | 'failed';
+
+/** One agent's answer to an interaction. */
+export interface TraceResponse {
+  id: string;
+  agent: AgentDescriptor;
+  status: 'ok' | 'empty' | 'error' | 'timeout' | 'cancelled';
+  /** The answer as text (the doc comment, the explanation, …). */
+  text: string;
+  /** The proposed edit, as computed on `context.version`. */
+  edit?: WorkspaceEdit;
+  /** Why the agent gave no usable answer. */
+  error?: string;
+  /** Whether the user chose this response and the editor applied it. */
+  used: boolean;
+  outcome?: ApplyOutcome;
+  outcomeReason?: string;
+  insertedAt?: InsertionRecord[];
+  rating?: 'up' | 'down';
+  feedback?: string[];
+  startedAt: string;
+  durationMs: number;
+  usage?: { promptTokens?: number; completionTokens?: number };
+}
+
+/** Who asked. */
+export type Role = 'developer' | 'maintainer' | 'reviewer';
+
+/** One request to the assistant and everything that answered it. */
+export interface Interaction {
+  id: string;
+  sessionId: string;
+  timestamp: string;
+  role: Role;
+  user: string;
+  /** Free text (`text`) or a command or code action (`command`). */
+  source: 'text' | 'command';
+  text: string;
+  task: TaskOrNone;
+  /** How the task was decided. */
+  classification?: { by: string; confidence: number };
+  context: InteractionContext;
+  responses: TraceResponse[];
+  /** A message shown to the user about the outcome, e.g. why nothing was offered. */
+  message?: string;
+}
+
+/** One run of the server for one workspace. */
+export interface TraceSession {
+  id: string;
+  startedAt: string;
+  user: string;
+  role: Role;
+  workspace: string;
+  client?: { name: string; version?: string };
+  pid: number;
+}

@@ -1,0 +1,45 @@
+// The agent interface: what every agent (offline or model) declares and how the orchestrator calls it.
+import type { AgentDescriptor, TaskId } from '../protocol.js';
+import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
+import type { DeclarationTarget } from '../repo/declarations.js';
+import type { WorkspaceProject } from '../repo/workspaceProject.js';
+
+/** Everything an agent is given to work on one task. */
+export interface AgentRequest {
+  task: TaskId;
+  interactionId: string;
+  /** The user's words, or a description of the command that started the task. */
+  text: string;
+  document: DocumentSnapshot;
+  /** The declaration the task is about, located in `document.text`. */
+  target: DeclarationTarget;
+  /** The workspace's TypeScript project, loaded lazily; agents may ask it for types. */
+  project: WorkspaceProject;
+}
+
+/** Token usage reported by a model. */
+export interface TokenUsage {
+  promptTokens?: number;
+  completionTokens?: number;
+}
+
+/** An agent's answer: text whose meaning the task defines (for Document, the doc comment). */
+export interface AgentAnswer {
+  text: string;
+  usage?: TokenUsage;
+}
+
+/** Progress an agent can report while it works. */
+export type AgentProgress = (message: string) => void;
+
+export interface Agent {
+  readonly descriptor: AgentDescriptor;
+  readonly tasks: readonly TaskId[];
+  /** One sentence for `assistant/agents`. */
+  readonly description: string;
+  /**
+   * Runs the task. Must stop promptly when `signal` aborts (rejecting with the signal's reason),
+   * and returns an empty text when it has nothing honest to offer.
+   */
+  run(request: AgentRequest, signal: AbortSignal, progress?: AgentProgress): Promise<AgentAnswer>;
+}

@@ -1,0 +1,535 @@
+// Offline intent classifier: maps a free-text request to a task by TF-IDF similarity with training phrases, or to `none`.
+import { TASK_IDS } from '../protocol.js';
+import type { TaskId, TaskOrNone } from '../protocol.js';
+import { INTENT_PHRASES, OUT_OF_SCOPE_PHRASES } from './intentPhrases.js';
+
+/** Below this confidence the request is "none of the above", as an intent engine's fallback intent. */
+export const DEFAULT_INTENT_THRESHOLD = 0.34;
+
+/** The classifier's answer: the chosen task (or `none`), its confidence, and every task's score, best first. */
+export interface IntentResult {
+  task: TaskOrNone;
+  /** How sure the best-scoring task is, 0..1; 0 when the request is not about software at all. */
+  confidence: number;
+  /** Every task's similarity with the request, best first, kept for the trace even when the task is `none`. */
+  scores: { task: TaskId; score: number }[];
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Normalisation
+
+/**
+ * Variants folded onto one stem. A suffix stripper alone cannot join "docs" with "documentation" or "faster"
+ * with "speed", and those are exactly the words that decide a task.
+ */
+const SYNONYM_GROUPS: Record<string, readonly string[]> = {
+  doc: ['doc', 'docs', 'documentation', 'documentations', 'document', 'documents', 'documented', 'documenting', 'docstring', 'docstrings', 'jsdoc', 'tsdoc', 'javadoc', 'docblock', 'docblocks', 'doccomment'],
+  comment: ['comment', 'comments', 'commented', 'commenting', 'annotate', 'annotated', 'annotation', 'annotations'],
+  test: ['test', 'tests', 'tested', 'testing', 'unittest', 'unittests', 'spec', 'specs', 'vitest', 'jest', 'mocha', 'testcase', 'testcases'],
+  optimiz: ['optimize', 'optimise', 'optimizes', 'optimises', 'optimized', 'optimised', 'optimizing', 'optimising', 'optimization', 'optimisation', 'optimizations', 'optimisations'],
+  fast: ['fast', 'faster', 'fastest', 'quick', 'quicker', 'quickly', 'speed', 'speedier', 'speedup'],
+  slow: ['slow', 'slower', 'slowly', 'sluggish', 'slowness'],
+  perform: ['performance', 'performant', 'perf'],
+  efficien: ['efficient', 'efficiently', 'efficiency', 'inefficient', 'inefficiency'],
+  summar: ['summary', 'summarize', 'summarise', 'summarizes', 'summarises', 'summarized', 'summarised', 'summarizing', 'summarising'],
+  duplicat: ['duplicate', 'duplicates', 'duplicated', 'duplication', 'deduplicate', 'deduplicated', 'dedupe', 'dedup', 'repeated', 'repetition'],
+  reduc: ['reduce', 'reduces', 'reduced', 'reducing', 'reduction', 'less', 'fewer', 'lower', 'lowers', 'lowered', 'decrease', 'decreases', 'minimize', 'minimise', 'minimizes', 'minimises'],
+  everywher: ['everywhere', 'throughout', 'across', 'globally'],
+  readab: ['readable', 'readability', 'unreadable', 'legible'],
+  simpl: ['simple', 'simpler', 'simplify', 'simplifies', 'simplified', 'simplification', 'concise', 'concisely'],
+  explain: ['explain', 'explains', 'explained', 'explaining', 'explanation', 'explanations'],
+  understand: ['understand', 'understands', 'understanding', 'understood'],
+  implement: ['implement', 'implements', 'implemented', 'implementing', 'implementation', 'implementations'],
+  subclass: ['subclass', 'subclasses', 'subclassing', 'subclassed', 'derive', 'derived', 'derives', 'inherit', 'inherits', 'inherited', 'inheriting', 'inheritance'],
+  extend: ['extend', 'extends', 'extended', 'extending'],
+  rename: ['rename', 'renames', 'renamed', 'renaming'],
+  name: ['name', 'names', 'naming', 'named'],
+  error: ['error', 'errors', 'err'],
+  bug: ['bug', 'bugs', 'buggy'],
+  fix: ['fix', 'fixes', 'fixing'],
+  warn: ['warn', 'warns', 'warning', 'warnings'],
+  crash: ['crash', 'crashes', 'crashed', 'crashing'],
+  throw: ['throw', 'throws', 'threw', 'thrown', 'throwing'],
+  generat: ['generate', 'generates', 'generated', 'generating', 'generation', 'generator'],
+  creat: ['create', 'creates', 'created', 'creating', 'creation'],
+  write: ['write', 'writes', 'writing', 'wrote', 'written'],
+  function: ['function', 'functions', 'func', 'funcs', 'fn'],
+  param: ['param', 'params', 'parameter', 'parameters', 'argument', 'arguments', 'arg', 'args'],
+  variable: ['variable', 'variables', 'var', 'vars'],
+  issue: ['issue', 'issues', 'ticket', 'tickets'],
+  feature: ['feature', 'features'],
+  behavior: ['behaviour', 'behaviours', 'behavior', 'behaviors'],
+  config: ['config', 'configs', 'configuration', 'configurations', 'configure', 'configured', 'configurable', 'settings'],
+  repo: ['repo', 'repos', 'repository', 'repositories', 'codebase', 'project', 'projects', 'workspace'],
+  regex: ['regex', 'regexp', 'regexes'],
+  typescript: ['typescript', 'ts'],
+  javascript: ['javascript', 'js'],
+  not: ['not', 'no', 'never', 'cannot'],
+};
+
+const SYNONYMS: ReadonlyMap<string, string> = new Map(
+  Object.entries(SYNONYM_GROUPS).flatMap(([stem, words]) => words.map((word) => [word, stem] as const)),
+);
+
+/** Words carrying no task signal. Question words stay ("where" marks a question), and so does "with" ("a class with…"). */
+const STOP_WORDS: ReadonlySet<string> = new Set([
+  'a', 'an', 'the', 'to', 'of', 'for', 'in', 'on', 'at', 'by', 'from', 'into', 'onto', 'and', 'or', 'but',
+  'my', 'our', 'your', 'their', 'me', 'us', 'i', 'we', 'you', 'he', 'she', 'they', 'it', 'its', 'this', 'that',
+  'these', 'those', 'is', 'are', 'was', 'were', 'be', 'been', 'being', 'am', 'please', 'can', 'could', 'would',
+  'will', 'shall', 'may', 'might', 'some', 'just', 'also', 'then', 'very', 'really', 'much', 'too', 'as',
+  'kindly', 'ok', 'okay', 'let', 'lets', 'have', 'has', 'had', 'something', 'one', 'them', 'him', 'her',
+  'want', 'need', 'like', 'help', 'now', 'again', 'each', 'other', 'own', 'same', 'such', 'only',
+]);
+
+/** Words the stemmer must not cut: "fixed capacity" is no request to fix, and "speed" is no past tense. */
+const NO_STEM: ReadonlySet<string> = new Set(['fixed', 'need', 'speed', 'feed', 'does', 'process', 'class', 'always', 'this', 'status', 'alias', 'bus', 'less']);
+
+/** Suffix stripping in the spirit of Porter's first steps: enough to join plurals and verb forms. */
+function stemWord(word: string, folding = true): string {
+  const synonym = folding ? SYNONYMS.get(word) : undefined;
+  if (synonym !== undefined) return synonym;
+  if (word.length <= 3 || NO_STEM.has(word)) return word;
+  // British and American spellings share a stem: "summarise" and "summarize" are the same request.
+  let stem = word.length >= 6 ? word.replace(/is(e|es|ed|ing|ations?)$/, 'iz$1') : word;
+  if (stem.endsWith('ies') && stem.length > 4) stem = `${stem.slice(0, -3)}y`;
+  else if (stem.endsWith('sses')) stem = stem.slice(0, -2);
+  else if (stem.endsWith('s') && !/(ss|us|is)$/.test(stem)) stem = stem.slice(0, -1);
+  const verbal = /^(.{3,}?)(ations?|ing|ed|ly)$/.exec(stem);
+  if (verbal?.[1] !== undefined) {
+    stem = verbal[1];
+    // "logging" → "logg" → "log"; "calling" stays "call" because l is a normal double letter in English.
+    if (/([^aeiouls])\1$/.test(stem)) stem = stem.slice(0, -1);
+  }
+  if (stem.endsWith('e') && stem.length > 4) stem = stem.slice(0, -1);
+  return stem;
+}
+
+interface Token {
+  stem: string;
+  /** The lower-case word before stemming, for the vocabulary checks. */
+  word: string;
+  /** A piece of an identifier such as `parseConfig`; it says what the code is about, not what to do with it. */
+  fromIdentifier: boolean;
+}
+
+const ABBREVIATIONS: ReadonlySet<string> = new Set(['e.g', 'i.e', 'etc', 'vs']);
+
+/** An identifier with inner structure: camelCase, PascalCase with several humps, snake_case, dotted or $-prefixed. */
+function isStructuredIdentifier(raw: string): boolean {
+  // Surnames such as McDonald have the shape of PascalCase without being code.
+  if (ABBREVIATIONS.has(raw.toLowerCase()) || /^Ma?c[A-Z]/.test(raw)) return false;
+  return /[a-z]{2,}[A-Z]|[A-Z][a-z]+[A-Z][a-z]|[A-Za-z0-9]_[A-Za-z0-9]|[A-Za-z]\.[A-Za-z]|^\$|[A-Za-z][0-9]+[A-Za-z]?$/.test(raw);
+}
+
+function splitIdentifier(raw: string): string[] {
+  return raw
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .split(/[^A-Za-z]+/)
+    .filter((part) => part.length > 0)
+    .map((part) => part.toLowerCase());
+}
+
+function expandContractions(text: string): string {
+  return text
+    .replace(/[\u2018\u2019]/g, "'")
+    .replace(/\bcan't\b/gi, 'can not')
+    .replace(/\bwon't\b/gi, 'will not')
+    .replace(/n't\b/gi, ' not')
+    .replace(/'(s|re|ll|ve|d|m)\b/gi, '');
+}
+
+const RAW_TOKEN = /#\d+|[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*/g;
+
+/** Lower-cases, splits identifiers into words, drops stop words and stems what remains. */
+function tokenize(text: string): Token[] {
+  const tokens: Token[] = [];
+  for (const match of expandContractions(text).matchAll(RAW_TOKEN)) {
+    const raw = match[0];
+    if (raw.startsWith('#')) {
+      tokens.push({ stem: 'issue', word: raw, fromIdentifier: false });
+      continue;
+    }
+    const lower = raw.toLowerCase();
+    if (ABBREVIATIONS.has(lower)) continue;
+    const whole = SYNONYMS.has(lower) || !isStructuredIdentifier(raw);
+    const words = whole ? [lower] : splitIdentifier(raw);
+    for (const word of words) {
+      if (STOP_WORDS.has(word) || word.length < 2) continue;
+      tokens.push({ stem: stemWord(word), word, fromIdentifier: !whole });
+    }
+  }
+  return tokens;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Software-development vocabulary
+
+/** Words that on their own make a request about software. */
+const STRONG_DEV_WORDS = [
+  'code', 'codebase', 'coding', 'program', 'programming', 'software', 'function', 'method', 'class', 'interface',
+  'variable', 'constant', 'property', 'field', 'parameter', 'argument', 'enum', 'module', 'import', 'export',
+  'package', 'library', 'dependency', 'api', 'endpoint', 'http', 'https', 'url', 'json', 'yaml', 'csv', 'xml', 'sql',
+  'database', 'regex', 'regexp', 'string', 'array', 'null', 'undefined', 'nan', 'boolean', 'integer', 'async',
+  'await', 'callback', 'loop', 'recursion', 'recursive', 'algorithm', 'compile', 'compiler', 'lint', 'eslint',
+  'linter', 'typescript', 'javascript', 'node', 'npm', 'vitest', 'jest', 'refactor', 'debug', 'debugger',
+  'exception', 'diagnostic', 'syntax', 'repo', 'repository', 'git', 'github', 'commit', 'cli', 'script', 'server',
+  'backend', 'frontend', 'app', 'application', 'implement', 'implementation', 'subclass', 'superclass', 'inherit',
+  'override', 'abstract', 'constructor', 'getter', 'setter', 'instance', 'snippet', 'jsdoc', 'tsdoc', 'docstring',
+  'javadoc', 'identifier', 'logic', 'logger', 'logging', 'cache', 'config', 'configuration', 'route', 'router',
+  'middleware', 'handler', 'component', 'render', 'dom', 'css', 'html', 'tokenizer', 'parser', 'parse',
+  'serialize', 'complexity', 'optimize', 'optimise', 'runtime', 'deploy', 'docker', 'assertion', 'mock', 'stub',
+  'coverage', 'generic', 'struct', 'lambda', 'closure', 'iterator', 'hook', 'schema', 'migration', 'timeout',
+  'retry', 'thread', 'concurrency', 'stack', 'object', 'helper', 'utility', 'declaration', 'signature',
+  'typeerror', 'unit', 'build', 'command', 'flag', 'queue', 'framework', 'workspace', 'project', 'rename',
+  'reducer', 'selector', 'controller', 'decorator', 'prototype', 'mutation', 'graphql', 'websocket', 'socket',
+  'buffer', 'hashmap', 'pointer', 'scope', 'orm', 'dto', 'oauth', 'jwt', 'authentication', 'webhook', 'cron',
+  'kubernetes', 'terraform', 'pipeline', 'dotenv', 'ide', 'vscode', 'python', 'java', 'rust', 'golang', 'kotlin',
+  'php', 'csharp', 'cpp', 'react', 'vue', 'angular', 'svelte', 'django', 'flask', 'webpack', 'vite', 'babel',
+  'tsconfig', 'stdout', 'stderr', 'stdin', 'deprecated', 'polyfill', 'transpile', 'tuple', 'bitmask',
+  'nullable', 'mutex', 'deadlock', 'serializer', 'deserialize', 'microservice', 'sdk', 'dialog', 'modal',
+  'button', 'checkbox', 'dropdown', 'tooltip', 'ui', 'toolbar', 'sidebar', 'popup', 'unsaved', 'autosave',
+  'insensitive', 'wrapper', 'pagination', 'validation', 'validator', 'upload', 'download', 'login', 'signup', 'telemetry',
+];
+
+/** Words that mean software only when the request points at something ("fix this", "explain it"). */
+const WEAK_DEV_WORDS = [
+  'test', 'bug', 'error', 'warning', 'fix', 'explain', 'document', 'documentation', 'doc', 'docs', 'comment', 'name',
+  'faster', 'slow', 'simplify', 'readable', 'clean', 'generate', 'feature', 'issue', 'behaviour', 'behavior',
+  'crash', 'throw', 'file', 'line', 'type', 'value', 'input', 'output', 'memory', 'performance', 'efficient',
+  'query', 'request', 'response', 'data', 'block', 'statement', 'expression', 'condition', 'body', 'implement',
+  'describe', 'summarize', 'summarise', 'understand', 'optimize', 'improve', 'speed', 'complete', 'call',
+];
+
+/** Words by which a request points at the editor's selection or the code at hand. */
+const DEICTIC_WORDS: ReadonlySet<string> = new Set(['this', 'it', 'here', 'these', 'that', 'selected', 'selection', 'current', 'above', 'below', 'following']);
+
+interface Vocabulary {
+  strong: Set<string>;
+  weak: Set<string>;
+}
+
+/** Words and their plain stems, without synonym folding: folding "jest" onto "test" would make every test a code word. */
+function wordSet(words: readonly string[]): Set<string> {
+  return new Set(words.flatMap((word) => [word, stemWord(word, false)]));
+}
+
+function inVocabulary(token: Token, words: ReadonlySet<string>): boolean {
+  return words.has(token.word) || words.has(stemWord(token.word, false));
+}
+
+/**
+ * How clearly the request is about software: `strong` when it names code things, `weak` when it only uses a
+ * word like "fix" or "explain" while pointing at something ("fix this"), `none` otherwise, however it is phrased.
+ */
+function devEvidence(text: string, tokens: readonly Token[], vocabulary: Vocabulary, offTopic: ReadonlySet<string>): 'strong' | 'weak' | 'none' {
+  if (/`[^`]+`|\w\(\)|=>|[{};]|#\d+/.test(text)) return 'strong';
+  const raws = expandContractions(text).match(RAW_TOKEN) ?? [];
+  if (raws.some((raw) => !raw.startsWith('#') && isStructuredIdentifier(raw))) return 'strong';
+  if (tokens.some((token) => inVocabulary(token, vocabulary.strong))) return 'strong';
+  // Everyday words learnt from the negatives win over a weak cue: "explain this joke" is not about code.
+  if (tokens.some((token) => offTopic.has(token.stem))) return 'none';
+  const weak = tokens.some((token) => inVocabulary(token, vocabulary.weak));
+  return weak && raws.some((raw) => DEICTIC_WORDS.has(raw.toLowerCase())) ? 'weak' : 'none';
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Features and the model
+
+type Vector = Map<string, number>;
+
+/** Imperative verbs and question words at the start say more than the same word further on. */
+const FIRST_WORD_SKIP: ReadonlySet<string> = new Set([...STOP_WORDS, 'hey', 'hi', 'hello', 'you', 'just', 'quickly']);
+
+/** Pieces of identifiers say little about the task: "testHelper" names a helper, not a request to test. */
+const IDENTIFIER_WEIGHT = 0.4;
+const PAIR_WEIGHTS: readonly (readonly [number, number])[] = [[1, 0.8], [2, 0.4]];
+const FIRST_WORD_WEIGHT = 1;
+
+function features(text: string, tokens: readonly Token[]): Vector {
+  const counts: Vector = new Map();
+  const add = (feature: string, weight: number): void => {
+    counts.set(feature, (counts.get(feature) ?? 0) + weight);
+  };
+  for (const token of tokens) add(token.stem, token.fromIdentifier ? IDENTIFIER_WEIGHT : 1);
+  // Adjacent pairs, and pairs one word apart at a lower weight, so "create a new class" still pairs create with class.
+  for (let i = 1; i < tokens.length; i++) {
+    const right = tokens[i];
+    if (right === undefined || right.fromIdentifier) continue;
+    for (const [distance, weight] of PAIR_WEIGHTS) {
+      const left = tokens[i - distance];
+      if (left !== undefined && !left.fromIdentifier && left.stem !== right.stem) add(`${left.stem} ${right.stem}`, weight);
+    }
+  }
+  const first = (expandContractions(text).match(RAW_TOKEN) ?? []).map((raw) => raw.toLowerCase()).find((word) => !FIRST_WORD_SKIP.has(word));
+  if (first !== undefined) add(`^${stemWord(first)}`, FIRST_WORD_WEIGHT);
+  return counts;
+}
+
+interface Model {
+  idf: Map<string, number>;
+  /** Unit-length TF-IDF vectors of every phrase of each task. */
+  phrases: Map<TaskId, Vector[]>;
+  /** Unit-length mean of each task's phrase vectors: the words the task uses throughout. */
+  centroids: Map<TaskId, Vector>;
+  /** The out-of-scope examples, scored like one more task that stands for "none of the above". */
+  negatives: Vector[];
+  negativeCentroid: Vector;
+  /** The out-of-scope examples that are themselves about software: the only ones a code request competes with. */
+  devNegatives: Vector[];
+  devNegativeCentroid: Vector;
+  vocabulary: Vocabulary;
+  offTopic: Set<string>;
+}
+
+/** The weight an unseen query feature gets in the query's length, so unrelated words dilute the match. */
+const UNSEEN_WEIGHT = 0.6;
+
+function normalise(vector: Vector): Vector {
+  let sum = 0;
+  for (const value of vector.values()) sum += value * value;
+  const length = Math.sqrt(sum);
+  if (length === 0) return vector;
+  const unit: Vector = new Map();
+  for (const [feature, value] of vector) unit.set(feature, value / length);
+  return unit;
+}
+
+function dot(query: Vector, other: Vector): number {
+  let sum = 0;
+  for (const [feature, value] of query) {
+    const otherValue = other.get(feature);
+    if (otherValue !== undefined) sum += value * otherValue;
+  }
+  return sum;
+}
+
+function weigh(counts: Vector, idf: ReadonlyMap<string, number>): Vector {
+  const weighted: Vector = new Map();
+  for (const [feature, count] of counts) {
+    const weight = idf.get(feature);
+    if (weight !== undefined) weighted.set(feature, (1 + Math.log(count)) * weight);
+    else if (!feature.includes(' ') && !feature.startsWith('^')) weighted.set(feature, UNSEEN_WEIGHT);
+  }
+  return normalise(weighted);
+}
+
+function centroidOf(vectors: readonly Vector[]): Vector {
+  const centroid: Vector = new Map();
+  for (const vector of vectors) for (const [feature, value] of vector) centroid.set(feature, (centroid.get(feature) ?? 0) + value);
+  return normalise(centroid);
+}
+
+let model: Model | undefined;
+
+/** Built on first use so that importing the module costs nothing when the model classifier answers instead. */
+function getModel(): Model {
+  if (model !== undefined) return model;
+  const classes: { task: TaskId | 'none'; counts: Vector[] }[] = [
+    ...TASK_IDS.map((task) => ({ task, counts: INTENT_PHRASES[task].map((phrase) => features(phrase, tokenize(phrase))) })),
+    { task: 'none' as const, counts: OUT_OF_SCOPE_PHRASES.map((phrase) => features(phrase, tokenize(phrase))) },
+  ];
+  // Document frequency counts classes, not phrases: a word every task uses ("code", "this") separates nothing.
+  const classFrequency = new Map<string, number>();
+  for (const { counts } of classes) {
+    const seen = new Set(counts.flatMap((vector) => [...vector.keys()]));
+    for (const feature of seen) classFrequency.set(feature, (classFrequency.get(feature) ?? 0) + 1);
+  }
+  const idf = new Map<string, number>();
+  for (const [feature, frequency] of classFrequency) idf.set(feature, Math.log((classes.length + 1) / frequency));
+
+  const phrases = new Map<TaskId, Vector[]>();
+  const centroids = new Map<TaskId, Vector>();
+  let negatives: Vector[] = [];
+  let negativeCentroid: Vector = new Map();
+  const taskStems = new Set<string>();
+  for (const { task, counts } of classes) {
+    const vectors = counts.map((vector) => weigh(vector, idf));
+    if (task === 'none') {
+      negatives = vectors;
+      negativeCentroid = centroidOf(vectors);
+      continue;
+    }
+    for (const vector of counts) for (const feature of vector.keys()) taskStems.add(feature);
+    phrases.set(task, vectors);
+    centroids.set(task, centroidOf(vectors));
+  }
+  const vocabulary: Vocabulary = { strong: wordSet(STRONG_DEV_WORDS), weak: wordSet(WEAK_DEV_WORDS) };
+  const offTopic = new Set<string>();
+  for (const phrase of OUT_OF_SCOPE_PHRASES) {
+    for (const token of tokenize(phrase)) {
+      if (!taskStems.has(token.stem) && !inVocabulary(token, vocabulary.strong) && !inVocabulary(token, vocabulary.weak)) offTopic.add(token.stem);
+    }
+  }
+  const devNegatives = negatives.filter((_vector, index) => {
+    const phrase = OUT_OF_SCOPE_PHRASES[index] ?? '';
+    return devEvidence(phrase, tokenize(phrase), vocabulary, new Set()) === 'strong';
+  });
+  model = { idf, phrases, centroids, negatives, negativeCentroid, devNegatives, devNegativeCentroid: centroidOf(devNegatives), vocabulary, offTopic };
+  return model;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Scoring
+
+/** How much the best phrase, the runner-up phrase and the task's centroid each count in a task's score. */
+const BEST_WEIGHT = 0.4;
+const SECOND_WEIGHT = 0.2;
+const CENTROID_WEIGHT = 0.4;
+
+function taskScore(query: Vector, vectors: readonly Vector[], centroid: Vector): number {
+  let best = 0;
+  let second = 0;
+  for (const vector of vectors) {
+    const similarity = dot(query, vector);
+    if (similarity > best) {
+      second = best;
+      best = similarity;
+    } else if (similarity > second) second = similarity;
+  }
+  return BEST_WEIGHT * best + SECOND_WEIGHT * second + CENTROID_WEIGHT * dot(query, centroid);
+}
+
+function round(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}
+
+/**
+ * The weight of the strongest competitor (the runner-up task, or the out-of-scope examples) and the constant
+ * evidence for "none of the above" in the confidence: a lone weak match and a near tie both stay unsure.
+ */
+const COMPETITOR_WEIGHT = 1;
+const NONE_PRIOR = 0.15;
+
+/**
+ * Classifies a request into a task, offline and deterministically. Each task scores the request by TF-IDF cosine
+ * similarity with its phrases; the confidence is the best score's share of the evidence, next to the runner-up
+ * and a constant prior for "none of the above", like the extra option of the model classifier's list.
+ */
+export function classifyIntent(text: string, options?: { threshold?: number }): IntentResult {
+  const threshold = options?.threshold ?? DEFAULT_INTENT_THRESHOLD;
+  const current = getModel();
+  const tokens = tokenize(text);
+  const query = weigh(features(text, tokens), current.idf);
+  const scores = TASK_IDS.map((task) => ({
+    task,
+    score: round(taskScore(query, current.phrases.get(task) ?? [], current.centroids.get(task) ?? new Map())),
+  })).sort((a, b) => b.score - a.score || TASK_IDS.indexOf(a.task) - TASK_IDS.indexOf(b.task));
+
+  const best = scores[0];
+  const evidence = devEvidence(text, tokens, current.vocabulary, current.offTopic);
+  if (best === undefined || best.score === 0 || evidence === 'none') return { task: 'none', confidence: 0, scores };
+  // Chit-chat examples share "what" and "how" with real questions; a request about code competes only with code.
+  const outOfScope = evidence === 'strong'
+    ? taskScore(query, current.devNegatives, current.devNegativeCentroid)
+    : taskScore(query, current.negatives, current.negativeCentroid);
+  const competitor = Math.max(scores[1]?.score ?? 0, outOfScope);
+  const confidence = round(best.score / (best.score + COMPETITOR_WEIGHT * competitor + NONE_PRIOR));
+  if (confidence < threshold || outOfScope >= best.score) return { task: 'none', confidence, scores };
+  return { task: best.task, confidence, scores };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Named symbols
+
+/** Nouns after or before which a request names a declaration: "the load method", "class Parser". */
+const CODE_NOUNS: ReadonlySet<string> = new Set([
+  'function', 'functions', 'method', 'methods', 'class', 'classes', 'interface', 'interfaces', 'type', 'types', 'variable', 'variables',
+  'property', 'properties', 'field', 'fields', 'constant', 'enum', 'module', 'parameter', 'param', 'argument', 'constructor',
+  'getter', 'setter', 'member', 'struct', 'trait', 'hook', 'component', 'prop', 'attribute', 'namespace', 'alias', 'helper',
+]);
+
+/** Nouns that also name the thing after them ("method load"); "type" is left out because "type error" is not a symbol. */
+const NAMING_NOUNS: ReadonlySet<string> = new Set(['function', 'method', 'class', 'interface', 'enum', 'variable', 'property', 'field', 'constant', 'constructor', 'component', 'hook', 'namespace']);
+
+/** Ordinary words that sit next to a code noun without naming anything: "the new class", "this whole function". */
+const NOT_SYMBOLS: ReadonlySet<string> = new Set([
+  ...STOP_WORDS, ...CODE_NOUNS,
+  'new', 'old', 'whole', 'entire', 'following', 'above', 'below', 'current', 'selected', 'given', 'other', 'same',
+  'abstract', 'base', 'static', 'private', 'public', 'protected', 'async', 'generic', 'existing', 'first', 'last',
+  'next', 'previous', 'big', 'small', 'large', 'long', 'short', 'slow', 'fast', 'simple', 'complex', 'broken',
+  'buggy', 'failing', 'unused', 'empty', 'single', 'multiple', 'all', 'any', 'more', 'most', 'which', 'what',
+  'whose', 'where', 'who', 'how', 'why', 'when', 'there', 'here', 'named', 'called', 'nested', 'inner', 'outer',
+  'top', 'exported', 'imported', 'parent', 'child', 'derived', 'concrete', 'utility', 'unit',
+  'test', 'tests', 'better', 'good', 'clearer', 'descriptive', 'meaningful', 'missing', 'wrong', 'each',
+  'every', 'another', 'second', 'third', 'global', 'local', 'anonymous', 'arrow', 'recursive', 'pure',
+  'instance', 'optional', 'required', 'readonly', 'data', 'error', 'return', 'write', 'explain', 'document',
+  'rename', 'fix', 'optimize', 'generate', 'implement', 'create', 'make', 'add', 'remove', 'delete', 'update',
+  'change', 'refactor', 'not', 'no', 'than', 'about', 'inside', 'within', 'without', 'after', 'before', 'via', 'using', 'like', 'such',
+]);
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$/;
+const FILE_EXTENSIONS: ReadonlySet<string> = new Set(['ts', 'tsx', 'js', 'jsx', 'mjs', 'cjs', 'json', 'md', 'py', 'java', 'yaml', 'yml', 'txt', 'css', 'html', 'xml', 'csv', 'toml', 'lock', 'sh']);
+
+function looksLikeFile(identifier: string): boolean {
+  const dot = identifier.lastIndexOf('.');
+  return dot > 0 && FILE_EXTENSIONS.has(identifier.slice(dot + 1).toLowerCase());
+}
+
+function candidate(word: string | undefined): string | undefined {
+  if (word === undefined) return undefined;
+  // "this.handleClick" names handleClick; the receiver is not part of the declaration's name.
+  const trimmed = word.replace(/\(\)$/, '').replace(/^this\./, '');
+  if (!IDENTIFIER.test(trimmed) || NOT_SYMBOLS.has(trimmed.toLowerCase()) || looksLikeFile(trimmed) || ABBREVIATIONS.has(trimmed.toLowerCase())) return undefined;
+  return trimmed;
+}
+
+/**
+ * Identifiers the request names, in the order they appear: quoted in backticks, written with inner structure
+ * (camelCase, snake_case, dotted, called with `()`), next to a code noun, or on either side of "rename … to …".
+ */
+export function extractNamedSymbols(text: string): string[] {
+  const found: string[] = [];
+  const push = (symbol: string | undefined): void => {
+    if (symbol !== undefined && !found.includes(symbol)) found.push(symbol);
+  };
+  const positioned: { index: number; symbol: string }[] = [];
+  const at = (index: number, symbol: string | undefined): void => {
+    if (symbol !== undefined) positioned.push({ index, symbol });
+  };
+
+  for (const match of text.matchAll(/`([^`]+)`/g)) {
+    const inner = match[1]?.trim().replace(/\(.*\)$/, '');
+    if (inner !== undefined && IDENTIFIER.test(inner) && !looksLikeFile(inner)) positioned.push({ index: match.index, symbol: inner });
+  }
+  const bare = text.replace(/`[^`]*`/g, (quoted) => ' '.repeat(quoted.length));
+  const words = [...bare.matchAll(/[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\(\))?/g)].map((match) => ({ raw: match[0], index: match.index }));
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i];
+    if (word === undefined) continue;
+    const lower = word.raw.toLowerCase();
+    if (word.raw.endsWith('()') || (isStructuredIdentifier(word.raw.replace(/\(\)$/, '')) && !SYNONYMS.has(lower))) {
+      at(word.index, candidate(word.raw));
+      continue;
+    }
+    if (CODE_NOUNS.has(lower)) {
+      const before = words[i - 1];
+      if (before !== undefined) at(before.index, candidate(before.raw));
+      const after = words[i + 1];
+      if (after !== undefined && NAMING_NOUNS.has(lower)) at(after.index, candidate(after.raw));
+    }
+    if ((lower === 'named' || lower === 'called') && words[i + 1] !== undefined) {
+      const after = words[i + 1];
+      if (after !== undefined) at(after.index, candidate(after.raw));
+    }
+    if (lower === 'rename') {
+      // "rename foo to bar", "rename the count property to total": the last name before "to", and the one after.
+      const to = words.findIndex((other, j) => j > i && j <= i + 6 && other.raw.toLowerCase() === 'to');
+      if (to > 0) {
+        for (let j = to - 1; j > i; j--) {
+          const from = words[j];
+          const symbol = candidate(from?.raw);
+          if (from !== undefined && symbol !== undefined) {
+            at(from.index, symbol);
+            break;
+          }
+        }
+        const target = words[to + 1];
+        if (target !== undefined) at(target.index, candidate(target.raw));
+      }
+    }
+  }
+  positioned.sort((a, b) => a.index - b.index);
+  for (const { symbol } of positioned) push(symbol);
+  return found;
+}

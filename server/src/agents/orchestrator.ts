@@ -1,0 +1,85 @@
+// The orchestrator: sends one task to every agent registered for it, in parallel, each within its own time budget.
+import { randomUUID } from 'node:crypto';
+import type { TraceResponse } from '../protocol.js';
+import type { Agent, AgentRequest, TokenUsage } from './agent.js';
+
+/** One agent's outcome, before the task turns its text into an edit. */
+export interface AgentOutcome {
+  responseId: string;
+  agent: Agent;
+  status: TraceResponse['status'];
+  text: string;
+  error?: string;
+  startedAt: string;
+  durationMs: number;
+  usage?: TokenUsage;
+}
+
+export interface OrchestrationOptions {
+  /** Budget of each agent, in milliseconds. */
+  agentTimeoutMs: number;
+  signal: AbortSignal;
+  /** Called as agents start and finish, for progress reports. */
+  onProgress?: (message: string) => void;
+}
+
+class BudgetExceeded extends Error {}
+
+/**
+ * Runs every agent at once and waits for all of them; an agent that throws, times out or is
+ * cancelled yields an outcome saying so, never an exception, so one faulty agent cannot sink the others.
+ */
+export async function runAgents(agents: readonly Agent[], request: AgentRequest, options: OrchestrationOptions): Promise<AgentOutcome[]> {
+  options.signal.throwIfAborted();
+  let finished = 0;
+  const outcomes = await Promise.all(
+    agents.map(async (agent): Promise<AgentOutcome> => {
+      const startedAt = new Date();
+      const controller = new AbortController();
+      const onAbort = (): void => controller.abort(options.signal.reason);
+      options.signal.addEventListener('abort', onAbort, { once: true });
+      const timer = setTimeout(() => controller.abort(new BudgetExceeded()), options.agentTimeoutMs);
+      const base = { responseId: randomUUID(), agent, startedAt: startedAt.toISOString() };
+      const elapsed = (): number => Date.now() - startedAt.getTime();
+      try {
+        const answer = await raceAbort(
+          agent.run(request, controller.signal, (m) => options.onProgress?.(`${agent.descriptor.name}: ${m}`)),
+          controller.signal,
+        );
+        const text = answer.text ?? '';
+        return { ...base, status: text.trim() ? 'ok' : 'empty', text, durationMs: elapsed(), ...(answer.usage ? { usage: answer.usage } : {}), ...(text.trim() ? {} : { error: 'the agent had nothing to offer' }) };
+      } catch (error) {
+        if (controller.signal.reason instanceof BudgetExceeded) {
+          return { ...base, status: 'timeout', text: '', error: `no answer within ${options.agentTimeoutMs} ms`, durationMs: elapsed() };
+        }
+        if (options.signal.aborted) return { ...base, status: 'cancelled', text: '', error: 'cancelled', durationMs: elapsed() };
+        return { ...base, status: 'error', text: '', error: error instanceof Error ? error.message : String(error), durationMs: elapsed() };
+      } finally {
+        clearTimeout(timer);
+        options.signal.removeEventListener('abort', onAbort);
+        finished++;
+        options.onProgress?.(`${finished}/${agents.length} agents done`);
+      }
+    }),
+  );
+  return outcomes;
+}
+
+/** Settles as soon as the signal aborts, even if the agent ignores its signal. */
+function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}

@@ -1,0 +1,22 @@
+// What the core asks of the editor, as plain calls: the LSP layer implements it with applyEdit, showMessageRequest and progress.
+import type { WorkspaceEdit } from 'vscode-languageserver-protocol';
+
+export interface ApplyEditOutcome {
+  applied: boolean;
+  failureReason?: string;
+}
+
+export interface EditorPort {
+  /** Lets the user pick one option; resolves undefined when they dismiss the question. */
+  choose(message: string, options: string[]): Promise<string | undefined>;
+  /** Asks the editor to apply an edit; the core never writes project files itself. */
+  applyEdit(label: string, edit: WorkspaceEdit): Promise<ApplyEditOutcome>;
+  showMessage(type: 'info' | 'warning' | 'error', message: string): void;
+}
+
+/** Progress of long work, reported to the editor when it can show it. */
+export interface ProgressSink {
+  report(message: string, percentage?: number): void;
+}
+
+export const noProgress: ProgressSink = { report: () => undefined };

@@ -1,0 +1,113 @@
+// Offset-based text edits on a known base text, and their conversion to LSP positions (UTF-16) and edits.
+import type { Position, Range, WorkspaceEdit } from 'vscode-languageserver-protocol';
+
+/** Replace `[start, end)` of the base text with `newText`; offsets are UTF-16 code units. */
+export interface OffsetEdit {
+  start: number;
+  end: number;
+  newText: string;
+}
+
+/** Edits to one document, computed on `baseText`, which was the document's text at `version`. */
+export interface DocumentEditPlan {
+  uri: string;
+  /** The editor's version of `baseText`; null when the document is not open in the editor. */
+  version: number | null;
+  baseText: string;
+  edits: OffsetEdit[];
+}
+
+/** Offsets of the start of every line. */
+export function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 13 /* \r */) {
+      if (text.charCodeAt(i + 1) === 10) i++;
+      starts.push(i + 1);
+    } else if (c === 10 /* \n */) {
+      starts.push(i + 1);
+    }
+  }
+  return starts;
+}
+
+export function offsetToPosition(text: string, offset: number, starts = lineStarts(text)): Position {
+  const clamped = Math.max(0, Math.min(offset, text.length));
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((starts[mid] ?? 0) <= clamped) lo = mid;
+    else hi = mid - 1;
+  }
+  return { line: lo, character: clamped - (starts[lo] ?? 0) };
+}
+
+/**
+ * The offset of an LSP position. As the specification says, a character past the end of its line
+ * means the end of the line, and a line past the end means the end of the text.
+ */
+export function positionToOffset(text: string, position: Position, starts = lineStarts(text)): number {
+  if (position.line < 0) return 0;
+  if (position.line >= starts.length) return text.length;
+  const lineStart = starts[position.line] ?? 0;
+  const nextStart = position.line + 1 < starts.length ? (starts[position.line + 1] ?? text.length) : text.length;
+  let lineEnd = nextStart;
+  if (lineEnd > lineStart && text[lineEnd - 1] === '\n') lineEnd--;
+  if (lineEnd > lineStart && text[lineEnd - 1] === '\r') lineEnd--;
+  return lineStart + Math.max(0, Math.min(position.character, lineEnd - lineStart));
+}
+
+export function offsetsToRange(text: string, start: number, end: number, starts = lineStarts(text)): Range {
+  return { start: offsetToPosition(text, start, starts), end: offsetToPosition(text, end, starts) };
+}
+
+/** Whether a value is a well-formed LSP position (non-negative integers). */
+export function isPosition(value: unknown): value is Position {
+  if (typeof value !== 'object' || value === null) return false;
+  const p = value as Record<string, unknown>;
+  return Number.isInteger(p.line) && Number.isInteger(p.character) && (p.line as number) >= 0 && (p.character as number) >= 0;
+}
+
+export function isRange(value: unknown): value is Range {
+  if (typeof value !== 'object' || value === null) return false;
+  const r = value as Record<string, unknown>;
+  return isPosition(r.start) && isPosition(r.end);
+}
+
+/** Applies non-overlapping edits to a text. */
+export function applyOffsetEdits(text: string, edits: readonly OffsetEdit[]): string {
+  const sorted = [...edits].sort((a, b) => b.start - a.start || b.end - a.end);
+  let out = text;
+  for (const edit of sorted) out = out.slice(0, edit.start) + edit.newText + out.slice(edit.end);
+  return out;
+}
+
+/** The plan as an LSP workspace edit with a versioned `TextDocumentEdit`. */
+export function toWorkspaceEdit(plan: DocumentEditPlan): WorkspaceEdit {
+  const starts = lineStarts(plan.baseText);
+  return {
+    documentChanges: [
+      {
+        textDocument: { uri: plan.uri, version: plan.version },
+        edits: plan.edits.map((e) => ({ range: offsetsToRange(plan.baseText, e.start, e.end, starts), newText: e.newText })),
+      },
+    ],
+  };
+}
+
+/** The ranges the edits occupy once applied, in the new text's coordinates. */
+export function insertedRanges(baseText: string, edits: readonly OffsetEdit[]): Range[] {
+  const sorted = [...edits].sort((a, b) => a.start - b.start);
+  const after = applyOffsetEdits(baseText, sorted);
+  const starts = lineStarts(after);
+  const ranges: Range[] = [];
+  let shift = 0;
+  for (const edit of sorted) {
+    const start = edit.start + shift;
+    ranges.push(offsetsToRange(after, start, start + edit.newText.length, starts));
+    shift += edit.newText.length - (edit.end - edit.start);
+  }
+  return ranges;
+}

@@ -1,0 +1,64 @@
+// `textDocument/codeAction` and `codeAction/resolve`: the tasks offered at a range, instantly, and their edits on demand.
+import { CodeActionKind } from 'vscode-languageserver/node';
+import type { CodeAction, CodeActionParams } from 'vscode-languageserver/node';
+import { Commands, COMMAND_TASKS, isTaskId } from '../protocol.js';
+import type { TaskCommandArgs, ResponseAppliedArgs, TaskId } from '../protocol.js';
+import { isRange } from '../edits/textEdits.js';
+import { isSupportedLanguage } from '../workspace/documentSnapshot.js';
+import { handleRequest } from './handleRequest.js';
+import { withProgress } from './withProgress.js';
+import type { ServerContext } from './serverContext.js';
+
+/** What a code action carries so resolve or the command can run it. */
+interface ActionData {
+  task: TaskId;
+  args: TaskCommandArgs;
+}
+
+const TASK_COMMAND: Partial<Record<TaskId, string>> = Object.fromEntries(Object.entries(COMMAND_TASKS).map(([command, task]) => [task, command]));
+
+function kindAllowed(kind: string, only: string[] | undefined): boolean {
+  if (!only || only.length === 0) return true;
+  return only.some((o) => kind === o || kind.startsWith(`${o}.`) || o === CodeActionKind.Empty);
+}
+
+export function register(ctx: ServerContext): void {
+  ctx.connection.onCodeAction(
+    handleRequest('textDocument/codeAction', ctx.log, async (params: CodeActionParams): Promise<CodeAction[]> => {
+      if (!params?.textDocument?.uri || !isRange(params.range)) return [];
+      const document = ctx.documents.get(params.textDocument.uri);
+      if (!document || !isSupportedLanguage(document.languageId)) return [];
+      const resolves = ctx.resolvesEdits();
+      return (await ctx.assistant())
+        .offers(params.textDocument.uri, params.range)
+        .filter((offer) => kindAllowed(offer.kind, params.context?.only))
+        .flatMap((offer): CodeAction[] => {
+          const command = TASK_COMMAND[offer.task];
+          if (!command) return [];
+          const args: TaskCommandArgs = {
+            textDocument: { uri: document.uri, version: document.version ?? 0 },
+            range: params.range,
+            symbol: offer.target.name,
+          };
+          const data: ActionData = { task: offer.task, args };
+          // Clients that resolve get the edit from resolve; the others run the command, which applies it.
+          return [resolves ? { title: offer.title, kind: offer.kind, data } : { title: offer.title, kind: offer.kind, data, command: { title: offer.title, command, arguments: [args] } }];
+        });
+    }),
+  );
+
+  ctx.connection.onCodeActionResolve(
+    handleRequest('codeAction/resolve', ctx.log, async (action: CodeAction, _signal, controller): Promise<CodeAction> => {
+      const data = action?.data as ActionData | undefined;
+      if (!data || !isTaskId(data.task) || !data.args) return action;
+      const resolved = await withProgress(ctx, undefined, action.title, controller, async (progress) => (await ctx.assistant()).resolveCommand(data.task, data.args, controller.signal, progress, ctx.port()));
+      if (resolved.kind === 'none') {
+        ctx.port().showMessage('warning', resolved.message);
+        return { ...action, data: undefined };
+      }
+      const applied: ResponseAppliedArgs = { interactionId: resolved.interactionId, responseId: resolved.responseId };
+      // The command runs after the client applied the edit, which is how the trace learns it was used.
+      return { ...action, edit: resolved.edit, command: { title: 'Record in the assistant trace', command: Commands.responseApplied, arguments: [applied] } };
+    }),
+  );
+}

@@ -1,0 +1,33 @@
+// `workspace/executeCommand`: runs a task command with progress and cancellation, and records resolved edits as applied.
+import type { ExecuteCommandParams } from 'vscode-languageserver/node';
+import { ExecuteCommandRequest, ResponseError, ErrorCodes } from 'vscode-languageserver/node';
+import { Commands, COMMAND_TASKS } from '../protocol.js';
+import type { ResponseAppliedArgs, TaskCommandArgs, TaskCommandResult } from '../protocol.js';
+import { handleRequest } from './handleRequest.js';
+import { withProgress } from './withProgress.js';
+import type { ServerContext } from './serverContext.js';
+
+export function register(ctx: ServerContext): void {
+  // Registered as a plain request: the library's onExecuteCommand strips `workDoneToken` from the params,
+  // and the token is needed to honour cancellation from the client's progress UI.
+  ctx.connection.onRequest(
+    ExecuteCommandRequest.type,
+    handleRequest('workspace/executeCommand', ctx.log, async (params: ExecuteCommandParams, _signal, controller): Promise<TaskCommandResult | null> => {
+      const command = params?.command;
+      const task = typeof command === 'string' ? COMMAND_TASKS[command] : undefined;
+      if (task) {
+        const args = params.arguments?.[0] as TaskCommandArgs | undefined;
+        if (!args) throw new ResponseError(ErrorCodes.InvalidParams, `${command} needs one argument: { textDocument, range }.`);
+        const title = `Assistant: ${task}${args.symbol ? ` ${args.symbol}` : ''}`;
+        return withProgress(ctx, params.workDoneToken, title, controller, async (progress) => (await ctx.assistant()).runCommand(task, args, controller.signal, progress, ctx.port()));
+      }
+      if (command === Commands.responseApplied) {
+        const args = params.arguments?.[0] as ResponseAppliedArgs | undefined;
+        if (!args?.interactionId || !args.responseId) throw new ResponseError(ErrorCodes.InvalidParams, `${command} needs { interactionId, responseId }.`);
+        await (await ctx.assistant()).responseApplied(args.interactionId, args.responseId);
+        return null;
+      }
+      throw new ResponseError(ErrorCodes.InvalidParams, `Unknown command "${String(command)}".`);
+    }),
+  );
+}

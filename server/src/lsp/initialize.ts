@@ -1,0 +1,56 @@
+// `initialize` and `initialized`: the server's capabilities, the workspace root, and the core's creation.
+import path from 'node:path';
+import { CodeActionKind, TextDocumentSyncKind } from 'vscode-languageserver/node';
+import type { InitializeParams, InitializeResult } from 'vscode-languageserver/node';
+import { ALL_COMMANDS } from '../protocol.js';
+import type { Assistant } from '../assistant.js';
+import { uriToPath } from '../workspace/documentSnapshot.js';
+import { afterInitialized, rememberInitializationOptions } from './configuration.js';
+import type { ServerContext } from './serverContext.js';
+
+const VERSION = '0.1.0';
+
+function workspaceRoot(params: InitializeParams): string {
+  const folder = params.workspaceFolders?.[0]?.uri ?? params.rootUri ?? undefined;
+  const fromUri = folder ? uriToPath(folder) : undefined;
+  return path.resolve(fromUri ?? params.rootPath ?? process.cwd());
+}
+
+export function register(ctx: ServerContext): void {
+  ctx.connection.onInitialize((params): InitializeResult => {
+    ctx.capabilities = params.capabilities ?? {};
+    const { settings, problems } = rememberInitializationOptions(params.initializationOptions);
+    const client = params.clientInfo ? { client: { name: params.clientInfo.name, ...(params.clientInfo.version ? { version: params.clientInfo.version } : {}) } } : {};
+    ctx.setAssistant(
+      import('../assistant.js').then(({ Assistant: Core }): Promise<Assistant> =>
+        Core.create({ root: workspaceRoot(params), documents: ctx.documents, settings, settingsProblems: problems, env: process.env, ...client, log: ctx.log }),
+      ),
+    );
+    const positionEncodings = params.capabilities?.general?.positionEncodings;
+    return {
+      capabilities: {
+        // Positions are UTF-16 code units, which is what JavaScript strings index by.
+        ...(positionEncodings ? { positionEncoding: 'utf-16' } : {}),
+        textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
+        codeActionProvider: { codeActionKinds: [CodeActionKind.RefactorRewrite], resolveProvider: true },
+        executeCommandProvider: { commands: [...ALL_COMMANDS] },
+        workspace: { workspaceFolders: { supported: true } },
+      },
+      serverInfo: { name: 'assistant-ls', version: VERSION },
+    };
+  });
+
+  ctx.connection.onInitialized(() => {
+    ctx.progress.enable(ctx.capabilities.window?.workDoneProgress === true);
+    void afterInitialized(ctx).catch((error: unknown) => ctx.log(`initialized: ${(error as Error).message}`));
+  });
+
+  ctx.connection.onShutdown(async () => {
+    if (!ctx.hasAssistant()) return;
+    try {
+      await (await ctx.assistant()).close();
+    } catch (error) {
+      ctx.log(`shutdown: ${(error as Error).message}`);
+    }
+  });
+}

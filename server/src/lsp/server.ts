@@ -1,0 +1,36 @@
+// Wires the LSP connection: one line per feature; the only place that builds the connection.
+import { createConnection, ProposedFeatures } from 'vscode-languageserver/node';
+import type { MessageReader, MessageWriter } from 'vscode-languageserver/node';
+import { LifecycleGate } from './lifecycleGate.js';
+import { LspDocuments } from './documents.js';
+import { ProgressTracker } from './progress.js';
+import { ServerContext } from './serverContext.js';
+import * as initialize from './initialize.js';
+import * as configuration from './configuration.js';
+import * as codeAction from './codeAction.js';
+import * as executeCommand from './executeCommand.js';
+import * as ask from './ask.js';
+import * as apply from './apply.js';
+import * as trace from './trace.js';
+import * as agents from './agents.js';
+
+/** Starts serving on a transport; `onEnd` is called when the transport closes, with the exit code the spec asks for. */
+export function startServer(reader: MessageReader, writer: MessageWriter): { gate: LifecycleGate } {
+  const gate = new LifecycleGate(reader, writer);
+  const connection = createConnection(ProposedFeatures.all, gate, writer);
+  const documents = new LspDocuments();
+  const ctx = new ServerContext(connection, documents, new ProgressTracker(connection));
+
+  initialize.register(ctx);
+  configuration.register(ctx);
+  codeAction.register(ctx);
+  executeCommand.register(ctx);
+  ask.register(ctx);
+  apply.register(ctx);
+  trace.register(ctx);
+  agents.register(ctx);
+
+  documents.listen(connection);
+  connection.listen();
+  return { gate };
+}

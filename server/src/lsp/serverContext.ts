@@ -1,0 +1,59 @@
+// What every LSP feature file shares: the connection, the documents, progress, the client's capabilities and the core.
+import type { ClientCapabilities, Connection } from 'vscode-languageserver/node';
+import { ResponseError, ErrorCodes } from 'vscode-languageserver/node';
+import type { Assistant } from '../assistant.js';
+import type { LspDocuments } from './documents.js';
+import { LspEditorPort } from './editorPort.js';
+import type { ProgressTracker } from './progress.js';
+
+export class ServerContext {
+  capabilities: ClientCapabilities = {};
+  private core: Promise<Assistant> | undefined;
+
+  constructor(
+    readonly connection: Connection,
+    readonly documents: LspDocuments,
+    readonly progress: ProgressTracker,
+  ) {}
+
+  /**
+   * The core, loading in the background since `initialize` (it pulls in the TypeScript compiler,
+   * which would otherwise hold up the editor's start); requests wait for it.
+   */
+  async assistant(): Promise<Assistant> {
+    if (!this.core) throw new ResponseError(ErrorCodes.ServerNotInitialized, 'The server is not initialized.');
+    try {
+      return await this.core;
+    } catch (error) {
+      throw new ResponseError(ErrorCodes.InternalError, `assistant-ls could not start: ${(error as Error).message}`);
+    }
+  }
+
+  setAssistant(core: Promise<Assistant>): void {
+    this.core = core;
+    // Reported once here; each request that needs the core reports it again to its caller.
+    core.catch((error: unknown) => {
+      this.log(`assistant-ls could not start: ${(error as Error).message}`);
+      this.port().showMessage('error', `assistant-ls could not start: ${(error as Error).message}`);
+    });
+  }
+
+  hasAssistant(): boolean {
+    return this.core !== undefined;
+  }
+
+  port(): LspEditorPort {
+    return new LspEditorPort(this.connection, this.capabilities);
+  }
+
+  /** Logs to the client's output (stdout is the protocol channel, so never console.log). */
+  readonly log = (message: string): void => {
+    this.connection.console.log(message);
+  };
+
+  /** Whether the client resolves code actions lazily and accepts an `edit` from resolve. */
+  resolvesEdits(): boolean {
+    const codeAction = this.capabilities.textDocument?.codeAction;
+    return codeAction?.dataSupport === true && (codeAction.resolveSupport?.properties ?? []).includes('edit');
+  }
+}

@@ -1,0 +1,17 @@
+// Runs long work under a work-done progress whose cancel button aborts it, and always ends the progress.
+import type { ProgressToken } from 'vscode-languageserver/node';
+import type { ProgressSink } from '../editorPort.js';
+import type { ServerContext } from './serverContext.js';
+
+export async function withProgress<T>(ctx: ServerContext, clientToken: ProgressToken | undefined, title: string, controller: AbortController, work: (progress: ProgressSink) => Promise<T>): Promise<T> {
+  const progress = await ctx.progress.begin(clientToken, title, () => controller.abort(new Error('Cancelled from the progress report.')), controller.signal);
+  let outcome = 'done';
+  try {
+    return await work(progress);
+  } catch (error) {
+    outcome = controller.signal.aborted ? 'cancelled' : 'failed';
+    throw error;
+  } finally {
+    progress.done(outcome);
+  }
+}

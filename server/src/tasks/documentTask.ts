@@ -1,0 +1,106 @@
+// The Document task: offered on functions, methods, classes and arrow functions; its answer becomes a doc comment and nothing else.
+import path from 'node:path';
+import type { DeclarationTarget } from '../repo/declarations.js';
+import { declarationAt } from '../repo/declarations.js';
+import { extractDocComment } from '../edits/docCommentExtract.js';
+import { formatAnnotation, stripAnnotationLines } from '../edits/annotation.js';
+import { applyOffsetEdits } from '../edits/textEdits.js';
+import type { OffsetEdit } from '../edits/textEdits.js';
+import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
+import type { AnswerEdit, TaskDefinition, TaskOffer } from './task.js';
+
+const KIND_LABEL: Record<DeclarationTarget['kind'], string> = {
+  function: 'function',
+  method: 'method',
+  class: 'class',
+  'arrow-function': 'function',
+  constructor: 'constructor',
+  interface: 'interface',
+  getter: 'getter',
+  setter: 'setter',
+};
+
+/** The name TypeScript uses for a document (a stand-in for untitled buffers). */
+export function documentFileName(document: DocumentSnapshot): string {
+  if (document.fsPath) return document.fsPath;
+  const ext = document.languageId.startsWith('javascript') ? '.js' : '.ts';
+  return path.join('/__untitled__', `untitled${ext}`);
+}
+
+export const documentTask: TaskDefinition = {
+  id: 'document',
+
+  offersAt(document, start, end): TaskOffer[] {
+    const target = declarationAt(documentFileName(document), document.text, start, end);
+    if (!target || target.kind === 'interface') return [];
+    const verb = target.existingDoc ? 'Complete the documentation of' : 'Document';
+    return [{ task: 'document', title: `Assistant: ${verb} ${KIND_LABEL[target.kind]} ${target.name}`, kind: 'refactor.rewrite.assistant.document', target }];
+  },
+
+  answerToEdit(answer, document, target, annotation): AnswerEdit {
+    // A clean block is kept as its author wrote it; anything else is reduced to its doc comment.
+    const extracted = bareDocBlock(answer) ?? extractDocComment(answer, target.simpleName);
+    if (!extracted) return { ok: false, reason: 'the answer holds no documentation comment' };
+    let block = stripAnnotationLines(extracted);
+    if (target.existingDoc && sameDoc(block, target.existingDoc.text, target.simpleName)) {
+      return { ok: false, reason: 'the documentation is already complete' };
+    }
+    if (annotation) block = addTagLine(block, formatAnnotation(annotation));
+    const indented = indentLines(block, target.indent);
+    let edit: OffsetEdit;
+    if (target.existingDoc) {
+      // The existing comment starts after the indentation, so the first line keeps the editor's own.
+      const replacement = indented.slice(target.indent.length);
+      edit = { start: target.existingDoc.start, end: target.existingDoc.end, newText: replacement };
+    } else {
+      edit = { start: target.lineStart, end: target.lineStart, newText: `${indented}\n` };
+    }
+    if (!onlyCommentChanged(document.text, edit, target)) return { ok: false, reason: 'the answer would change code, not only the comment' };
+    return { ok: true, edits: [edit], text: block };
+  },
+};
+
+/** The answer itself when it is exactly one JSDoc block, with its `*` margin aligned; otherwise undefined. */
+function bareDocBlock(answer: string): string | undefined {
+  const trimmed = answer.trim();
+  if (!trimmed.startsWith('/**') || !trimmed.endsWith('*/') || trimmed.indexOf('*/') !== trimmed.length - 2) return undefined;
+  const [first, ...rest] = trimmed.split(/\r?\n/);
+  return [first, ...rest.map((line) => {
+    const bare = line.trimStart();
+    return bare.startsWith('*') ? ` ${bare}` : ` * ${bare}`;
+  })].join('\n');
+}
+
+/** Whether two doc comments say the same, ignoring layout and annotations. */
+function sameDoc(a: string, b: string, name: string): boolean {
+  const normal = (block: string): string => stripAnnotationLines(extractDocComment(stripAnnotationLines(block), name) ?? block).replace(/\s+/g, ' ').trim();
+  return normal(a) === normal(b);
+}
+
+function addTagLine(block: string, tagText: string): string {
+  const lines = block.split('\n');
+  if (lines.length === 1) {
+    // `/** text */` becomes a multi-line block so the tag has its own line.
+    const inner = block.replace(/^\/\*\*\s?/, '').replace(/\s?\*\/$/, '');
+    return ['/**', ` * ${inner}`, ` * ${tagText}`, ' */'].join('\n');
+  }
+  lines.splice(lines.length - 1, 0, ` * ${tagText}`);
+  return lines.join('\n');
+}
+
+function indentLines(block: string, indent: string): string {
+  return block
+    .split('\n')
+    .map((line) => indent + line)
+    .join('\n');
+}
+
+/** Removing the comment from the edited text must give back the original code exactly. */
+function onlyCommentChanged(text: string, edit: OffsetEdit, target: DeclarationTarget): boolean {
+  const after = applyOffsetEdits(text, [edit]);
+  const removedBefore = target.existingDoc ? text.slice(0, target.existingDoc.start) + text.slice(target.existingDoc.end) : text;
+  const removedAfter = after.slice(0, edit.start) + after.slice(edit.start + edit.newText.length);
+  if (removedBefore !== removedAfter) return false;
+  const inserted = edit.newText.trim();
+  return inserted.startsWith('/**') && inserted.endsWith('*/') && inserted.indexOf('*/') === inserted.length - 2;
+}

@@ -1,0 +1,180 @@
+// A lowdb adapter that stores one JSON document so that a completed write survives a crash or power loss.
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as fsp from 'node:fs/promises';
+import * as path from 'node:path';
+import type { Adapter } from 'lowdb';
+
+export interface DurableJsonFileOptions {
+  /** Shape check for parsed data; a document failing it is treated like unparsable text. */
+  validate?: (data: unknown) => boolean;
+  /** Told when a damaged file is found (and set aside); defaults to stderr, which is safe beside an LSP stdio channel. */
+  onWarning?: (message: string) => void;
+}
+
+export interface DurableReadOptions {
+  /**
+   * Rename a damaged file out of the way (default true). Readers of files another process owns pass false,
+   * so that they never move a file out from under its writer.
+   */
+  setAside?: boolean;
+}
+
+/** Temp files older than this can only be leftovers of a crashed writer: no write takes that long. */
+const STALE_TEMP_MS = 60_000;
+
+/** Codes with which some platforms (Windows, some network file systems) refuse to fsync a directory. */
+const DIRECTORY_SYNC_UNSUPPORTED = new Set(['EISDIR', 'EINVAL', 'EPERM']);
+
+function errorCode(error: unknown): string | undefined {
+  return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string'
+    ? error.code
+    : undefined;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function defaultWarning(message: string): void {
+  process.stderr.write(`[assistant-ls] ${message}\n`);
+}
+
+export class DurableJsonFile<T> implements Adapter<T> {
+  readonly filePath: string;
+  private readonly directory: string;
+  private readonly baseName: string;
+  private readonly validate: (data: unknown) => boolean;
+  private readonly onWarning: (message: string) => void;
+  /** Tail of the write chain; never rejects, so one failed write does not poison the next. */
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(filePath: string, options: DurableJsonFileOptions = {}) {
+    this.filePath = path.resolve(filePath);
+    this.directory = path.dirname(this.filePath);
+    this.baseName = path.basename(this.filePath);
+    this.validate = options.validate ?? (() => true);
+    this.onWarning = options.onWarning ?? defaultWarning;
+  }
+
+  async read(): Promise<T | null> {
+    await this.removeStaleTempFiles();
+    let text: string;
+    try {
+      text = await fsp.readFile(this.filePath, 'utf8');
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT') return null;
+      throw error;
+    }
+    return this.interpret(text, true);
+  }
+
+  /** Synchronous read for callers that must answer without awaiting (e.g. refreshing before a query). */
+  readSync(options: DurableReadOptions = {}): T | null {
+    let text: string;
+    try {
+      text = fs.readFileSync(this.filePath, 'utf8');
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT') return null;
+      throw error;
+    }
+    return this.interpret(text, options.setAside ?? true);
+  }
+
+  write(data: T): Promise<void> {
+    // Serialise now so the file gets the value as of this call, even if the caller mutates `data` while queued.
+    const text = `${JSON.stringify(data, null, 2)}\n`;
+    const run = this.queue.then(() => this.writeNow(text));
+    this.queue = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  /** Resolves once every write issued so far has finished (successfully or not). */
+  flush(): Promise<void> {
+    return this.queue;
+  }
+
+  private interpret(text: string, setAside: boolean): T | null {
+    let data: unknown;
+    let problem: string | undefined;
+    try {
+      data = JSON.parse(text) as unknown;
+      if (!this.validate(data)) problem = 'unexpected content';
+    } catch (error) {
+      problem = `invalid JSON (${describe(error)})`;
+    }
+    if (problem === undefined) return data as T;
+    if (!setAside) {
+      this.onWarning(`Ignoring damaged file ${this.filePath}: ${problem}.`);
+      return null;
+    }
+    const damagedPath = `${this.filePath}.damaged-${new Date().toISOString().replace(/:/g, '-')}`;
+    try {
+      fs.renameSync(this.filePath, damagedPath);
+      this.onWarning(`Damaged file ${this.filePath} (${problem}) was set aside as ${damagedPath}; starting without it.`);
+    } catch (error) {
+      this.onWarning(`Damaged file ${this.filePath} (${problem}) could not be set aside (${describe(error)}); ignoring it.`);
+    }
+    return null;
+  }
+
+  private async writeNow(text: string): Promise<void> {
+    const tempPath = path.join(
+      this.directory,
+      `${this.baseName}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`,
+    );
+    try {
+      const handle = await fsp.open(tempPath, 'wx');
+      try {
+        await handle.writeFile(text, 'utf8');
+        // Without this the rename below can reach the disk before the data, leaving an empty file after a power cut.
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await fsp.rename(tempPath, this.filePath);
+    } catch (error) {
+      await fsp.rm(tempPath, { force: true }).catch(() => undefined);
+      throw error;
+    }
+    // The rename itself lives in the directory entry; only syncing the directory makes it durable.
+    await this.syncDirectory();
+  }
+
+  private async syncDirectory(): Promise<void> {
+    let handle: fsp.FileHandle | undefined;
+    try {
+      handle = await fsp.open(this.directory, 'r');
+      await handle.sync();
+    } catch (error) {
+      const code = errorCode(error);
+      if (code === undefined || !DIRECTORY_SYNC_UNSUPPORTED.has(code)) throw error;
+    } finally {
+      await handle?.close();
+    }
+  }
+
+  private async removeStaleTempFiles(): Promise<void> {
+    let names: string[];
+    try {
+      names = await fsp.readdir(this.directory);
+    } catch {
+      return;
+    }
+    const prefix = `${this.baseName}.`;
+    const now = Date.now();
+    for (const name of names) {
+      if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
+      const tempPath = path.join(this.directory, name);
+      try {
+        const stat = await fsp.stat(tempPath);
+        if (now - stat.mtimeMs > STALE_TEMP_MS) await fsp.rm(tempPath, { force: true });
+      } catch {
+        // Best effort: a leftover that cannot be removed is harmless because nothing reads temp files.
+      }
+    }
+  }
+}

@@ -1,0 +1,47 @@
+// An immutable view of one document at one version, as the core sees it (no LSP types).
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+export interface DocumentSnapshot {
+  uri: string;
+  /** Absolute file-system path, when the URI is a `file:` URI. */
+  fsPath: string | undefined;
+  languageId: string;
+  /** The editor's version; null for a file read from disk that the editor does not have open. */
+  version: number | null;
+  text: string;
+}
+
+/** Anything that can tell the current state of a document (the editor's buffers, or the disk). */
+export interface DocumentSource {
+  get(uri: string): DocumentSnapshot | undefined;
+  /** URIs of the documents the editor has open. */
+  openUris(): string[];
+}
+
+/** The file-system path of a `file:` URI, or undefined for other schemes. */
+export function uriToPath(uri: string): string | undefined {
+  if (!uri.startsWith('file:')) return undefined;
+  try {
+    return fileURLToPath(uri);
+  } catch {
+    return undefined;
+  }
+}
+
+export function pathToUri(fsPath: string): string {
+  return pathToFileURL(fsPath).href;
+}
+
+/** The language id the editor would use for a file name, for documents read from disk. */
+export function languageIdForPath(fsPath: string): string {
+  if (/\.(tsx)$/i.test(fsPath)) return 'typescriptreact';
+  if (/\.(ts|mts|cts)$/i.test(fsPath)) return 'typescript';
+  if (/\.(jsx)$/i.test(fsPath)) return 'javascriptreact';
+  if (/\.(js|mjs|cjs)$/i.test(fsPath)) return 'javascript';
+  return 'plaintext';
+}
+
+/** Whether the assistant understands documents of this language. */
+export function isSupportedLanguage(languageId: string): boolean {
+  return ['typescript', 'typescriptreact', 'javascript', 'javascriptreact'].includes(languageId);
+}

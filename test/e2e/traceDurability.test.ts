@@ -1,0 +1,62 @@
+// End-to-end trace durability: kill -9 right after an acknowledged apply leaves parsable files holding it; a restart reads it back; damage is set aside.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ApplyResult, AskResult, Interaction, TraceResult } from '../../protocol/src/index.js';
+import { TestEditor, copyFixture } from '../support/lspClient.js';
+
+const editors: TestEditor[] = [];
+afterEach(async () => {
+  await Promise.all(editors.splice(0).map((e) => e.dispose()));
+});
+
+function segmentFiles(root: string): string[] {
+  const dir = path.join(root, '.assistant', 'trace');
+  return fs
+    .readdirSync(dir, { recursive: true })
+    .map(String)
+    .filter((f) => /segment-\d+\.json$/.test(f))
+    .map((f) => path.join(dir, f));
+}
+
+describe('trace durability', () => {
+  it('keeps an acknowledged apply through kill -9 and serves it after a restart', async () => {
+    const root = copyFixture('basic');
+    const { editor } = await TestEditor.start({ root });
+    editors.push(editor);
+    const doc = await editor.open('src/config.ts');
+    const answer = await editor.request<AskResult>('assistant/ask', { text: 'document the load method', textDocument: { uri: doc.uri } });
+    const applied = await editor.request<ApplyResult>('assistant/apply', { interactionId: answer.interactionId, responseId: answer.responses[0]!.id });
+    expect(applied.applied).toBe(true);
+    editor.child.kill('SIGKILL');
+    await editor.exited;
+
+    const records: Interaction[] = segmentFiles(root).flatMap((file) => (JSON.parse(fs.readFileSync(file, 'utf8')) as { interactions: Interaction[] }).interactions);
+    const record = records.find((i) => i.id === answer.interactionId);
+    expect(record?.responses[0]).toMatchObject({ used: true, outcome: 'applied' });
+
+    const { editor: second } = await TestEditor.start({ root });
+    editors.push(second);
+    const trace = await second.request<TraceResult>('assistant/trace', { id: answer.interactionId });
+    expect(trace.interactions[0]!.responses[0]!.used).toBe(true);
+    expect(trace.interactions[0]!.sessionId).not.toBe(undefined);
+  });
+
+  it('sets a damaged trace file aside and starts anyway', async () => {
+    const root = copyFixture('basic');
+    const { editor } = await TestEditor.start({ root });
+    editors.push(editor);
+    const first = await editor.request<AskResult>('assistant/ask', { text: 'document parseConfig' });
+    expect(await editor.shutdownAndExit()).toBe(0);
+    const [file] = segmentFiles(root);
+    fs.writeFileSync(file!, '{"format": 1, "interactions": [ {"id": "trunc');
+
+    const { editor: second } = await TestEditor.start({ root });
+    editors.push(second);
+    expect((await second.request<TraceResult>('assistant/trace', { id: first.interactionId })).total).toBe(0);
+    const next = await second.request<AskResult>('assistant/ask', { text: 'document parseConfig' });
+    expect((await second.request<TraceResult>('assistant/trace', { id: next.interactionId })).total).toBe(1);
+    const dir = path.dirname(file!);
+    expect(fs.readdirSync(dir).some((f) => f.includes('.damaged-'))).toBe(true);
+  });
+});

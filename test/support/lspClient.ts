@@ -1,0 +1,232 @@
+// A test editor: spawns `assistant-ls --stdio`, speaks JSON-RPC with vscode-jsonrpc, keeps buffers and applies edits like a real client.
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
+import type { MessageConnection } from 'vscode-jsonrpc/node';
+import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult, ClientCapabilities, InitializeResult, MessageActionItem, Position, ShowMessageRequestParams, TextDocumentEdit } from 'vscode-languageserver-protocol';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const BIN = path.join(REPO_ROOT, 'bin', 'assistant-ls.js');
+
+export interface Buffer {
+  uri: string;
+  version: number;
+  text: string;
+}
+
+export interface ProgressEvent {
+  token: string | number;
+  value: { kind: string; title?: string; message?: string; percentage?: number; cancellable?: boolean };
+}
+
+export const FULL_CAPABILITIES: ClientCapabilities = {
+  workspace: { applyEdit: true, workspaceEdit: { documentChanges: true, resourceOperations: ['create', 'rename', 'delete'] }, configuration: false },
+  window: { workDoneProgress: true, showMessage: { messageActionItem: { additionalPropertiesSupport: false } } },
+  textDocument: {
+    synchronization: { dynamicRegistration: false },
+    codeAction: { codeActionLiteralSupport: { codeActionKind: { valueSet: ['', 'quickfix', 'refactor', 'refactor.rewrite', 'source'] } } },
+  },
+  general: { positionEncodings: ['utf-16'] },
+};
+
+export const RESOLVE_CAPABILITIES: ClientCapabilities = {
+  ...FULL_CAPABILITIES,
+  textDocument: {
+    ...FULL_CAPABILITIES.textDocument,
+    codeAction: { ...FULL_CAPABILITIES.textDocument?.codeAction, dataSupport: true, resolveSupport: { properties: ['edit'] } },
+  },
+};
+
+/** Copies a fixture folder to a fresh temporary workspace, so tests never write into the repository. */
+export function copyFixture(name: string): string {
+  const source = path.join(REPO_ROOT, 'test', 'fixtures', name);
+  const target = fs.mkdtempSync(path.join(os.tmpdir(), `assistant-ls-${name}-`));
+  fs.cpSync(source, target, { recursive: true });
+  return target;
+}
+
+export interface StartOptions {
+  root: string;
+  env?: Record<string, string>;
+}
+
+export class TestEditor {
+  readonly connection: MessageConnection;
+  readonly buffers = new Map<string, Buffer>();
+  readonly applied: ApplyWorkspaceEditParams[] = [];
+  readonly messages: { type: number; message: string }[] = [];
+  readonly questions: ShowMessageRequestParams[] = [];
+  readonly progress: ProgressEvent[] = [];
+  readonly createdTokens: (string | number)[] = [];
+  stderr = '';
+  /** How the editor answers workspace/applyEdit; default: apply when versions match, like VS Code. */
+  onApplyEdit: (params: ApplyWorkspaceEditParams) => ApplyWorkspaceEditResult = (params) => this.applyLocally(params);
+  /** How the user answers window/showMessageRequest; default: the first action. */
+  onQuestion: (params: ShowMessageRequestParams) => MessageActionItem | null = (params) => params.actions?.[0] ?? null;
+  readonly exited: Promise<number | null>;
+
+  private constructor(
+    readonly child: ChildProcess,
+    readonly root: string,
+  ) {
+    this.connection = createMessageConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
+    child.stderr!.on('data', (d: string | Uint8Array) => (this.stderr += String(d)));
+    this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+    this.connection.onRequest('workspace/applyEdit', (params: ApplyWorkspaceEditParams) => {
+      this.applied.push(params);
+      return this.onApplyEdit(params);
+    });
+    this.connection.onRequest('window/showMessageRequest', (params: ShowMessageRequestParams) => {
+      this.questions.push(params);
+      return this.onQuestion(params);
+    });
+    this.connection.onRequest('window/workDoneProgress/create', (params: { token: string | number }) => {
+      this.createdTokens.push(params.token);
+      return null;
+    });
+    this.connection.onRequest('client/registerCapability', () => null);
+    this.connection.onNotification('window/showMessage', (params: { type: number; message: string }) => void this.messages.push(params));
+    this.connection.onNotification('window/logMessage', () => undefined);
+    // vscode-jsonrpc routes $/progress by token; tokens nobody subscribed to arrive here.
+    this.connection.onUnhandledProgress((params) => void this.progress.push(params as ProgressEvent));
+    this.connection.onError(() => undefined);
+    this.connection.listen();
+  }
+
+  static spawn(options: StartOptions): TestEditor {
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env)) {
+      if (v !== undefined && !k.startsWith('OPENAI_') && k !== 'ASSISTANT_MODEL') env[k] = v;
+    }
+    const child = spawn(process.execPath, [BIN, '--stdio'], { cwd: options.root, env: { ...env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    return new TestEditor(child, options.root);
+  }
+
+  static async start(options: StartOptions & { capabilities?: ClientCapabilities; initializationOptions?: unknown }): Promise<{ editor: TestEditor; result: InitializeResult }> {
+    const editor = TestEditor.spawn(options);
+    const result = await editor.initialize(options.capabilities ?? FULL_CAPABILITIES, options.initializationOptions);
+    return { editor, result };
+  }
+
+  async initialize(capabilities: ClientCapabilities, initializationOptions?: unknown): Promise<InitializeResult> {
+    const rootUri = pathToFileURL(this.root).href;
+    const result = await this.connection.sendRequest<InitializeResult>('initialize', {
+      processId: process.pid,
+      clientInfo: { name: 'test-editor', version: '1' },
+      rootUri,
+      workspaceFolders: [{ uri: rootUri, name: path.basename(this.root) }],
+      capabilities,
+      initializationOptions,
+    });
+    await this.connection.sendNotification('initialized', {});
+    return result;
+  }
+
+  uri(relativePath: string): string {
+    return pathToFileURL(path.join(this.root, relativePath)).href;
+  }
+
+  async open(relativePath: string): Promise<Buffer> {
+    const uri = this.uri(relativePath);
+    const text = fs.readFileSync(path.join(this.root, relativePath), 'utf8');
+    const buffer: Buffer = { uri, version: 1, text };
+    this.buffers.set(uri, buffer);
+    await this.connection.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: relativePath.endsWith('.js') ? 'javascript' : 'typescript', version: 1, text } });
+    return buffer;
+  }
+
+  /** Replaces the whole text, as a user's edit would, and tells the server. */
+  async setText(uri: string, text: string): Promise<Buffer> {
+    const buffer = this.buffer(uri);
+    buffer.text = text;
+    buffer.version++;
+    await this.connection.sendNotification('textDocument/didChange', { textDocument: { uri, version: buffer.version }, contentChanges: [{ text }] });
+    return buffer;
+  }
+
+  buffer(uri: string): Buffer {
+    const buffer = this.buffers.get(uri);
+    if (!buffer) throw new Error(`no buffer ${uri}`);
+    return buffer;
+  }
+
+  /** The position of the first occurrence of `needle` in the buffer (plus `delta` characters). */
+  position(uri: string, needle: string, delta = 0): Position {
+    const text = this.buffer(uri).text;
+    const index = text.indexOf(needle);
+    if (index < 0) throw new Error(`"${needle}" not in ${uri}`);
+    const before = text.slice(0, index + delta);
+    const line = before.split('\n').length - 1;
+    return { line, character: before.length - before.lastIndexOf('\n') - 1 };
+  }
+
+  request<R>(method: string, params: unknown): Promise<R> {
+    return this.connection.sendRequest<R>(method, params);
+  }
+
+  /** Applies an edit the way a real editor does: refused when the version is not the buffer's. */
+  applyLocally(params: ApplyWorkspaceEditParams): ApplyWorkspaceEditResult {
+    for (const change of params.edit.documentChanges ?? []) {
+      if (!('textDocument' in change)) continue;
+      const edit = change as TextDocumentEdit;
+      const buffer = this.buffers.get(edit.textDocument.uri);
+      if (!buffer) return { applied: false, failureReason: 'document not open' };
+      if (edit.textDocument.version !== null && edit.textDocument.version !== buffer.version) {
+        return { applied: false, failureReason: `version ${edit.textDocument.version} is not the buffer's ${buffer.version}` };
+      }
+    }
+    for (const change of params.edit.documentChanges ?? []) {
+      if (!('textDocument' in change)) continue;
+      const edit = change as TextDocumentEdit;
+      const buffer = this.buffer(edit.textDocument.uri);
+      const newText = applyEdits(buffer.text, edit.edits.map((e) => ({ range: e.range, newText: 'newText' in e ? e.newText : '' })));
+      buffer.text = newText;
+      buffer.version++;
+      void this.connection.sendNotification('textDocument/didChange', { textDocument: { uri: buffer.uri, version: buffer.version }, contentChanges: [{ text: newText }] });
+    }
+    return { applied: true };
+  }
+
+  async shutdownAndExit(): Promise<number | null> {
+    await this.connection.sendRequest('shutdown');
+    await this.connection.sendNotification('exit');
+    return this.exited;
+  }
+
+  /** Ends the process however it is; for afterEach. */
+  async dispose(): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      this.child.kill('SIGKILL');
+      await this.exited;
+    }
+    this.connection.dispose();
+  }
+}
+
+function offsetAt(text: string, position: Position): number {
+  const lines = text.split('\n');
+  let offset = 0;
+  for (let i = 0; i < position.line && i < lines.length; i++) offset += (lines[i] as string).length + 1;
+  return offset + position.character;
+}
+
+export function applyEdits(text: string, edits: { range: { start: Position; end: Position }; newText: string }[]): string {
+  const withOffsets = edits.map((e) => ({ start: offsetAt(text, e.range.start), end: offsetAt(text, e.range.end), newText: e.newText }));
+  withOffsets.sort((a, b) => b.start - a.start);
+  let out = text;
+  for (const e of withOffsets) out = out.slice(0, e.start) + e.newText + out.slice(e.end);
+  return out;
+}
+
+/** Waits until `check` holds, polling; for events that arrive as notifications. */
+export async function until(check: () => boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
+  const start = Date.now();
+  while (!check()) {
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

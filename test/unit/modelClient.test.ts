@@ -1,0 +1,94 @@
+// Unit tests of the model client against the scripted endpoint: streaming, retries, the idle watchdog, the budget, and aborts closing the request.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ModelClient, ModelError } from '../../server/src/agents/modelClient.js';
+import type { ModelEndpoint } from '../../server/src/agents/modelClient.js';
+import { startScriptedModel } from '../support/scriptedModel.js';
+import type { ScriptedModel } from '../support/scriptedModel.js';
+
+let model: ScriptedModel;
+beforeEach(async () => {
+  model = await startScriptedModel();
+});
+afterEach(async () => {
+  await model.close();
+});
+
+function client(overrides: Partial<ModelEndpoint> = {}): ModelClient {
+  return new ModelClient({ apiKey: 'k', baseURL: model.baseURL, model: 'm', timeoutMs: 5000, idleTimeoutMs: 2000, maxRetries: 0, stream: true, ...overrides });
+}
+const messages = [{ role: 'user' as const, content: 'hello' }];
+const signal = (): AbortSignal => new AbortController().signal;
+
+describe('ModelClient', () => {
+  it('assembles a streamed answer and its usage', async () => {
+    model.enqueue({ kind: 'text', content: 'streamed answer', chunkSize: 3, usage: { prompt_tokens: 7, completion_tokens: 4 } });
+    const completion = await client().complete(messages, signal());
+    expect(completion).toEqual({ text: 'streamed answer', finishReason: 'stop', usage: { promptTokens: 7, completionTokens: 4 } });
+    expect(model.requests[0]!.body.stream_options).toEqual({ include_usage: true });
+  });
+
+  it('reads a non-streamed answer', async () => {
+    model.enqueue({ kind: 'text', content: 'whole answer' });
+    expect((await client({ stream: false }).complete(messages, signal())).text).toBe('whole answer');
+  });
+
+  it('retries after a 429 with retry-after and a 500, then succeeds', async () => {
+    model.enqueue({ kind: 'error', status: 429, headers: { 'retry-after': '0' } }, { kind: 'error', status: 503 }, { kind: 'text', content: 'third time' });
+    const completion = await client({ maxRetries: 2 }).complete(messages, signal());
+    expect(completion.text).toBe('third time');
+    expect(model.requests).toHaveLength(3);
+  });
+
+  it('does not retry an authentication failure, and says what happened', async () => {
+    model.setDefault({ kind: 'error', status: 401, message: 'bad key' });
+    await expect(client({ maxRetries: 3 }).complete(messages, signal())).rejects.toMatchObject({ kind: 'auth', message: expect.stringMatching(/refused the API key \(401\)/) });
+    expect(model.requests).toHaveLength(1);
+  });
+
+  it('abandons a stalled stream through the idle watchdog', async () => {
+    model.setDefault({ kind: 'stall', afterHeaders: true });
+    const started = Date.now();
+    await expect(client({ idleTimeoutMs: 300 }).complete(messages, signal())).rejects.toMatchObject({ kind: 'idle' });
+    expect(Date.now() - started).toBeLessThan(3000);
+    await model.waitForClose(0, 1000);
+  });
+
+  it('enforces the whole-request budget on a slow but steady stream', async () => {
+    model.setDefault({ kind: 'text', content: 'x'.repeat(200), chunkSize: 1, delayMs: 20 });
+    await expect(client({ timeoutMs: 400, idleTimeoutMs: 5000 }).complete(messages, signal())).rejects.toMatchObject({ kind: 'timeout' });
+  });
+
+  it('reports a stream that stops halfway, after its retries', async () => {
+    model.setDefault({ kind: 'truncate', content: 'partial answer that goes on', stopAfterChars: 7 });
+    const error = await client({ maxRetries: 1 }).complete(messages, signal()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ModelError);
+    expect((error as ModelError).kind).toBe('incomplete');
+    expect(model.requests).toHaveLength(2);
+  });
+
+  it('reports garbage as malformed', async () => {
+    model.setDefault({ kind: 'garbage' });
+    await expect(client({ stream: false }).complete(messages, signal())).rejects.toMatchObject({ kind: 'malformed' });
+  });
+
+  it('closes the HTTP request within 200 ms of an abort, and rejects with the abort reason', async () => {
+    model.enqueue({ kind: 'stall', afterHeaders: true });
+    const controller = new AbortController();
+    const pending = client().complete(messages, controller.signal);
+    await model.waitForRequests(1);
+    const abortedAt = Date.now();
+    controller.abort(new Error('user cancelled'));
+    await expect(pending).rejects.toThrow('user cancelled');
+    expect((await model.waitForClose(0, 1000)) - abortedAt).toBeLessThan(200);
+  });
+
+  it('stops retrying once aborted during the backoff', async () => {
+    model.setDefault({ kind: 'error', status: 429, headers: { 'retry-after': '10' } });
+    const controller = new AbortController();
+    const pending = client({ maxRetries: 5 }).complete(messages, controller.signal);
+    await model.waitForRequests(1);
+    setTimeout(() => controller.abort(new Error('stop')), 50);
+    await expect(pending).rejects.toThrow('stop');
+    expect(model.requests).toHaveLength(1);
+  });
+});

@@ -1,0 +1,38 @@
+// Unit tests of settings resolution: layers merge, and each bad value is reported by key and replaced by its default.
+import { describe, expect, it } from 'vitest';
+import { resolveSettings } from '../../server/src/config/settings.js';
+import { DEFAULT_SETTINGS } from '../../protocol/src/index.js';
+
+describe('resolveSettings', () => {
+  it('returns the defaults for nothing', () => {
+    expect(resolveSettings(undefined)).toEqual({ settings: DEFAULT_SETTINGS, problems: [] });
+  });
+
+  it('merges layers, later ones winning, and accepts the section wrapper', () => {
+    const { settings, problems } = resolveSettings({ assistant: { trace: { directory: 'a' } } }, { trace: { directory: 'b', segmentSize: 10 }, annotations: { enabled: false } });
+    expect(problems).toEqual([]);
+    expect(settings.trace).toEqual({ directory: 'b', segmentSize: 10 });
+    expect(settings.annotations.enabled).toBe(false);
+  });
+
+  it('names each bad key and keeps the rest', () => {
+    const { settings, problems } = resolveSettings({
+      orchestrator: { agentTimeoutMs: -5 },
+      classifier: { threshold: 'high' },
+      agents: [{ model: 'ok-model', baseURL: 'http://localhost:1/v1' }, { baseURL: 'not a url' }, { model: 'm', temperature: 9 }],
+      mystery: true,
+    });
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('assistant.orchestrator.agentTimeoutMs'),
+        expect.stringContaining('assistant.classifier.threshold'),
+        expect.stringContaining('assistant.agents[1].model'),
+        expect.stringContaining('assistant.agents[1].baseURL'),
+        expect.stringContaining('assistant.agents[2].temperature'),
+        'assistant.mystery: unknown setting',
+      ]),
+    );
+    expect(settings.orchestrator.agentTimeoutMs).toBe(DEFAULT_SETTINGS.orchestrator.agentTimeoutMs);
+    expect(settings.agents.map((a) => a.model)).toEqual(['ok-model']);
+  });
+});
