@@ -105,6 +105,29 @@ describe('assistant/ask and assistant/apply', () => {
   });
 });
 
+describe('cancelling assistant/ask', () => {
+  it('answers a cancelled ask within 2 s and closes the model request', async () => {
+    const model = await startScriptedModel();
+    closers.push(() => model.close());
+    const editor = await start({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: model.baseURL, ASSISTANT_MODEL: 'scripted' });
+    const doc = await editor.open('src/config.ts');
+    model.enqueue({ kind: 'text', content: '1' }, { kind: 'stall', afterHeaders: true });
+    const { CancellationTokenSource } = await import('vscode-jsonrpc/node');
+    const source = new CancellationTokenSource();
+    const pending = editor.connection.sendRequest('assistant/ask', { text: 'document the load method', textDocument: { uri: doc.uri } }, source.token);
+    await model.waitForRequests(2);
+    const cancelledAt = Date.now();
+    source.cancel();
+    await expect(pending).rejects.toMatchObject({ code: -32800 });
+    expect(Date.now() - cancelledAt).toBeLessThan(2000);
+    expect((await model.waitForClose(1, 2000)) - cancelledAt).toBeLessThan(200);
+    expect(editor.applied).toHaveLength(0);
+    // The interaction is in the trace, with no response used.
+    const trace = await editor.request<TraceResult>('assistant/trace', { text: 'document the load method' });
+    expect(trace.interactions[0]!.responses.every((r) => !r.used)).toBe(true);
+  });
+});
+
 describe('assistant/trace queries', () => {
   it('filters by task, agent, used, text and time, and paginates', async () => {
     const editor = await start();

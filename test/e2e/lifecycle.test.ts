@@ -70,3 +70,34 @@ describe('server lifecycle', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 });
+
+describe('socket transport', () => {
+  it('connects to an editor listening on --socket=PORT and serves there', async () => {
+    const net = await import('node:net');
+    const { createMessageConnection, SocketMessageReader, SocketMessageWriter } = await import('vscode-jsonrpc/node');
+    const { BIN } = await import('../support/lspClient.js');
+    const listener = net.createServer();
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const port = (listener.address() as { port: number }).port;
+    const accepted = new Promise<import('node:net').Socket>((resolve) => listener.once('connection', resolve));
+    const child = spawn(process.execPath, [BIN, `--socket=${port}`], { cwd: copyFixture('basic'), stdio: 'ignore' });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    try {
+      const socket = await accepted;
+      const connection = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
+      connection.listen();
+      await expect(connection.sendRequest('assistant/agents', {})).rejects.toMatchObject({ code: -32002 });
+      await connection.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {} });
+      await connection.sendNotification('initialized', {});
+      const result = await connection.sendRequest<{ agents: unknown[] }>('assistant/agents', {});
+      expect(result.agents.length).toBeGreaterThan(0);
+      await connection.sendRequest('shutdown');
+      await connection.sendNotification('exit');
+      expect(await exited).toBe(0);
+      connection.dispose();
+    } finally {
+      child.kill('SIGKILL');
+      listener.close();
+    }
+  });
+});

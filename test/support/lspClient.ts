@@ -65,6 +65,8 @@ export class TestEditor {
   stderr = '';
   /** How the editor answers workspace/applyEdit; default: apply when versions match, like VS Code. */
   onApplyEdit: (params: ApplyWorkspaceEditParams) => ApplyWorkspaceEditResult = (params) => this.applyLocally(params);
+  /** What the editor answers to workspace/configuration for the `assistant` section. */
+  configuration: unknown = null;
   /** How the user answers window/showMessageRequest; default: the first action. */
   onQuestion: (params: ShowMessageRequestParams) => MessageActionItem | null = (params) => params.actions?.[0] ?? null;
   readonly exited: Promise<number | null>;
@@ -89,6 +91,7 @@ export class TestEditor {
       return null;
     });
     this.connection.onRequest('client/registerCapability', () => null);
+    this.connection.onRequest('workspace/configuration', (params: { items: { section?: string }[] }) => params.items.map((item) => (item.section === 'assistant' ? this.configuration : null)));
     this.connection.onNotification('window/showMessage', (params: { type: number; message: string }) => void this.messages.push(params));
     this.connection.onNotification('window/logMessage', () => undefined);
     // vscode-jsonrpc routes $/progress by token; tokens nobody subscribed to arrive here.
