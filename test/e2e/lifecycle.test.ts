@@ -1,5 +1,6 @@
 // End-to-end lifecycle over a real `assistant-ls --stdio` child: -32002 before initialize, InvalidRequest after shutdown, exit codes, parent death.
 import { spawn } from 'node:child_process';
+import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TestEditor, copyFixture, FULL_CAPABILITIES } from '../support/lspClient.js';
 
@@ -79,7 +80,7 @@ describe('socket transport', () => {
     const listener = net.createServer();
     await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
     const port = (listener.address() as { port: number }).port;
-    const accepted = new Promise<import('node:net').Socket>((resolve) => listener.once('connection', resolve));
+    const accepted = new Promise<Socket>((resolve) => listener.once('connection', resolve));
     const child = spawn(process.execPath, [BIN, `--socket=${port}`], { cwd: copyFixture('basic'), stdio: 'ignore' });
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
     try {
