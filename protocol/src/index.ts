@@ -7,14 +7,18 @@ export * from './ask.js';
 export * from './apply.js';
 export * from './trace.js';
 export * from './agents.js';
+export * from './rate.js';
+export * from './revert.js';
 
 import { AskRequest } from './ask.js';
 import { ApplyRequest } from './apply.js';
 import { TraceRequest } from './trace.js';
 import { AgentsRequest } from './agents.js';
+import { RateRequest } from './rate.js';
+import { RevertRequest } from './revert.js';
 
 /** Every custom method, for the documentation guard and the shims' name check. */
-export const CUSTOM_METHODS: readonly string[] = [AskRequest.method, ApplyRequest.method, TraceRequest.method, AgentsRequest.method];
+export const CUSTOM_METHODS: readonly string[] = [AskRequest.method, ApplyRequest.method, TraceRequest.method, AgentsRequest.method, RateRequest.method, RevertRequest.method];
 
 /** Error codes of custom failures, in the JSON-RPC server-defined range. */
 export const AssistantErrorCodes = {

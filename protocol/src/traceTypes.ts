@@ -54,7 +54,12 @@ export interface InteractionContext {
 /** Where a response's code was inserted. */
 export interface InsertionRecord {
   uri: string;
+  /** Where the inserted text was right after the edit. */
   range: Range;
+  /** The text the edit inserted there. */
+  text: string;
+  /** The text the edit replaced (empty for a pure insertion), so a revert can put it back. */
+  replaced: string;
   /** Document version the edit was applied to. */
   version?: number;
   at: string;
@@ -80,7 +85,10 @@ export interface TraceResponse {
   outcomeReason?: string;
   insertedAt?: InsertionRecord[];
   rating?: 'up' | 'down';
+  /** Free-text remarks that came with ratings or feedback, oldest first. */
   feedback?: string[];
+  /** When `assistant/revert` removed what this response inserted. */
+  revertedAt?: string;
   startedAt: string;
   durationMs: number;
   usage?: { promptTokens?: number; completionTokens?: number };

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Range } from 'vscode-languageserver-protocol';
 import { TASK_DESCRIPTIONS, TASK_IDS, isTaskId } from './protocol.js';
-import type { AgentsResult, ApplyParams, ApplyResult, AskParams, AskResult, AssistantSettings, Interaction, TaskCommandArgs, TaskCommandResult, TaskId, TaskOrNone, TraceParams, TraceResult, TraceSession } from './protocol.js';
+import type { RateParams, RateResult, RevertParams, RevertResult, AgentsResult, ApplyParams, ApplyResult, AskParams, AskResult, AssistantSettings, Interaction, TaskCommandArgs, TaskCommandResult, TaskId, TaskOrNone, TraceParams, TraceResult, TraceSession } from './protocol.js';
 import { buildRegistry } from './agents/registry.js';
 import type { AgentRegistry } from './agents/registry.js';
 import { classifyIntent, extractNamedSymbols } from './agents/intentClassifier.js';
@@ -19,6 +19,7 @@ import type { TaskOffer } from './tasks/task.js';
 import { PlanCache, runTask } from './tasks/runTask.js';
 import type { Candidate, TaskEnvironment } from './tasks/runTask.js';
 import { applyResponse, planOnCurrentText, recordOutcome } from './tasks/applyResponse.js';
+import { revertResponse } from './tasks/revertResponse.js';
 import { isRange, positionToOffset, lineStarts, toWorkspaceEdit } from './edits/textEdits.js';
 import type { DocumentEditPlan } from './edits/textEdits.js';
 import type { DocumentSnapshot, DocumentSource } from './workspace/documentSnapshot.js';
@@ -225,6 +226,21 @@ export class Assistant {
       if (error instanceof TypeError) throw new AssistantError('invalid-params', error.message);
       throw error;
     }
+  }
+
+  async rate(params: RateParams): Promise<RateResult> {
+    if (typeof params?.interactionId !== 'string' || typeof params?.responseId !== 'string') throw new AssistantError('invalid-params', 'assistant/rate needs "interactionId" and "responseId".');
+    if (params.rating !== 'up' && params.rating !== 'down' && params.rating !== null) throw new AssistantError('invalid-params', 'assistant/rate: "rating" must be "up", "down" or null.');
+    if (params.comment !== undefined && typeof params.comment !== 'string') throw new AssistantError('invalid-params', 'assistant/rate: "comment" must be a string.');
+    const interaction = this.env.trace.get(params.interactionId);
+    if (!interaction) throw new AssistantError('unknown-interaction', `No interaction ${params.interactionId} in the trace.`);
+    if (!interaction.responses.some((r) => r.id === params.responseId)) throw new AssistantError('unknown-interaction', `Interaction ${params.interactionId} has no response ${params.responseId}.`);
+    await this.env.trace.amendResponse(params.interactionId, params.responseId, { rating: params.rating, ...(params.comment?.trim() ? { feedback: params.comment.trim() } : {}) });
+    return { interactionId: params.interactionId, responseId: params.responseId, rating: params.rating };
+  }
+
+  revert(params: RevertParams, port: EditorPort): Promise<RevertResult> {
+    return revertResponse(this.env.trace, this.options.documents, port, params);
   }
 
   agents(): AgentsResult {

@@ -270,6 +270,29 @@ describe('TraceStore', () => {
     await expect(one.add(interaction('a', 'one'))).rejects.toThrow(/already recorded/);
   });
 
+  it('amends another session\'s interaction through its own segment, seen by every reader', async () => {
+    const directory = tempDir();
+    const one = await TraceStore.open({ directory, session: session('one'), segmentSize: 10 });
+    await one.add(interaction('a', 'one'));
+    const two = await TraceStore.open({ directory, session: session('two'), segmentSize: 10 });
+    const amended = await two.amendResponse('a', 'r1', { rating: 'down', feedback: 'too vague' });
+    expect(amended.responses[0]).toMatchObject({ rating: 'down', feedback: ['too vague'] });
+    // The owner's file is untouched; the amendment lives in session two's segment.
+    expect(readJson(segmentPath(directory, 'one', 1)).interactions[0]!.responses[0]!.rating).toBeUndefined();
+    expect(one.get('a')!.responses[0]!.rating).toBe('down');
+    expect(one.query({ text: 'too vague' }).total).toBe(0);
+    await two.amendResponse('a', 'r1', { rating: null, revertedAt: '2024-05-02T00:00:00.000Z' });
+    const reopened = await TraceStore.open({ directory, session: session('three'), segmentSize: 10 });
+    expect(reopened.get('a')!.responses[0]).toMatchObject({ feedback: ['too vague'], revertedAt: '2024-05-02T00:00:00.000Z' });
+    expect(reopened.get('a')!.responses[0]!.rating).toBeUndefined();
+    // The owner's change comes later, so it wins everywhere.
+    const own = await one.amendResponse('a', 'r1', { rating: 'up' });
+    expect(own.responses[0]!.rating).toBe('up');
+    expect(two.get('a')!.responses[0]!.rating).toBe('up');
+    await expect(two.amendResponse('a', 'nope', { rating: 'up' })).rejects.toThrow(/has no response nope/);
+    await expect(two.amendResponse('zzz', 'r1', { rating: 'up' })).rejects.toThrow(/no interaction with id zzz/);
+  });
+
   it('finds interactions by where their code was inserted', async () => {
     const directory = tempDir();
     const store = await TraceStore.open({ directory, session: session('s1'), segmentSize: 10 });
@@ -281,7 +304,7 @@ describe('TraceStore', () => {
           response({
             used: true,
             insertedAt: [
-              { uri, range: { start: { line: start, character: 0 }, end: { line: end, character: endCharacter } }, at: timestamp },
+              { uri, range: { start: { line: start, character: 0 }, end: { line: end, character: endCharacter } }, text: "x", replaced: "", at: timestamp },
             ],
           }),
         ],

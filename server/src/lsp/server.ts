@@ -13,8 +13,10 @@ import * as ask from './ask.js';
 import * as apply from './apply.js';
 import * as trace from './trace.js';
 import * as agents from './agents.js';
+import * as rate from './rate.js';
+import * as revert from './revert.js';
 
-/** Starts serving on a transport; `onEnd` is called when the transport closes, with the exit code the spec asks for. */
+/** Starts serving on a transport; the gate tells the caller whether `shutdown` came, for the exit code. */
 export function startServer(reader: MessageReader, writer: MessageWriter): { gate: LifecycleGate } {
   const gate = new LifecycleGate(reader, writer);
   const connection = createConnection(ProposedFeatures.all, gate, writer);
@@ -29,6 +31,8 @@ export function startServer(reader: MessageReader, writer: MessageWriter): { gat
   apply.register(ctx);
   trace.register(ctx);
   agents.register(ctx);
+  rate.register(ctx);
+  revert.register(ctx);
 
   documents.listen(connection);
   connection.listen();

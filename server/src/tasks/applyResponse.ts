@@ -29,7 +29,15 @@ export async function recordOutcome(env: TaskEnvironment, interactionId: string,
       if (result.message) response.outcomeReason = result.message;
       if (result.applied && plan) {
         response.used = true;
-        const insertedAt: InsertionRecord[] = insertedRanges(plan.baseText, plan.edits).map((range) => ({ uri: plan.uri, range, at, ...(plan.version !== null ? { version: plan.version } : {}) }));
+        const sorted = [...plan.edits].sort((a, b) => a.start - b.start);
+        const insertedAt: InsertionRecord[] = insertedRanges(plan.baseText, sorted).map((range, i) => ({
+          uri: plan.uri,
+          range,
+          text: sorted[i]?.newText ?? '',
+          replaced: plan.baseText.slice(sorted[i]?.start ?? 0, sorted[i]?.end ?? 0),
+          at,
+          ...(plan.version !== null ? { version: plan.version } : {}),
+        }));
         response.insertedAt = insertedAt;
       }
     }

@@ -9,11 +9,42 @@ import { compareNewestFirst, queryInteractions } from './traceQuery.js';
 
 export const SEGMENT_FORMAT = 1;
 
+/** What a later request may change on a recorded response. */
+export interface ResponsePatch {
+  /** A thumb up or down; null withdraws it. */
+  rating?: 'up' | 'down' | null;
+  /** Appended to the response's feedback. */
+  feedback?: string;
+  revertedAt?: string;
+}
+
+/**
+ * A change to an interaction written by a session that does not own it (each file has one writer), kept in
+ * that session's segment and applied on top of the interaction wherever it is read.
+ */
+export interface Amendment {
+  interactionId: string;
+  responseId: string;
+  at: string;
+  patch: ResponsePatch;
+}
+
 /** The content of one `segment-NNNNNN.json` file. */
 export interface SegmentFile {
   format: typeof SEGMENT_FORMAT;
   session: TraceSession;
   interactions: Interaction[];
+  amendments?: Amendment[];
+}
+
+/** Applies a patch to the response it names. */
+export function applyResponsePatch(interaction: Interaction, responseId: string, patch: ResponsePatch): void {
+  const response = interaction.responses.find((r) => r.id === responseId);
+  if (!response) return;
+  if (patch.rating === null) delete response.rating;
+  else if (patch.rating !== undefined) response.rating = patch.rating;
+  if (patch.feedback !== undefined) response.feedback = [...(response.feedback ?? []), patch.feedback];
+  if (patch.revertedAt !== undefined) response.revertedAt = patch.revertedAt;
 }
 
 export interface TraceStoreOptions {
@@ -44,6 +75,9 @@ export function isSegmentFile(data: unknown): data is SegmentFile {
   if (!isRecord(data) || data.format !== SEGMENT_FORMAT) return false;
   if (!isRecord(data.session) || typeof data.session.id !== 'string') return false;
   if (!Array.isArray(data.interactions)) return false;
+  if (data.amendments !== undefined && !(Array.isArray(data.amendments) && data.amendments.every((a: unknown) => isRecord(a) && typeof a.interactionId === 'string' && typeof a.responseId === 'string' && typeof a.at === 'string' && isRecord(a.patch)))) {
+    return false;
+  }
   return data.interactions.every(
     (interaction: unknown) =>
       isRecord(interaction) &&
@@ -115,6 +149,8 @@ export class TraceStore {
   private readonly onWarning: (message: string) => void;
   private readonly sessionDirectory: string;
   private readonly entries = new Map<string, Entry>();
+  /** Amendments by interaction id, from every session's segments. */
+  private readonly amendments = new Map<string, { amendment: Amendment; segment: Segment }[]>();
   /** This session's segments, oldest first; only the last one is appended to. */
   private readonly ownSegments: Segment[] = [];
   private nextSegmentIndex = 1;
@@ -158,16 +194,7 @@ export class TraceStore {
       }
       if (this.entries.has(record.id)) throw new Error(`TraceStore: interaction ${record.id} is already recorded`);
 
-      let segment = this.ownSegments.at(-1);
-      let created = false;
-      if (segment === undefined || segment.db.data.interactions.length >= this.segmentSize) {
-        if (segment === undefined) await fsp.mkdir(this.sessionDirectory, { recursive: true });
-        segment = this.createSegment(this.session.id, this.nextSegmentIndex, this.sessionDirectory);
-        segment.db.data = { format: SEGMENT_FORMAT, session: this.session, interactions: [] };
-        this.nextSegmentIndex += 1;
-        this.ownSegments.push(segment);
-        created = true;
-      }
+      const { segment, created } = await this.appendTarget();
       segment.db.data.interactions.push(record);
       this.entries.set(record.id, { interaction: record, segment });
       try {
@@ -176,13 +203,73 @@ export class TraceStore {
         // Keep memory equal to disk: what did not reach the file is not in the trace.
         segment.db.data.interactions.pop();
         this.entries.delete(record.id);
-        if (created) {
-          this.ownSegments.pop();
-          this.nextSegmentIndex -= 1;
-        }
+        this.dropIfCreated(created);
         throw error;
       }
     });
+  }
+
+  /**
+   * Rates, comments on or marks reverted one response of any session's interaction, as an amendment in this
+   * session's segment (so every change is ordered by time, whoever makes it, and each file keeps one writer).
+   * Resolves with the amended interaction once durably on disk.
+   */
+  amendResponse(id: string, responseId: string, patch: ResponsePatch): Promise<Interaction> {
+    const entry = this.entries.get(id) ?? (this.refresh(), this.entries.get(id));
+    if (entry === undefined) return Promise.reject(new Error(`TraceStore: no interaction with id ${id}`));
+    if (!entry.interaction.responses.some((r) => r.id === responseId)) {
+      return Promise.reject(new Error(`TraceStore: interaction ${id} has no response ${responseId}`));
+    }
+    const amendment: Amendment = { interactionId: id, responseId, at: new Date().toISOString(), patch: copy(patch) };
+    return this.enqueue(async () => {
+      const { segment, created } = await this.appendTarget();
+      const list = (segment.db.data.amendments ??= []);
+      list.push(amendment);
+      try {
+        await segment.db.write();
+      } catch (error) {
+        list.pop();
+        this.dropIfCreated(created);
+        throw error;
+      }
+      this.indexAmendment(amendment, segment);
+      return copy(this.view(this.entries.get(id)?.interaction ?? entry.interaction));
+    });
+  }
+
+  /** This session's segment to append to, started anew when the last one is full. */
+  private async appendTarget(): Promise<{ segment: Segment; created: boolean }> {
+    const last = this.ownSegments.at(-1);
+    if (last !== undefined && last.db.data.interactions.length < this.segmentSize) return { segment: last, created: false };
+    if (last === undefined) await fsp.mkdir(this.sessionDirectory, { recursive: true });
+    const segment = this.createSegment(this.session.id, this.nextSegmentIndex, this.sessionDirectory);
+    segment.db.data = { format: SEGMENT_FORMAT, session: this.session, interactions: [] };
+    this.nextSegmentIndex += 1;
+    this.ownSegments.push(segment);
+    return { segment, created: true };
+  }
+
+  private dropIfCreated(created: boolean): void {
+    if (!created) return;
+    this.ownSegments.pop();
+    this.nextSegmentIndex -= 1;
+  }
+
+  /** The interaction with every amendment applied, oldest first; the stored object itself when there are none. */
+  private view(interaction: Interaction): Interaction {
+    const amendments = this.amendments.get(interaction.id);
+    if (!amendments?.length) return interaction;
+    const result = copy(interaction);
+    for (const { amendment } of [...amendments].sort((a, b) => (a.amendment.at < b.amendment.at ? -1 : 1))) {
+      applyResponsePatch(result, amendment.responseId, amendment.patch);
+    }
+    return result;
+  }
+
+  private indexAmendment(amendment: Amendment, segment: Segment): void {
+    const list = this.amendments.get(amendment.interactionId) ?? [];
+    list.push({ amendment, segment });
+    this.amendments.set(amendment.interactionId, list);
   }
 
   /**
@@ -220,14 +307,14 @@ export class TraceStore {
         this.entries.set(id, entry);
         throw error;
       }
-      return copy(after);
+      return copy(this.view(after));
     });
   }
 
   get(id: string): Interaction | undefined {
     this.refresh();
     const entry = this.entries.get(id);
-    return entry === undefined ? undefined : copy(entry.interaction);
+    return entry === undefined ? undefined : copy(this.view(entry.interaction));
   }
 
   query(params: TraceParams): TraceResult {
@@ -265,7 +352,7 @@ export class TraceStore {
   }
 
   private interactions(): Interaction[] {
-    return Array.from(this.entries.values(), (entry) => entry.interaction);
+    return Array.from(this.entries.values(), (entry) => this.view(entry.interaction));
   }
 
   private enqueue<R>(operation: () => Promise<R>): Promise<R> {
@@ -341,6 +428,7 @@ export class TraceStore {
   }
 
   private index(segment: Segment): void {
+    for (const amendment of segment.db.data.amendments ?? []) this.indexAmendment(amendment, segment);
     for (const interaction of segment.db.data.interactions) {
       const existing = this.entries.get(interaction.id);
       // Ids are unique by construction; should two files disagree, this session's own record wins.
@@ -350,6 +438,11 @@ export class TraceStore {
   }
 
   private unindex(segment: Segment): void {
+    for (const [id, list] of this.amendments) {
+      const kept = list.filter((item) => item.segment !== segment);
+      if (kept.length) this.amendments.set(id, kept);
+      else this.amendments.delete(id);
+    }
     for (const interaction of segment.db.data.interactions) {
       if (this.entries.get(interaction.id)?.segment === segment) this.entries.delete(interaction.id);
     }

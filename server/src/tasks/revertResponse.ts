@@ -1,0 +1,53 @@
+// Undoes what a response inserted: only when the inserted text is still there as it was, restoring what it replaced.
+import type { RevertParams, RevertResult } from '../protocol.js';
+import type { DocumentSource } from '../workspace/documentSnapshot.js';
+import type { EditorPort } from '../editorPort.js';
+import { lineStarts, positionToOffset, toWorkspaceEdit } from '../edits/textEdits.js';
+import type { OffsetEdit } from '../edits/textEdits.js';
+import type { TraceStore } from '../trace/traceStore.js';
+import { AssistantError } from '../assistantError.js';
+
+/**
+ * The inserted text is looked for where it was put, then (if the code moved) as a unique occurrence in the
+ * document; an insertion that cannot be found intact refuses the whole revert rather than undoing part of it.
+ */
+export async function revertResponse(trace: TraceStore, documents: DocumentSource, port: EditorPort, params: RevertParams): Promise<RevertResult> {
+  if (typeof params?.interactionId !== 'string') throw new AssistantError('invalid-params', 'assistant/revert needs "interactionId".');
+  const interaction = trace.get(params.interactionId);
+  if (!interaction) throw new AssistantError('unknown-interaction', `No interaction ${params.interactionId} in the trace.`);
+  const response = params.responseId ? interaction.responses.find((r) => r.id === params.responseId) : interaction.responses.find((r) => r.used);
+  if (params.responseId && !response) throw new AssistantError('unknown-interaction', `Interaction ${params.interactionId} has no response ${params.responseId}.`);
+  if (!response || !response.used || !response.insertedAt?.length) {
+    return { reverted: false, outcome: 'not-applied', message: 'Nothing of this interaction was applied, so there is nothing to revert.' };
+  }
+  if (response.revertedAt) return { reverted: false, outcome: 'already-reverted', message: `Already reverted at ${response.revertedAt}.` };
+
+  const byUri = new Map<string, OffsetEdit[]>();
+  for (const insertion of response.insertedAt) {
+    const document = documents.get(insertion.uri);
+    if (!document) return changed(`${insertion.uri} cannot be read`);
+    const starts = lineStarts(document.text);
+    const recorded = positionToOffset(document.text, insertion.range.start, starts);
+    let start = document.text.startsWith(insertion.text, recorded) ? recorded : -1;
+    if (start < 0) {
+      const first = document.text.indexOf(insertion.text);
+      if (first >= 0 && insertion.text.length > 0 && document.text.indexOf(insertion.text, first + 1) < 0) start = first;
+    }
+    if (start < 0) return changed('the inserted code was edited since');
+    byUri.set(insertion.uri, [...(byUri.get(insertion.uri) ?? []), { start, end: start + insertion.text.length, newText: insertion.replaced }]);
+  }
+  for (const [uri, edits] of byUri) {
+    const document = documents.get(uri);
+    if (!document) return changed(`${uri} cannot be read`);
+    const outcome = await port.applyEdit(`Assistant: revert ${interaction.task}`, toWorkspaceEdit({ uri, version: document.version, baseText: document.text, edits }));
+    if (!outcome.applied) {
+      return { reverted: false, outcome: 'rejected-by-client', message: `The editor did not apply the revert${outcome.failureReason ? `: ${outcome.failureReason}` : ''}.` };
+    }
+  }
+  await trace.amendResponse(interaction.id, response.id, { revertedAt: new Date().toISOString() });
+  return { reverted: true, outcome: 'reverted', message: `Reverted what ${response.agent.name} inserted for ${interaction.task}${interaction.context.symbol ? ` on ${interaction.context.symbol}` : ''}.` };
+}
+
+function changed(reason: string): RevertResult {
+  return { reverted: false, outcome: 'changed', message: `Cannot revert: ${reason}; undo it by hand to keep your changes.` };
+}
