@@ -1,5 +1,5 @@
 // Command ids the server executes through `workspace/executeCommand`, with their argument and result shapes.
-import type { Range, VersionedTextDocumentIdentifier } from 'vscode-languageserver-protocol';
+import type { Position, Range, VersionedTextDocumentIdentifier } from 'vscode-languageserver-protocol';
 import type { TaskId } from './tasks.js';
 import type { ApplyOutcome } from './traceTypes.js';
 
@@ -36,10 +36,30 @@ export namespace Commands {
    * arguments `[ResponseAppliedArgs]`. Resolved code actions carry it; users never run it by hand.
    */
   export const responseApplied = 'assistant.responseApplied' as const;
+  /**
+   * Shows the interaction(s) that produced the code at a position: arguments `[ShowInteractionArgs]`, result
+   * `ShowInteractionResult`. Offered as a code action on annotated code, so clients without custom UI (Helix) reach
+   * the trace; opens a markdown report under `.assistant/` with `window/showDocument`, or shows a message.
+   */
+  export const showInteraction = 'assistant.showInteraction' as const;
+}
+
+/** Arguments of `assistant.showInteraction`. */
+export interface ShowInteractionArgs {
+  textDocument: { uri: string };
+  position: Position;
+}
+
+/** What `assistant.showInteraction` found and how it showed it. */
+export interface ShowInteractionResult {
+  interactionIds: string[];
+  /** The markdown report's URI, when one was written and opened. */
+  reportUri?: string;
+  message: string;
 }
 
 /** Every command id the server registers in `executeCommandProvider`. */
-export const ALL_COMMANDS: readonly string[] = [Commands.document, Commands.responseApplied];
+export const ALL_COMMANDS: readonly string[] = [Commands.document, Commands.responseApplied, Commands.showInteraction];
 
 /** The task a task command runs. */
 export const COMMAND_TASKS: Readonly<Record<string, TaskId>> = {

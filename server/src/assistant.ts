@@ -2,9 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import type { Range } from 'vscode-languageserver-protocol';
+import type { Position, Range } from 'vscode-languageserver-protocol';
 import { TASK_DESCRIPTIONS, TASK_IDS, isTaskId } from './protocol.js';
-import type { RateParams, RateResult, RevertParams, RevertResult, AgentsResult, ApplyParams, ApplyResult, AskParams, AskResult, AssistantSettings, Interaction, TaskCommandArgs, TaskCommandResult, TaskId, TaskOrNone, TraceParams, TraceResult, TraceSession } from './protocol.js';
+import type { ShowInteractionArgs, ShowInteractionResult, RateParams, RateResult, RevertParams, RevertResult, AgentsResult, ApplyParams, ApplyResult, AskParams, AskResult, AssistantSettings, Interaction, TaskCommandArgs, TaskCommandResult, TaskId, TaskOrNone, TraceParams, TraceResult, TraceSession } from './protocol.js';
 import { buildRegistry } from './agents/registry.js';
 import type { AgentRegistry } from './agents/registry.js';
 import { classifyIntent, extractNamedSymbols } from './agents/intentClassifier.js';
@@ -20,7 +20,10 @@ import { PlanCache, runTask } from './tasks/runTask.js';
 import type { Candidate, TaskEnvironment } from './tasks/runTask.js';
 import { applyResponse, planOnCurrentText, recordOutcome } from './tasks/applyResponse.js';
 import { revertResponse } from './tasks/revertResponse.js';
-import { isRange, positionToOffset, lineStarts, toWorkspaceEdit } from './edits/textEdits.js';
+import { isPosition, isRange, positionToOffset, lineStarts, toWorkspaceEdit } from './edits/textEdits.js';
+import { renderInteractions } from './trace/interactionReport.js';
+import { pathToUri } from './workspace/documentSnapshot.js';
+import fs from 'node:fs/promises';
 import type { DocumentEditPlan } from './edits/textEdits.js';
 import type { DocumentSnapshot, DocumentSource } from './workspace/documentSnapshot.js';
 import type { EditorPort, ProgressSink } from './editorPort.js';
@@ -226,6 +229,37 @@ export class Assistant {
       if (error instanceof TypeError) throw new AssistantError('invalid-params', error.message);
       throw error;
     }
+  }
+
+  /** Whether the code at a position came from the assistant: offered as a code action, so it must stay cheap. */
+  hasInteractionAt(uri: string, position: Position): boolean {
+    const document = this.options.documents.get(uri);
+    return document !== undefined && interactionsAt(this.env.trace, document, position).length > 0;
+  }
+
+  /** Shows the interactions behind the code at a position: a markdown report under `.assistant/`, or a message. */
+  async showInteraction(args: ShowInteractionArgs, port: EditorPort): Promise<ShowInteractionResult> {
+    if (!args?.textDocument?.uri || !isPosition(args.position)) throw new AssistantError('invalid-params', 'assistant.showInteraction needs a document and a position.');
+    const document = this.options.documents.get(args.textDocument.uri);
+    if (!document) throw new AssistantError('invalid-params', `Cannot read ${args.textDocument.uri}.`);
+    const found = interactionsAt(this.env.trace, document, args.position);
+    const interactionIds = found.map((i) => i.id);
+    if (found.length === 0) {
+      const message = 'No assistant interaction produced the code here.';
+      port.showMessage('info', message);
+      return { interactionIds, message };
+    }
+    const newest = found[0] as Interaction;
+    const summary = `${newest.task} by ${newest.responses.find((r) => r.used)?.agent.name ?? newest.responses[0]?.agent.name ?? 'no agent'} at ${newest.timestamp} (interaction ${newest.id})`;
+    const directory = path.join(this.options.root, '.assistant', 'interactions');
+    const file = path.join(directory, `${newest.id}.md`);
+    await fs.mkdir(directory, { recursive: true });
+    await fs.writeFile(file, renderInteractions(found), 'utf8');
+    const reportUri = pathToUri(file);
+    if (await port.showDocument(reportUri)) return { interactionIds, reportUri, message: `Opened the report on ${summary}.` };
+    const message = `This code comes from ${summary}${found.length > 1 ? ` and ${found.length - 1} earlier interaction(s)` : ''}. Report: ${file}`;
+    port.showMessage('info', message);
+    return { interactionIds, reportUri, message };
   }
 
   async rate(params: RateParams): Promise<RateResult> {

@@ -12,6 +12,8 @@ export interface EditorPort {
   /** Asks the editor to apply an edit; the core never writes project files itself. */
   applyEdit(label: string, edit: WorkspaceEdit): Promise<ApplyEditOutcome>;
   showMessage(type: 'info' | 'warning' | 'error', message: string): void;
+  /** Opens a document in the editor; resolves false when the editor cannot. */
+  showDocument(uri: string): Promise<boolean>;
 }
 
 /** Progress of long work, reported to the editor when it can show it. */

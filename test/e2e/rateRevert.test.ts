@@ -1,4 +1,6 @@
 // End-to-end assistant/rate and assistant/revert: ratings recorded (across sessions too), reverts restoring the text or refusing.
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApplyResult, AskResult, RateResult, RevertResult, TraceResult } from '../../protocol/src/index.js';
 import { TestEditor, copyFixture } from '../support/lspClient.js';
@@ -89,5 +91,25 @@ describe('assistant/revert', () => {
     const unapplied = await editor.request<AskResult>('assistant/ask', { text: 'document firstOf', textDocument: { uri: doc.uri } });
     expect(await editor.request<RevertResult>('assistant/revert', { interactionId: unapplied.interactionId })).toMatchObject({ reverted: false, outcome: 'not-applied' });
     await expect(editor.request('assistant/revert', { interactionId: 'nope' })).rejects.toMatchObject({ code: -32010 });
+  });
+});
+
+describe('assistant.showInteraction', () => {
+  it('is offered on annotated code and opens a markdown report of the interaction', async () => {
+    const editor = await start();
+    const doc = await editor.open('src/config.ts');
+    const at = editor.position(doc.uri, 'JSON.parse');
+    const listAt = () => editor.request<{ title: string; command?: { command: string; arguments: unknown[] } }[]>('textDocument/codeAction', { textDocument: { uri: doc.uri }, range: { start: at, end: at }, context: { diagnostics: [] } });
+    expect((await listAt()).map((a) => a.title)).not.toContain('Assistant: Show the interaction behind this code');
+    const { interactionId } = await askAndApply(editor, doc.uri, 'document parseConfig');
+    const action = (await listAt()).find((a) => a.title === 'Assistant: Show the interaction behind this code');
+    expect(action?.command?.command).toBe('assistant.showInteraction');
+    const result = await editor.request<{ interactionIds: string[]; reportUri: string }>('workspace/executeCommand', { command: action!.command!.command, arguments: action!.command!.arguments });
+    expect(result.interactionIds).toEqual([interactionId]);
+    expect(editor.shownDocuments).toEqual([result.reportUri]);
+    const report = fs.readFileSync(fileURLToPath(result.reportUri), 'utf8');
+    expect(report).toContain(interactionId);
+    expect(report).toContain('agent **doc-offline** (rule)');
+    expect(report).toContain('@param text');
   });
 });

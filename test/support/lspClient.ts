@@ -25,7 +25,7 @@ export interface ProgressEvent {
 
 export const FULL_CAPABILITIES: ClientCapabilities = {
   workspace: { applyEdit: true, workspaceEdit: { documentChanges: true, resourceOperations: ['create', 'rename', 'delete'] }, configuration: false },
-  window: { workDoneProgress: true, showMessage: { messageActionItem: { additionalPropertiesSupport: false } } },
+  window: { workDoneProgress: true, showMessage: { messageActionItem: { additionalPropertiesSupport: false } }, showDocument: { support: true } },
   textDocument: {
     synchronization: { dynamicRegistration: false },
     codeAction: { codeActionLiteralSupport: { codeActionKind: { valueSet: ['', 'quickfix', 'refactor', 'refactor.rewrite', 'source'] } } },
@@ -62,6 +62,7 @@ export class TestEditor {
   readonly questions: ShowMessageRequestParams[] = [];
   readonly progress: ProgressEvent[] = [];
   readonly createdTokens: (string | number)[] = [];
+  readonly shownDocuments: string[] = [];
   stderr = '';
   /** How the editor answers workspace/applyEdit; default: apply when versions match, like VS Code. */
   onApplyEdit: (params: ApplyWorkspaceEditParams) => ApplyWorkspaceEditResult = (params) => this.applyLocally(params);
@@ -89,6 +90,10 @@ export class TestEditor {
     this.connection.onRequest('window/workDoneProgress/create', (params: { token: string | number }) => {
       this.createdTokens.push(params.token);
       return null;
+    });
+    this.connection.onRequest('window/showDocument', (params: { uri: string }) => {
+      this.shownDocuments.push(params.uri);
+      return { success: true };
     });
     this.connection.onRequest('client/registerCapability', () => null);
     this.connection.onRequest('workspace/configuration', (params: { items: { section?: string }[] }) => params.items.map((item) => (item.section === 'assistant' ? this.configuration : null)));

@@ -29,7 +29,13 @@ export function register(ctx: ServerContext): void {
       const document = ctx.documents.get(params.textDocument.uri);
       if (!document || !isSupportedLanguage(document.languageId)) return [];
       const resolves = ctx.resolvesEdits();
-      return (await ctx.assistant())
+      const assistant = await ctx.assistant();
+      const traceKind = 'source.assistant.showInteraction';
+      const showInteraction: CodeAction[] =
+        kindAllowed(traceKind, params.context?.only) && assistant.hasInteractionAt(document.uri, params.range.start)
+          ? [{ title: 'Assistant: Show the interaction behind this code', kind: traceKind, command: { title: 'Show the interaction', command: Commands.showInteraction, arguments: [{ textDocument: { uri: document.uri }, position: params.range.start }] } }]
+          : [];
+      return assistant
         .offers(params.textDocument.uri, params.range)
         .filter((offer) => kindAllowed(offer.kind, params.context?.only))
         .flatMap((offer): CodeAction[] => {
@@ -43,7 +49,8 @@ export function register(ctx: ServerContext): void {
           const data: ActionData = { task: offer.task, args };
           // Clients that resolve get the edit from resolve; the others run the command, which applies it.
           return [resolves ? { title: offer.title, kind: offer.kind, data } : { title: offer.title, kind: offer.kind, data, command: { title: offer.title, command, arguments: [args] } }];
-        });
+        })
+        .concat(showInteraction);
     }),
   );
 

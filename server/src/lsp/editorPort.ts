@@ -29,6 +29,16 @@ export class LspEditorPort implements EditorPort {
     void this.connection.sendNotification(ShowMessageNotification.type, { type: kind, message }).catch(() => undefined);
   }
 
+  async showDocument(uri: string): Promise<boolean> {
+    if (this.capabilities.window?.showDocument?.support !== true) return false;
+    try {
+      const result = await this.connection.window.showDocument({ uri, takeFocus: true });
+      return result.success === true;
+    } catch {
+      return false;
+    }
+  }
+
   /** Clients without `documentChanges` get the plain `changes` form (they cannot check versions). */
   private fitToClient(edit: WorkspaceEdit): WorkspaceEdit {
     if (this.capabilities.workspace?.workspaceEdit?.documentChanges === true || !edit.documentChanges) return edit;

@@ -2,7 +2,7 @@
 import type { ExecuteCommandParams } from 'vscode-languageserver/node';
 import { ExecuteCommandRequest, ResponseError, ErrorCodes } from 'vscode-languageserver/node';
 import { Commands, COMMAND_TASKS } from '../protocol.js';
-import type { ResponseAppliedArgs, TaskCommandArgs, TaskCommandResult } from '../protocol.js';
+import type { ResponseAppliedArgs, ShowInteractionArgs, ShowInteractionResult, TaskCommandArgs, TaskCommandResult } from '../protocol.js';
 import { handleRequest } from './handleRequest.js';
 import { withProgress } from './withProgress.js';
 import type { ServerContext } from './serverContext.js';
@@ -12,7 +12,7 @@ export function register(ctx: ServerContext): void {
   // and the token is needed to honour cancellation from the client's progress UI.
   ctx.connection.onRequest(
     ExecuteCommandRequest.type,
-    handleRequest('workspace/executeCommand', ctx.log, async (params: ExecuteCommandParams, _signal, controller): Promise<TaskCommandResult | null> => {
+    handleRequest('workspace/executeCommand', ctx.log, async (params: ExecuteCommandParams, _signal, controller): Promise<TaskCommandResult | ShowInteractionResult | null> => {
       const command = params?.command;
       const task = typeof command === 'string' ? COMMAND_TASKS[command] : undefined;
       if (task) {
@@ -26,6 +26,9 @@ export function register(ctx: ServerContext): void {
         if (!args?.interactionId || !args.responseId) throw new ResponseError(ErrorCodes.InvalidParams, `${command} needs { interactionId, responseId }.`);
         await (await ctx.assistant()).responseApplied(args.interactionId, args.responseId);
         return null;
+      }
+      if (command === Commands.showInteraction) {
+        return (await ctx.assistant()).showInteraction(params.arguments?.[0] as ShowInteractionArgs, ctx.port());
       }
       throw new ResponseError(ErrorCodes.InvalidParams, `Unknown command "${String(command)}".`);
     }),

@@ -32,7 +32,7 @@ export function register(ctx: ServerContext): void {
         // Positions are UTF-16 code units, which is what JavaScript strings index by.
         ...(positionEncodings ? { positionEncoding: 'utf-16' } : {}),
         textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
-        codeActionProvider: { codeActionKinds: [CodeActionKind.RefactorRewrite], resolveProvider: true },
+        codeActionProvider: { codeActionKinds: [CodeActionKind.RefactorRewrite, CodeActionKind.Source], resolveProvider: true },
         executeCommandProvider: { commands: [...ALL_COMMANDS] },
         workspace: { workspaceFolders: { supported: true } },
       },
