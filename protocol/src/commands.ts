@@ -1,5 +1,5 @@
 // Command ids the server executes through `workspace/executeCommand`, with their argument and result shapes.
-import type { Position, Range, VersionedTextDocumentIdentifier } from 'vscode-languageserver-protocol';
+import type { Diagnostic, Position, Range, VersionedTextDocumentIdentifier } from 'vscode-languageserver-protocol';
 import type { TaskId } from './tasks.js';
 import type { ApplyOutcome } from './traceTypes.js';
 
@@ -11,6 +11,10 @@ export interface TaskCommandArgs {
   range: Range;
   /** The symbol's name, for messages and the trace. */
   symbol?: string;
+  /** The diagnostic the action was offered for (fix tasks). */
+  diagnostic?: Diagnostic;
+  /** Task-specific inputs, e.g. `{ newName }` for a rename. */
+  parameters?: Record<string, string>;
 }
 
 /** What a task command reports back once the user has chosen (or not). */

@@ -60,13 +60,16 @@ export interface InsertionRecord {
   text: string;
   /** The text the edit replaced (empty for a pure insertion), so a revert can put it back. */
   replaced: string;
+  /** The edit created this file (a revert deletes it). */
+  created?: boolean;
   /** Document version the edit was applied to. */
   version?: number;
   at: string;
 }
 
 /** How an applied response ended up. */
-export type ApplyOutcome = 'applied' | 'rejected-by-client' | 'discarded' | 'stale' | 'failed';
+/** `shown`: a text answer (an explanation, an answer to a question) was shown to the user. */
+export type ApplyOutcome = 'applied' | 'shown' | 'rejected-by-client' | 'discarded' | 'stale' | 'failed';
 
 /** One agent's answer to an interaction. */
 export interface TraceResponse {

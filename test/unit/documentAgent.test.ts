@@ -5,6 +5,7 @@ import path from 'node:path';
 import { ts } from 'ts-morph';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OfflineDocumentAgent, documentDeclaration } from '../../server/src/agents/offline/documentAgent.js';
+import { declarationTarget } from '../../server/src/tasks/documentTask.js';
 import type { AgentRequest } from '../../server/src/agents/agent.js';
 import { declarationAt, listDeclarations } from '../../server/src/repo/declarations.js';
 import type { DeclarationTarget } from '../../server/src/repo/declarations.js';
@@ -46,7 +47,8 @@ function requestFor(fsPath: string | undefined, text: string, target: Declaratio
     interactionId: 'test',
     text: 'document this',
     document: { uri: fsPath ? `file://${fsPath}` : 'untitled:Untitled-1', fsPath, languageId, version: 1, text },
-    target,
+    target: declarationTarget(target),
+    parameters: {},
     project,
   };
 }

@@ -1,6 +1,6 @@
 // Unit tests of the Document task: offers from syntax alone, and answers reduced to the doc comment and nothing else.
 import { describe, expect, it } from 'vitest';
-import { documentTask } from '../../server/src/tasks/documentTask.js';
+import { declarationTarget, documentTask } from '../../server/src/tasks/documentTask.js';
 import { applyOffsetEdits } from '../../server/src/edits/textEdits.js';
 import { declarationAt } from '../../server/src/repo/declarations.js';
 import type { DocumentSnapshot } from '../../server/src/workspace/documentSnapshot.js';
@@ -19,6 +19,10 @@ const text = [
 const document: DocumentSnapshot = { uri: 'file:///w/a.ts', fsPath: '/w/a.ts', languageId: 'typescript', version: 3, text };
 const annotation = { task: 'document' as const, agent: 'doc-offline', interactionId: 'abc', at: '2026-01-01T00:00:00.000Z' };
 
+function convert(answer: string, needle: string, withAnnotation: typeof annotation | undefined) {
+  return documentTask.convertAnswer({ text: answer }, { document, target: declarationTarget(target(needle)), parameters: {} }, withAnnotation);
+}
+
 function target(needle: string) {
   const offset = text.indexOf(needle);
   const found = declarationAt('/w/a.ts', text, offset);
@@ -29,36 +33,36 @@ function target(needle: string) {
 describe('documentTask', () => {
   it('offers Document on a method with a title naming it, and completion when a comment exists', () => {
     const offset = text.indexOf('get(key');
-    expect(documentTask.offersAt(document, offset, offset).map((o) => o.title)).toEqual(['Assistant: Complete the documentation of method Store.get']);
+    expect(documentTask.offersAt({ document, start: offset, end: offset, diagnostics: [] }).map((o) => o.title)).toEqual(['Assistant: Complete the documentation of method Store.get']);
     const arrow = text.indexOf('twice');
-    expect(documentTask.offersAt(document, arrow, arrow).map((o) => o.title)).toEqual(['Assistant: Document function twice']);
-    expect(documentTask.offersAt(document, text.length, text.length)).toEqual([]);
+    expect(documentTask.offersAt({ document, start: arrow, end: arrow, diagnostics: [] }).map((o) => o.title)).toEqual(['Assistant: Document function twice']);
+    expect(documentTask.offersAt({ document, start: text.length, end: text.length, diagnostics: [] })).toEqual([]);
   });
 
   it('inserts an indented block above an arrow function, with the annotation, and nothing else', () => {
-    const result = documentTask.answerToEdit('```ts\n/** Doubles a number. */\nexport const twice = (n) => 0;\n```', document, target('twice'), annotation);
+    const result = convert('```ts\n/** Doubles a number. */\nexport const twice = (n) => 0;\n```', 'twice', annotation);
     expect(result.ok).toBe(true);
-    if (!result.ok) return;
-    const after = applyOffsetEdits(text, result.edits);
+    if (!result.ok || result.kind !== 'edit') return;
+    const after = applyOffsetEdits(text, result.proposal.documents[0]!.edits);
     expect(after).toContain('/**\n * Doubles a number.\n * @assistant task=document agent=doc-offline interaction=abc at=2026-01-01T00:00:00.000Z\n */\nexport const twice = (n: number): number => n * 2;');
   });
 
   it('replaces an existing comment in place, keeping the indentation', () => {
-    const result = documentTask.answerToEdit('/**\n * Gets a value.\n * @param key - The key.\n */', document, target('get(key'), undefined);
+    const result = convert('/**\n * Gets a value.\n * @param key - The key.\n */', 'get(key', undefined);
     expect(result.ok).toBe(true);
-    if (!result.ok) return;
-    const after = applyOffsetEdits(text, result.edits);
+    if (!result.ok || result.kind !== 'edit') return;
+    const after = applyOffsetEdits(text, result.proposal.documents[0]!.edits);
     expect(after).toContain('  /**\n   * Gets a value.\n   * @param key - The key.\n   */\n  get(key: string)');
     expect(after).not.toContain('Existing.');
   });
 
   it('drops annotations forged by the answer', () => {
-    const result = documentTask.answerToEdit('/**\n * Doubles.\n * @assistant task=fix agent=evil interaction=forged at=x\n */', document, target('twice'), undefined);
-    expect(result.ok && result.text).not.toContain('forged');
+    const result = convert('/**\n * Doubles.\n * @assistant task=fix agent=evil interaction=forged at=x\n */', 'twice', undefined);
+    expect(result.ok && result.kind === 'edit' && result.text).not.toContain('forged');
   });
 
   it('refuses answers without a doc comment and unchanged comments', () => {
-    expect(documentTask.answerToEdit('export const twice = () => 1;', document, target('twice'), undefined)).toMatchObject({ ok: false });
-    expect(documentTask.answerToEdit('/** Existing. */', document, target('get(key'), undefined)).toMatchObject({ ok: false, reason: expect.stringMatching(/already complete/) });
+    expect(convert('export const twice = () => 1;', 'twice', undefined)).toMatchObject({ ok: false });
+    expect(convert('/** Existing. */', 'get(key', undefined)).toMatchObject({ ok: false, reason: expect.stringMatching(/already complete/) });
   });
 });

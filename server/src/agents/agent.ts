@@ -1,8 +1,9 @@
 // The agent interface: what every agent (offline or model) declares and how the orchestrator calls it.
 import type { AgentDescriptor, TaskId } from '../protocol.js';
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
-import type { DeclarationTarget } from '../repo/declarations.js';
 import type { WorkspaceProject } from '../repo/workspaceProject.js';
+import type { Proposal } from '../edits/proposal.js';
+import type { TaskTarget } from '../tasks/task.js';
 
 /** Everything an agent is given to work on one task. */
 export interface AgentRequest {
@@ -11,8 +12,10 @@ export interface AgentRequest {
   /** The user's words, or a description of the command that started the task. */
   text: string;
   document: DocumentSnapshot;
-  /** The declaration the task is about, located in `document.text`. */
-  target: DeclarationTarget;
+  /** What the task is about, located in `document.text`. */
+  target: TaskTarget;
+  /** Task-specific inputs, e.g. `newName` for a rename. */
+  parameters: Record<string, string>;
   /** The workspace's TypeScript project, loaded lazily; agents may ask it for types. */
   project: WorkspaceProject;
 }
@@ -23,9 +26,13 @@ export interface TokenUsage {
   completionTokens?: number;
 }
 
-/** An agent's answer: text whose meaning the task defines (for Document, the doc comment). */
+/**
+ * An agent's answer: text whose meaning the task defines (for Document, the doc comment), and, for agents that
+ * compute exact changes (renames, compiler fixes), the proposal itself.
+ */
 export interface AgentAnswer {
   text: string;
+  proposal?: Proposal;
   usage?: TokenUsage;
 }
 

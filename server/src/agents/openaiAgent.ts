@@ -40,7 +40,7 @@ export class OpenAIAgent implements Agent {
         code: clip(request.document.text.slice(request.target.start, request.target.end)),
         language: request.document.languageId.startsWith('javascript') ? 'javascript' : 'typescript',
         symbol: request.target.name,
-        kind: request.target.kind.replace('-', ' '),
+        kind: request.target.declaration?.kind.replace('-', ' ') ?? 'code',
         request: request.text,
         fileName,
       },

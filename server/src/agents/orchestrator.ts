@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TraceResponse } from '../protocol.js';
 import type { Agent, AgentRequest, TokenUsage } from './agent.js';
+import type { Proposal } from '../edits/proposal.js';
 
 /** One agent's outcome, before the task turns its text into an edit. */
 export interface AgentOutcome {
@@ -9,6 +10,8 @@ export interface AgentOutcome {
   agent: Agent;
   status: TraceResponse['status'];
   text: string;
+  /** The exact change, for agents that compute one. */
+  proposal?: Proposal;
   error?: string;
   startedAt: string;
   durationMs: number;
@@ -47,7 +50,16 @@ export async function runAgents(agents: readonly Agent[], request: AgentRequest,
           controller.signal,
         );
         const text = answer.text ?? '';
-        return { ...base, status: text.trim() ? 'ok' : 'empty', text, durationMs: elapsed(), ...(answer.usage ? { usage: answer.usage } : {}), ...(text.trim() ? {} : { error: 'the agent had nothing to offer' }) };
+        const useful = text.trim() !== '' || answer.proposal !== undefined;
+        return {
+          ...base,
+          status: useful ? 'ok' : 'empty',
+          text,
+          durationMs: elapsed(),
+          ...(answer.proposal ? { proposal: answer.proposal } : {}),
+          ...(answer.usage ? { usage: answer.usage } : {}),
+          ...(useful ? {} : { error: 'the agent had nothing to offer' }),
+        };
       } catch (error) {
         if (controller.signal.reason instanceof BudgetExceeded) {
           return { ...base, status: 'timeout', text: '', error: `no answer within ${options.agentTimeoutMs} ms`, durationMs: elapsed() };

@@ -1,6 +1,6 @@
 // `textDocument/codeAction` and `codeAction/resolve`: the tasks offered at a range, instantly, and their edits on demand.
 import { CodeActionKind } from 'vscode-languageserver/node';
-import type { CodeAction, CodeActionParams } from 'vscode-languageserver/node';
+import type { CodeAction, CodeActionParams, Diagnostic } from 'vscode-languageserver/node';
 import { Commands, COMMAND_TASKS, isTaskId } from '../protocol.js';
 import type { TaskCommandArgs, ResponseAppliedArgs, TaskId } from '../protocol.js';
 import { isRange } from '../edits/textEdits.js';
@@ -36,7 +36,7 @@ export function register(ctx: ServerContext): void {
           ? [{ title: 'Assistant: Show the interaction behind this code', kind: traceKind, command: { title: 'Show the interaction', command: Commands.showInteraction, arguments: [{ textDocument: { uri: document.uri }, position: params.range.start }] } }]
           : [];
       return assistant
-        .offers(params.textDocument.uri, params.range)
+        .offers(params.textDocument.uri, params.range, params.context?.diagnostics)
         .filter((offer) => kindAllowed(offer.kind, params.context?.only))
         .flatMap((offer): CodeAction[] => {
           const command = TASK_COMMAND[offer.task];
@@ -45,6 +45,8 @@ export function register(ctx: ServerContext): void {
             textDocument: { uri: document.uri, version: document.version ?? 0 },
             range: params.range,
             symbol: offer.target.name,
+            ...(offer.target.diagnostic?.original ? { diagnostic: offer.target.diagnostic.original as Diagnostic } : {}),
+            ...(offer.parameters ? { parameters: offer.parameters } : {}),
           };
           const data: ActionData = { task: offer.task, args };
           // Clients that resolve get the edit from resolve; the others run the command, which applies it.

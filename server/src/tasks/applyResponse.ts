@@ -1,68 +1,96 @@
-// Applies one chosen response through the editor: moved onto the document's current text or refused, then recorded.
+// Applies one chosen response through the editor: every document moved onto its current text or the whole refused, then recorded.
 import type { ApplyResult, InsertionRecord } from '../protocol.js';
 import type { DocumentSource } from '../workspace/documentSnapshot.js';
 import type { EditorPort } from '../editorPort.js';
 import { rebaseEdits } from '../edits/rebase.js';
-import { insertedRanges, toWorkspaceEdit } from '../edits/textEdits.js';
+import { insertedRanges } from '../edits/textEdits.js';
 import type { DocumentEditPlan } from '../edits/textEdits.js';
+import { proposalToWorkspaceEdit } from '../edits/proposal.js';
+import type { Proposal } from '../edits/proposal.js';
 import type { TaskEnvironment } from './runTask.js';
 
-/** The plan moved onto the document as it is now, or why it cannot be. */
-export type PlanOnCurrent = { ok: true; plan: DocumentEditPlan; moved: boolean } | { ok: false; reason: string };
+/** The proposal moved onto the documents as they are now, or why it cannot be. */
+export type ProposalOnCurrent = { ok: true; proposal: Proposal; moved: boolean } | { ok: false; reason: string };
 
-export function planOnCurrentText(plan: DocumentEditPlan, documents: DocumentSource): PlanOnCurrent {
+function planOnCurrentText(plan: DocumentEditPlan, documents: DocumentSource): { ok: true; plan: DocumentEditPlan; moved: boolean } | { ok: false; reason: string } {
   const current = documents.get(plan.uri);
-  if (!current) return { ok: false, reason: 'the document is no longer available' };
+  if (!current) return { ok: false, reason: `${plan.uri} is no longer available` };
   if (current.version === plan.version && current.text === plan.baseText) return { ok: true, plan, moved: false };
   const rebased = rebaseEdits(plan.baseText, current.text, plan.edits);
   if (!rebased.ok) return { ok: false, reason: rebased.reason };
   return { ok: true, plan: { uri: plan.uri, version: current.version, baseText: current.text, edits: rebased.edits }, moved: rebased.moved };
 }
 
-/** Records how applying a response ended; `used` only when the editor applied it. */
-export async function recordOutcome(env: TaskEnvironment, interactionId: string, responseId: string, result: ApplyResult, plan?: DocumentEditPlan): Promise<void> {
+/** All or nothing: one document that cannot take its edits refuses the whole proposal. */
+export function proposalOnCurrentText(proposal: Proposal, documents: DocumentSource): ProposalOnCurrent {
+  const moved: DocumentEditPlan[] = [];
+  let anyMoved = false;
+  for (const plan of proposal.documents) {
+    const current = planOnCurrentText(plan, documents);
+    if (!current.ok) return current;
+    moved.push(current.plan);
+    anyMoved ||= current.moved;
+  }
+  for (const create of proposal.creates) {
+    if (documents.get(create.uri)) return { ok: false, reason: `${create.uri} already exists` };
+  }
+  return { ok: true, proposal: { documents: moved, creates: proposal.creates }, moved: anyMoved };
+}
+
+function insertionsOf(proposal: Proposal, at: string): InsertionRecord[] {
+  const records: InsertionRecord[] = [];
+  for (const create of proposal.creates) {
+    const lines = create.text.split('\n');
+    const end = { line: lines.length - 1, character: (lines[lines.length - 1] ?? '').length };
+    records.push({ uri: create.uri, range: { start: { line: 0, character: 0 }, end }, text: create.text, replaced: '', created: true, at });
+  }
+  for (const plan of proposal.documents) {
+    const sorted = [...plan.edits].sort((a, b) => a.start - b.start);
+    insertedRanges(plan.baseText, sorted).forEach((range, i) => {
+      const edit = sorted[i];
+      if (!edit) return;
+      records.push({ uri: plan.uri, range, text: edit.newText, replaced: plan.baseText.slice(edit.start, edit.end), at, ...(plan.version !== null ? { version: plan.version } : {}) });
+    });
+  }
+  return records;
+}
+
+/** Records how applying a response ended; `used` only when the editor applied it (or a text answer was shown). */
+export async function recordOutcome(env: TaskEnvironment, interactionId: string, responseId: string, result: ApplyResult, proposal?: Proposal): Promise<void> {
   const at = new Date().toISOString();
   await env.trace.update(interactionId, (interaction) => {
     for (const response of interaction.responses) {
       if (response.id !== responseId) continue;
       response.outcome = result.outcome;
       if (result.message) response.outcomeReason = result.message;
-      if (result.applied && plan) {
+      if (result.outcome === 'shown') response.used = true;
+      if (result.applied && proposal) {
         response.used = true;
-        const sorted = [...plan.edits].sort((a, b) => a.start - b.start);
-        const insertedAt: InsertionRecord[] = insertedRanges(plan.baseText, sorted).map((range, i) => ({
-          uri: plan.uri,
-          range,
-          text: sorted[i]?.newText ?? '',
-          replaced: plan.baseText.slice(sorted[i]?.start ?? 0, sorted[i]?.end ?? 0),
-          at,
-          ...(plan.version !== null ? { version: plan.version } : {}),
-        }));
-        response.insertedAt = insertedAt;
+        response.insertedAt = insertionsOf(proposal, at);
       }
     }
   });
 }
 
 /**
- * Applies a response the user chose. The edit goes to the editor as a versioned TextDocumentEdit on
- * the current version; a client that finds the document changed again refuses it, which is recorded.
+ * Applies a response the user chose. The edit goes to the editor as versioned TextDocumentEdits on the current
+ * versions; a client that finds a document changed again refuses it, which is recorded.
  */
 export async function applyResponse(env: TaskEnvironment, documents: DocumentSource, port: EditorPort, interactionId: string, responseId: string, label: string): Promise<ApplyResult> {
-  const plan = env.plans.get(responseId);
-  if (!plan) {
+  const proposal = env.plans.get(responseId);
+  if (!proposal) {
     return { applied: false, outcome: 'failed', message: 'This answer was computed before the server restarted (or too long ago); run the task again.' };
   }
-  const current = planOnCurrentText(plan, documents);
+  const current = proposalOnCurrentText(proposal, documents);
   if (!current.ok) {
     const result: ApplyResult = { applied: false, outcome: 'stale', message: `Not applied: ${current.reason}. Run the task again on the current text.` };
     await recordOutcome(env, interactionId, responseId, result);
     return result;
   }
-  const outcome = await port.applyEdit(label, toWorkspaceEdit(current.plan));
+  const outcome = await port.applyEdit(label, proposalToWorkspaceEdit(current.proposal));
   const result: ApplyResult = outcome.applied
     ? { applied: true, outcome: 'applied', ...(current.moved ? { message: 'The document had changed; the edit was moved onto the current text.' } : {}) }
     : { applied: false, outcome: 'rejected-by-client', message: `The editor did not apply the edit${outcome.failureReason ? `: ${outcome.failureReason}` : ''}.` };
-  await recordOutcome(env, interactionId, responseId, result, current.plan);
+  await recordOutcome(env, interactionId, responseId, result, current.proposal);
   return result;
 }

@@ -1,8 +1,7 @@
 // The task catalogue: every task the server can run, looked up by id, and the offers at a place.
 import type { TaskId } from '../protocol.js';
-import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
 import { documentTask } from './documentTask.js';
-import type { TaskDefinition, TaskOffer } from './task.js';
+import type { OfferContext, TaskDefinition, TaskOffer } from './task.js';
 
 const TASKS: readonly TaskDefinition[] = [documentTask];
 
@@ -16,11 +15,11 @@ export function implementedTasks(): TaskId[] {
 }
 
 /** Offers of every task that some agent serves, at a selection. */
-export function offersAt(document: DocumentSnapshot, start: number, end: number, served: (task: TaskId) => boolean): TaskOffer[] {
+export function offersAt(context: OfferContext, served: (task: TaskId) => boolean): TaskOffer[] {
   const offers: TaskOffer[] = [];
   for (const task of TASKS) {
     if (!served(task.id)) continue;
-    offers.push(...task.offersAt(document, start, end));
+    offers.push(...task.offersAt(context));
   }
   return offers;
 }

@@ -7,7 +7,8 @@ import { formatAnnotation, stripAnnotationLines } from '../edits/annotation.js';
 import { applyOffsetEdits } from '../edits/textEdits.js';
 import type { OffsetEdit } from '../edits/textEdits.js';
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
-import type { AnswerEdit, TaskDefinition, TaskOffer } from './task.js';
+import type { TaskAnswer, TaskDefinition, TaskOffer, TaskTarget } from './task.js';
+import { singleDocument } from '../edits/proposal.js';
 
 const KIND_LABEL: Record<DeclarationTarget['kind'], string> = {
   function: 'function',
@@ -27,19 +28,26 @@ export function documentFileName(document: DocumentSnapshot): string {
   return path.join('/__untitled__', `untitled${ext}`);
 }
 
+/** The task target for a declaration. */
+export function declarationTarget(declaration: DeclarationTarget): TaskTarget {
+  return { name: declaration.name, start: declaration.start, end: declaration.end, declaration };
+}
+
 export const documentTask: TaskDefinition = {
   id: 'document',
 
-  offersAt(document, start, end): TaskOffer[] {
+  offersAt({ document, start, end }): TaskOffer[] {
     const target = declarationAt(documentFileName(document), document.text, start, end);
     if (!target || target.kind === 'interface') return [];
     const verb = target.existingDoc ? 'Complete the documentation of' : 'Document';
-    return [{ task: 'document', title: `Assistant: ${verb} ${KIND_LABEL[target.kind]} ${target.name}`, kind: 'refactor.rewrite.assistant.document', target }];
+    return [{ task: 'document', title: `Assistant: ${verb} ${KIND_LABEL[target.kind]} ${target.name}`, kind: 'refactor.rewrite.assistant.document', target: declarationTarget(target) }];
   },
 
-  answerToEdit(answer, document, target, annotation): AnswerEdit {
+  convertAnswer(answer, { document, target: taskTarget }, annotation): TaskAnswer {
+    const target = taskTarget.declaration;
+    if (!target) return { ok: false, reason: 'there is no declaration to document here' };
     // A clean block is kept as its author wrote it; anything else is reduced to its doc comment.
-    const extracted = bareDocBlock(answer) ?? extractDocComment(answer, target.simpleName);
+    const extracted = bareDocBlock(answer.text) ?? extractDocComment(answer.text, target.simpleName);
     if (!extracted) return { ok: false, reason: 'the answer holds no documentation comment' };
     let block = stripAnnotationLines(extracted);
     if (target.existingDoc && sameDoc(block, target.existingDoc.text, target.simpleName)) {
@@ -56,7 +64,7 @@ export const documentTask: TaskDefinition = {
       edit = { start: target.lineStart, end: target.lineStart, newText: `${indented}\n` };
     }
     if (!onlyCommentChanged(document.text, edit, target)) return { ok: false, reason: 'the answer would change code, not only the comment' };
-    return { ok: true, edits: [edit], text: block };
+    return { ok: true, kind: 'edit', proposal: singleDocument({ uri: document.uri, version: document.version, baseText: document.text, edits: [edit] }), text: block };
   },
 };
 

@@ -23,9 +23,16 @@ export async function revertResponse(trace: TraceStore, documents: DocumentSourc
   if (response.revertedAt) return { reverted: false, outcome: 'already-reverted', message: `Already reverted at ${response.revertedAt}.` };
 
   const byUri = new Map<string, OffsetEdit[]>();
+  const deletions: string[] = [];
   for (const insertion of response.insertedAt) {
     const document = documents.get(insertion.uri);
     if (!document) return changed(`${insertion.uri} cannot be read`);
+    if (insertion.created) {
+      // A file the assistant created goes away, but only while it holds exactly what was written.
+      if (document.text !== insertion.text) return changed(`${insertion.uri} was edited since it was created`);
+      deletions.push(insertion.uri);
+      continue;
+    }
     const starts = lineStarts(document.text);
     const recorded = positionToOffset(document.text, insertion.range.start, starts);
     let start = document.text.startsWith(insertion.text, recorded) ? recorded : -1;
@@ -42,6 +49,12 @@ export async function revertResponse(trace: TraceStore, documents: DocumentSourc
     const outcome = await port.applyEdit(`Assistant: revert ${interaction.task}`, toWorkspaceEdit({ uri, version: document.version, baseText: document.text, edits }));
     if (!outcome.applied) {
       return { reverted: false, outcome: 'rejected-by-client', message: `The editor did not apply the revert${outcome.failureReason ? `: ${outcome.failureReason}` : ''}.` };
+    }
+  }
+  if (deletions.length) {
+    const outcome = await port.applyEdit(`Assistant: revert ${interaction.task}`, { documentChanges: deletions.map((uri) => ({ kind: 'delete' as const, uri })) });
+    if (!outcome.applied) {
+      return { reverted: false, outcome: 'rejected-by-client', message: `The editor did not delete the created file${outcome.failureReason ? `: ${outcome.failureReason}` : ''}.` };
     }
   }
   await trace.amendResponse(interaction.id, response.id, { revertedAt: new Date().toISOString() });

@@ -4,14 +4,15 @@ import path from 'node:path';
 import type { Interaction, TaskId, TraceResponse } from '../protocol.js';
 import type { AgentRegistry } from '../agents/registry.js';
 import { runAgents } from '../agents/orchestrator.js';
-import type { DeclarationTarget } from '../repo/declarations.js';
 import type { WorkspaceProject } from '../repo/workspaceProject.js';
 import type { TraceStore } from '../trace/traceStore.js';
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
-import type { DocumentEditPlan } from '../edits/textEdits.js';
-import { offsetsToRange, toWorkspaceEdit } from '../edits/textEdits.js';
+import { offsetsToRange } from '../edits/textEdits.js';
+import type { Proposal } from '../edits/proposal.js';
+import { proposalToWorkspaceEdit } from '../edits/proposal.js';
 import type { ProgressSink } from '../editorPort.js';
 import { taskDefinition } from './catalogue.js';
+import type { TaskTarget } from './task.js';
 
 /** What runTask needs from the running server. */
 export interface TaskEnvironment {
@@ -31,7 +32,9 @@ export interface TaskEnvironment {
 export interface TaskRun {
   task: TaskId;
   document: DocumentSnapshot;
-  target: DeclarationTarget;
+  target: TaskTarget;
+  /** Task-specific inputs, e.g. `newName` for a rename. */
+  parameters?: Record<string, string>;
   text: string;
   source: Interaction['source'];
   /** Pre-classified interactions (ask) pass their classification along. */
@@ -41,7 +44,10 @@ export interface TaskRun {
 
 export interface Candidate {
   response: TraceResponse;
-  plan?: DocumentEditPlan;
+  /** What applying this candidate changes; absent for text answers and failures. */
+  proposal?: Proposal;
+  /** A usable text answer (explanations, questions), shown rather than applied. */
+  shown?: boolean;
 }
 
 export interface TaskResult {
@@ -49,18 +55,18 @@ export interface TaskResult {
   candidates: Candidate[];
 }
 
-/** Edit plans of recent responses; bounded so a long session does not grow without end. */
+/** Proposals of recent responses; bounded so a long session does not grow without end. */
 export class PlanCache {
-  private readonly plans = new Map<string, DocumentEditPlan>();
+  private readonly plans = new Map<string, Proposal>();
   constructor(private readonly capacity = 500) {}
-  set(responseId: string, plan: DocumentEditPlan): void {
+  set(responseId: string, plan: Proposal): void {
     this.plans.set(responseId, plan);
     if (this.plans.size > this.capacity) {
       const oldest = this.plans.keys().next().value;
       if (oldest !== undefined) this.plans.delete(oldest);
     }
   }
-  get(responseId: string): DocumentEditPlan | undefined {
+  get(responseId: string): Proposal | undefined {
     return this.plans.get(responseId);
   }
 }
@@ -95,7 +101,7 @@ export async function runTask(env: TaskEnvironment, run: TaskRun, signal: AbortS
   progress.report(`${agents.length} agent${agents.length > 1 ? 's' : ''} working on ${run.target.name}`, 5);
   const outcomes = await runAgents(
     agents,
-    { task: run.task, interactionId: interaction.id, text: run.text, document: run.document, target: run.target, project: env.project },
+    { task: run.task, interactionId: interaction.id, text: run.text, document: run.document, target: run.target, parameters: run.parameters ?? {}, project: env.project },
     { agentTimeoutMs: env.agentTimeoutMs, signal, onProgress: (m) => progress.report(m) },
   );
 
@@ -114,14 +120,14 @@ export async function runTask(env: TaskEnvironment, run: TaskRun, signal: AbortS
     };
     if (outcome.status !== 'ok') return { response };
     const annotation = env.annotations ? { task: run.task, agent: outcome.agent.descriptor.name, interactionId: interaction.id, at } : undefined;
-    const converted = definition.answerToEdit(outcome.text, run.document, run.target, annotation);
-    if (!converted.ok) return { response: { ...response, status: 'empty', error: converted.reason } };
-    const plan: DocumentEditPlan = { uri: run.document.uri, version: run.document.version, baseText: run.document.text, edits: converted.edits };
-    env.plans.set(response.id, plan);
-    return { response: { ...response, text: converted.text, edit: toWorkspaceEdit(plan) }, plan };
+    const answer = definition.convertAnswer({ text: outcome.text, ...(outcome.proposal ? { proposal: outcome.proposal } : {}) }, { document: run.document, target: run.target, parameters: run.parameters ?? {} }, annotation);
+    if (!answer.ok) return { response: { ...response, status: 'empty', error: answer.reason } };
+    if (answer.kind === 'text') return { response: { ...response, text: answer.text }, shown: true };
+    env.plans.set(response.id, answer.proposal);
+    return { response: { ...response, text: answer.text, edit: proposalToWorkspaceEdit(answer.proposal) }, proposal: answer.proposal };
   });
   const responses = candidates.map((c) => c.response);
-  const usable = candidates.filter((c) => c.plan);
+  const usable = candidates.filter((c) => c.proposal || c.shown);
   const message = usable.length === 0 ? noAnswerMessage(run, responses) : undefined;
   const stored = await env.trace.update(interaction.id, (i) => {
     i.responses = responses;
@@ -136,7 +142,7 @@ function noAnswerMessage(run: TaskRun, responses: TraceResponse[]): string {
   return `No usable answer for ${run.task} on ${run.target.name}${reasons ? ` (${reasons})` : ''}.`;
 }
 
-function contextOf(root: string, document: DocumentSnapshot, target: DeclarationTarget): Interaction['context'] {
+function contextOf(root: string, document: DocumentSnapshot, target: TaskTarget): Interaction['context'] {
   const fullPath = document.fsPath ?? document.uri;
   return {
     resource: {

@@ -1,12 +1,42 @@
-// The shape of a task in the catalogue: when it is offered, and how an agent's answer becomes an edit.
+// The shape of a task in the catalogue: where it is offered, what its agents get, and how an answer becomes a proposal.
 import type { TaskId } from '../protocol.js';
 import type { DeclarationTarget } from '../repo/declarations.js';
 import type { Annotation } from '../edits/annotation.js';
-import type { OffsetEdit } from '../edits/textEdits.js';
+import type { Proposal } from '../edits/proposal.js';
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
+import type { AgentAnswer } from '../agents/agent.js';
 
-/** An answer turned into edits on the document it was computed for, or the reason it cannot be. */
-export type AnswerEdit = { ok: true; edits: OffsetEdit[]; text: string } | { ok: false; reason: string };
+/** A diagnostic as the core sees it: offsets into the document text it was reported on. */
+export interface DiagnosticInfo {
+  start: number;
+  end: number;
+  message: string;
+  code?: string | number;
+  source?: string;
+  /** 1 error, 2 warning, 3 information, 4 hint (the LSP values). */
+  severity?: number;
+  /** The diagnostic as the client sent it, handed back in the command's arguments. */
+  original?: unknown;
+}
+
+/** What a task is about: a piece of code, maybe a declaration, maybe a diagnostic. Offsets are UTF-16 into the document. */
+export interface TaskTarget {
+  /** Display name: `Config.load`, `the selection`, `TS2304`. */
+  name: string;
+  start: number;
+  end: number;
+  declaration?: DeclarationTarget;
+  diagnostic?: DiagnosticInfo;
+}
+
+/** Where the editor asks for code actions. */
+export interface OfferContext {
+  document: DocumentSnapshot;
+  start: number;
+  end: number;
+  /** Diagnostics the client sent in the code-action context. */
+  diagnostics: DiagnosticInfo[];
+}
 
 /** What a task offers at a place in a document: found by syntax alone, without a model. */
 export interface TaskOffer {
@@ -14,13 +44,33 @@ export interface TaskOffer {
   title: string;
   /** LSP code action kind. */
   kind: string;
-  target: DeclarationTarget;
+  target: TaskTarget;
+  /** Task-specific inputs, e.g. `newName` for a rename. */
+  parameters?: Record<string, string>;
 }
+
+/** Everything a task's conversion sees about the run. */
+export interface TaskRunView {
+  document: DocumentSnapshot;
+  target: TaskTarget;
+  parameters: Record<string, string>;
+}
+
+/** An answer made usable: a proposal to apply, a text to show, or the reason it is neither. */
+export type TaskAnswer =
+  | { ok: true; kind: 'edit'; proposal: Proposal; text: string }
+  | { ok: true; kind: 'text'; text: string }
+  | { ok: false; reason: string };
 
 export interface TaskDefinition {
   id: TaskId;
-  /** The offers at a selection (offsets into `document.text`), syntax only and fast. */
-  offersAt(document: DocumentSnapshot, start: number, end: number): TaskOffer[];
-  /** The agent's answer as edits on `document`; `annotation` is absent when annotations are off. */
-  answerToEdit(answer: string, document: DocumentSnapshot, target: DeclarationTarget, annotation: Annotation | undefined): AnswerEdit;
+  /** The offers at a selection, syntax only and fast. */
+  offersAt(context: OfferContext): TaskOffer[];
+  /**
+   * The target of a free-text request at a place, with parameters read from the text (e.g. a rename's new name);
+   * without it, the task's first offer at that place.
+   */
+  askTarget?(document: DocumentSnapshot, start: number, end: number, text: string): { target: TaskTarget; parameters?: Record<string, string> } | undefined;
+  /** The agent's answer as a proposal (or text) on the document it was computed for; `annotation` is absent when annotations are off. */
+  convertAnswer(answer: AgentAnswer, run: TaskRunView, annotation: Annotation | undefined): TaskAnswer;
 }

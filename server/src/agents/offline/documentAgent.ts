@@ -24,7 +24,9 @@ export class OfflineDocumentAgent implements Agent {
 
   async run(request: AgentRequest, signal: AbortSignal): Promise<AgentAnswer> {
     signal.throwIfAborted();
-    const { document, target, project } = request;
+    const { document, project } = request;
+    const target = request.target.declaration;
+    if (!target) return { text: '' };
     const fsPath = document.fsPath ?? path.join(project.root, '__assistant_untitled__', 'untitled.ts');
     const javascript = /^javascript/.test(document.languageId) || /\.[cm]?jsx?$/i.test(fsPath);
     let text: string;

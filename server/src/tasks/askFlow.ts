@@ -1,0 +1,131 @@
+// Free-text requests: classify into a task, find the code it is about, run the agents, return candidates unapplied.
+import { randomUUID } from 'node:crypto';
+import { TASK_DESCRIPTIONS, TASK_IDS, isTaskId } from '../protocol.js';
+import type { AskParams, AskResult, Interaction, TaskId, TaskOrNone } from '../protocol.js';
+import { AssistantError } from '../assistantError.js';
+import { classifyIntent, extractNamedSymbols } from '../agents/intentClassifier.js';
+import type { ProgressSink } from '../editorPort.js';
+import { isRange, lineStarts, positionToOffset } from '../edits/textEdits.js';
+import { listDeclarations } from '../repo/declarations.js';
+import { findDeclarations } from '../repo/findSymbol.js';
+import type { DocumentSnapshot, DocumentSource } from '../workspace/documentSnapshot.js';
+import { taskDefinition } from './catalogue.js';
+import { runTask } from './runTask.js';
+import type { TaskEnvironment } from './runTask.js';
+import type { TaskTarget } from './task.js';
+
+export interface AskContext {
+  env: TaskEnvironment;
+  documents: DocumentSource;
+  threshold: number;
+  log: (message: string) => void;
+}
+
+type Classification = NonNullable<Interaction['classification']> & { task: TaskOrNone };
+
+/** The model classifier when one is configured (falling back to the offline one if it fails), else the offline one. */
+async function classify(context: AskContext, text: string, signal: AbortSignal): Promise<Classification> {
+  const model = context.env.registry.classifier();
+  if (model) {
+    try {
+      const task = await model.classify(text, TASK_IDS.map((id) => ({ id, description: TASK_DESCRIPTIONS[id] })), signal);
+      if (task !== undefined && (task === 'none' || isTaskId(task))) return { task, confidence: 1, by: model.descriptor.name };
+    } catch (error) {
+      signal.throwIfAborted();
+      context.log(`classifier ${model.descriptor.name} failed, using the offline classifier: ${(error as Error).message}`);
+    }
+  }
+  const result = classifyIntent(text, { threshold: context.threshold });
+  return { task: result.task, confidence: result.confidence, by: 'intent-offline' };
+}
+
+interface Found {
+  document: DocumentSnapshot;
+  target: TaskTarget;
+  parameters: Record<string, string>;
+}
+
+function targetAt(task: TaskId, document: DocumentSnapshot, start: number, end: number, text: string): Found | undefined {
+  const definition = taskDefinition(task);
+  if (!definition) return undefined;
+  const asked = definition.askTarget?.(document, start, end, text);
+  if (asked) return { document, target: asked.target, parameters: asked.parameters ?? {} };
+  const offer = definition.offersAt({ document, start, end, diagnostics: [] })[0];
+  return offer ? { document, target: offer.target, parameters: offer.parameters ?? {} } : undefined;
+}
+
+/** The selection first, then the symbols the text names, then plain words naming a declaration of the document. */
+function findTarget(context: AskContext, task: TaskId, text: string, document: DocumentSnapshot | undefined, params: AskParams, signal: AbortSignal): Found | undefined {
+  if (document && params.range) {
+    const starts = lineStarts(document.text);
+    const start = positionToOffset(document.text, params.range.start, starts);
+    const end = positionToOffset(document.text, params.range.end, starts);
+    const found = targetAt(task, document, Math.min(start, end), Math.max(start, end), text);
+    if (found) return found;
+  }
+  for (const name of extractNamedSymbols(text)) {
+    for (const hit of findDeclarations(name, context.env.root, context.documents, document, signal)) {
+      const found = targetAt(task, hit.document, hit.target.start, hit.target.start, text);
+      if (found) return found;
+    }
+  }
+  if (document) {
+    const words = new Set(text.toLowerCase().match(/[a-z_$][\w$]*/g) ?? []);
+    const named = listDeclarations(document.fsPath ?? document.uri, document.text).find((t) => words.has(t.simpleName.toLowerCase()));
+    if (named) return targetAt(task, document, named.start, named.start, text);
+  }
+  return undefined;
+}
+
+export async function askFlow(context: AskContext, params: AskParams, signal: AbortSignal, progress: ProgressSink): Promise<AskResult> {
+  if (typeof params?.text !== 'string' || params.text.trim() === '') throw new AssistantError('invalid-params', 'assistant/ask needs a non-empty "text".');
+  if (params.range !== undefined && !isRange(params.range)) throw new AssistantError('invalid-params', 'assistant/ask: "range" must be an LSP range.');
+  const text = params.text.trim();
+  progress.report('classifying the request', 2);
+  const classification = await classify(context, text, signal);
+  const document = params.textDocument?.uri ? context.documents.get(params.textDocument.uri) : undefined;
+  if (params.textDocument?.uri && !document) throw new AssistantError('invalid-params', `assistant/ask: cannot read ${params.textDocument.uri}.`);
+  const { env } = context;
+
+  const unanswered = async (task: TaskOrNone, message: string): Promise<AskResult> => {
+    const interaction: Interaction = {
+      id: randomUUID(),
+      sessionId: env.sessionId,
+      timestamp: new Date().toISOString(),
+      role: env.role,
+      user: env.user,
+      source: 'text',
+      text,
+      task,
+      classification,
+      context: {},
+      responses: [],
+      message,
+    };
+    await env.trace.add(interaction);
+    return { interactionId: interaction.id, task, confidence: classification.confidence, message, responses: [] };
+  };
+
+  const task = classification.task;
+  if (task === 'none') return unanswered('none', 'This request does not match any assistant task. Try e.g. "document the load method" or "explain this function".');
+  if (!taskDefinition(task) || !env.registry.serves(task)) return unanswered(task, `The ${task} task is not available yet: no agent serves it.`);
+  const found = findTarget(context, task, text, document, params, signal);
+  if (!found) return unanswered(task, 'Which code is this about? Select it, put the cursor on it, or name it (e.g. "document the load method").');
+  const result = await runTask(env, { task, document: found.document, target: found.target, parameters: found.parameters, text, source: 'text', classification }, signal, progress);
+  const usable = result.candidates.filter((c) => c.proposal || c.shown).length;
+  const message = result.interaction.message ?? `${usable} candidate${usable === 1 ? '' : 's'} for ${task} on ${found.target.name}; apply one with assistant/apply.`;
+  return {
+    interactionId: result.interaction.id,
+    task,
+    confidence: classification.confidence,
+    message,
+    responses: result.candidates.map((c) => ({
+      id: c.response.id,
+      agent: c.response.agent,
+      status: c.response.status,
+      text: c.response.text,
+      ...(c.response.edit ? { edit: c.response.edit } : {}),
+      ...(c.response.error ? { error: c.response.error } : {}),
+    })),
+  };
+}

@@ -1,0 +1,144 @@
+// Task commands from code actions: locate the target again, run the agents, let the user choose, then apply or show.
+import type { ApplyResult, TaskCommandArgs, TaskCommandResult, TaskId } from '../protocol.js';
+import type { WorkspaceEdit } from 'vscode-languageserver-protocol';
+import { AssistantError } from '../assistantError.js';
+import type { EditorPort, ProgressSink } from '../editorPort.js';
+import { declarationsNamed } from '../repo/declarations.js';
+import { isRange, lineStarts, positionToOffset } from '../edits/textEdits.js';
+import { proposalToWorkspaceEdit } from '../edits/proposal.js';
+import type { DocumentSnapshot, DocumentSource } from '../workspace/documentSnapshot.js';
+import { writeAssistantFile } from '../workspace/assistantFiles.js';
+import { taskDefinition } from './catalogue.js';
+import { applyResponse, proposalOnCurrentText, recordOutcome } from './applyResponse.js';
+import { runTask } from './runTask.js';
+import type { Candidate, TaskEnvironment } from './runTask.js';
+import type { TaskTarget } from './task.js';
+import { diagnosticFromLsp } from './diagnostics.js';
+
+export interface FlowContext {
+  env: TaskEnvironment;
+  documents: DocumentSource;
+}
+
+/** A resolved code action: the edit to put in it and the ids its follow-up command reports back. */
+export type ResolvedTask = { kind: 'edit'; edit: WorkspaceEdit; interactionId: string; responseId: string } | { kind: 'none'; interactionId: string; message: string };
+
+/** Text up to this size is shown as a message; longer text opens as a document. */
+const MESSAGE_LIMIT = 500;
+
+/**
+ * The target the code action was offered on, found again in the current text: by asking the task for its offers
+ * at the same range, or, when the document changed since, at the same-named declaration nearest the old place.
+ */
+export function locateCommandTarget(documents: DocumentSource, task: TaskId, args: TaskCommandArgs): { document: DocumentSnapshot; target: TaskTarget; parameters: Record<string, string> } {
+  if (!args?.textDocument?.uri || !isRange(args.range)) throw new AssistantError('invalid-params', 'The command needs a document and a range.');
+  const definition = taskDefinition(task);
+  if (!definition) throw new AssistantError('unavailable', `The ${task} task is not available.`);
+  const document = documents.get(args.textDocument.uri);
+  if (!document) throw new AssistantError('invalid-params', `Cannot read ${args.textDocument.uri}.`);
+  const starts = lineStarts(document.text);
+  let start = positionToOffset(document.text, args.range.start, starts);
+  let end = positionToOffset(document.text, args.range.end, starts);
+  const stale = typeof args.textDocument.version === 'number' && document.version !== args.textDocument.version;
+  if (stale && args.symbol) {
+    const line = (offset: number): number => document.text.slice(0, offset).split('\n').length - 1;
+    const nearest = declarationsNamed(document.fsPath ?? document.uri, document.text, args.symbol).sort((a, b) => Math.abs(line(a.start) - args.range.start.line) - Math.abs(line(b.start) - args.range.start.line))[0];
+    if (!nearest) throw new AssistantError('stale', `${args.symbol} is no longer in the document; ask for the code actions again.`);
+    start = nearest.start;
+    end = nearest.start;
+  }
+  const diagnostics = args.diagnostic && !stale ? [diagnosticFromLsp(document.text, args.diagnostic, starts)] : [];
+  const offers = definition.offersAt({ document, start: Math.min(start, end), end: Math.max(start, end), diagnostics });
+  const offer = offers.find((o) => !args.symbol || o.target.name === args.symbol) ?? offers[0];
+  if (!offer) throw new AssistantError('stale', 'That code is no longer there; ask for the code actions again.');
+  return { document, target: offer.target, parameters: { ...offer.parameters, ...args.parameters } };
+}
+
+type Choice = { kind: 'one'; candidate: Candidate } | { kind: 'none'; message: string; discarded: boolean };
+
+/** One usable candidate is taken as is; several are offered to the user with Discard. */
+export async function chooseCandidate(candidates: Candidate[], targetName: string, port: EditorPort, signal: AbortSignal): Promise<Choice> {
+  const usable = candidates.filter((c) => c.proposal || c.shown);
+  if (usable.length === 0) {
+    const reasons = candidates.map((c) => `${c.response.agent.name}: ${c.response.error ?? c.response.status}`).join('; ');
+    return { kind: 'none', message: `No usable answer for ${targetName}${reasons ? ` (${reasons})` : ''}.`, discarded: false };
+  }
+  if (usable.length === 1) return { kind: 'one', candidate: usable[0] as Candidate };
+  const titles = usable.map((c) => `Use ${c.response.agent.name}`);
+  const preview = usable.map((c, i) => `${i + 1}. ${c.response.agent.name}: ${firstLine(c.response.text)}`).join('\n');
+  const picked = await port.choose(`${usable.length} answers for ${targetName}:\n${preview}`, [...titles, 'Discard']);
+  signal.throwIfAborted();
+  const index = picked === undefined ? -1 : titles.indexOf(picked);
+  if (index < 0) return { kind: 'none', message: `Discarded the answers for ${targetName}.`, discarded: true };
+  return { kind: 'one', candidate: usable[index] as Candidate };
+}
+
+/** Shows a text answer: short ones as a message, long ones as a markdown document under `.assistant/answers/`. */
+async function present(context: FlowContext, root: string, interactionId: string, candidate: Candidate, title: string, port: EditorPort): Promise<ApplyResult> {
+  const text = candidate.response.text;
+  let result: ApplyResult;
+  if (text.length <= MESSAGE_LIMIT && text.split('\n').length <= 6) {
+    port.showMessage('info', text);
+    result = { applied: false, outcome: 'shown' };
+  } else {
+    const file = await writeAssistantFile(root, 'answers', `${interactionId}.md`, `# ${title}\n\n${text}\n`);
+    const opened = await port.showDocument(file.uri);
+    if (!opened) port.showMessage('info', `${text.slice(0, MESSAGE_LIMIT)}… (the whole answer is in ${file.path})`);
+    result = { applied: false, outcome: 'shown', message: opened ? `Opened ${file.path}.` : `Written to ${file.path}.` };
+  }
+  await recordOutcome(context.env, interactionId, candidate.response.id, result);
+  return result;
+}
+
+/** Runs a task command, lets the user choose among candidates, and applies (or shows) the choice. */
+export async function runCommandFlow(context: FlowContext, task: TaskId, args: TaskCommandArgs, signal: AbortSignal, progress: ProgressSink, port: EditorPort): Promise<TaskCommandResult> {
+  const { document, target, parameters } = locateCommandTarget(context.documents, task, args);
+  const result = await runTask(context.env, { task, document, target, parameters, text: `${task} ${target.name}`, source: 'command' }, signal, progress);
+  const interactionId = result.interaction.id;
+  const chosen = await chooseCandidate(result.candidates, target.name, port, signal);
+  if (chosen.kind === 'none') {
+    port.showMessage(chosen.discarded ? 'info' : 'warning', chosen.message);
+    return { interactionId, applied: false, message: chosen.message, ...(chosen.discarded ? { outcome: 'discarded' as const } : {}) };
+  }
+  signal.throwIfAborted();
+  const responseId = chosen.candidate.response.id;
+  if (chosen.candidate.shown) {
+    const shown = await present(context, context.env.root, interactionId, chosen.candidate, `${task}: ${target.name}`, port);
+    return { interactionId, applied: false, outcome: 'shown', responseId, ...(shown.message ? { message: shown.message } : {}) };
+  }
+  progress.report('applying the edit', 95);
+  const applied = await applyResponse(context.env, context.documents, port, interactionId, responseId, `Assistant: ${task} ${target.name}`);
+  if (!applied.applied && applied.message) port.showMessage('warning', applied.message);
+  return { interactionId, applied: applied.applied, outcome: applied.outcome, responseId, ...(applied.message ? { message: applied.message } : {}) };
+}
+
+/** For `codeAction/resolve`: runs the task and returns the chosen edit for the client to apply. */
+export async function resolveCommandFlow(context: FlowContext, task: TaskId, args: TaskCommandArgs, signal: AbortSignal, progress: ProgressSink, port: EditorPort): Promise<ResolvedTask> {
+  const { document, target, parameters } = locateCommandTarget(context.documents, task, args);
+  const result = await runTask(context.env, { task, document, target, parameters, text: `${task} ${target.name}`, source: 'command' }, signal, progress);
+  const interactionId = result.interaction.id;
+  const chosen = await chooseCandidate(result.candidates, target.name, port, signal);
+  if (chosen.kind === 'none') return { kind: 'none', interactionId, message: chosen.message };
+  const responseId = chosen.candidate.response.id;
+  if (chosen.candidate.shown || !chosen.candidate.proposal) {
+    await present(context, context.env.root, interactionId, chosen.candidate, `${task}: ${target.name}`, port);
+    return { kind: 'none', interactionId, message: 'Shown.' };
+  }
+  const current = proposalOnCurrentText(chosen.candidate.proposal, context.documents);
+  if (!current.ok) {
+    const message = `Not applied: ${current.reason}. Run the task again on the current text.`;
+    await recordOutcome(context.env, interactionId, responseId, { applied: false, outcome: 'stale', message });
+    return { kind: 'none', interactionId, message };
+  }
+  // Kept so the follow-up command can record where the edit landed.
+  context.env.plans.set(responseId, current.proposal);
+  return { kind: 'edit', edit: proposalToWorkspaceEdit(current.proposal), interactionId, responseId };
+}
+
+function firstLine(text: string): string {
+  const line = text
+    .split('\n')
+    .map((l) => l.replace(/^\s*(\/\*\*|\*\/|\*)\s?/, '').trim())
+    .find((l) => l.length > 0);
+  return (line ?? '').slice(0, 80);
+}

@@ -1,0 +1,25 @@
+// Converts LSP diagnostics (plain data from the client) into offsets on the text they were reported on.
+import type { Diagnostic } from 'vscode-languageserver-protocol';
+import { isRange, lineStarts, positionToOffset } from '../edits/textEdits.js';
+import type { DiagnosticInfo } from './task.js';
+
+export function diagnosticFromLsp(text: string, diagnostic: Diagnostic, starts = lineStarts(text)): DiagnosticInfo {
+  const start = positionToOffset(text, diagnostic.range.start, starts);
+  const end = positionToOffset(text, diagnostic.range.end, starts);
+  return {
+    start,
+    end: Math.max(start, end),
+    message: String(diagnostic.message ?? ''),
+    ...(diagnostic.code !== undefined ? { code: diagnostic.code } : {}),
+    ...(diagnostic.source !== undefined ? { source: diagnostic.source } : {}),
+    ...(diagnostic.severity !== undefined ? { severity: diagnostic.severity } : {}),
+    original: diagnostic,
+  };
+}
+
+/** The well-formed diagnostics of a code-action context; malformed ones are ignored rather than trusted. */
+export function diagnosticsFromLsp(text: string, diagnostics: unknown): DiagnosticInfo[] {
+  if (!Array.isArray(diagnostics)) return [];
+  const starts = lineStarts(text);
+  return diagnostics.filter((d): d is Diagnostic => typeof d === 'object' && d !== null && isRange((d as Diagnostic).range) && typeof (d as Diagnostic).message === 'string').map((d) => diagnosticFromLsp(text, d, starts));
+}
