@@ -35,6 +35,22 @@ export interface ResponseAppliedArgs {
 export namespace Commands {
   /** Runs the Document task on a declaration: arguments `[TaskCommandArgs]`, result `TaskCommandResult`. */
   export const document = 'assistant.document' as const;
+  /** Explains the code at the range (shown as a message or a markdown document). */
+  export const explain = 'assistant.explain' as const;
+  /** Renames a symbol everywhere: `parameters.newName` names it; without one, a model suggests names. */
+  export const rename = 'assistant.rename' as const;
+  /** Fixes the diagnostic in `TaskCommandArgs.diagnostic`. */
+  export const fix = 'assistant.fix' as const;
+  /** Generates tests for an exported function or class, as a new test file. */
+  export const test = 'assistant.test' as const;
+  /** Implements an interface or abstract class as a new class. */
+  export const implement = 'assistant.implement' as const;
+  /** Answers a question about the workspace (`parameters.question`). */
+  export const question = 'assistant.question' as const;
+  /** Generates a body for a signature, or code for a TODO comment. */
+  export const generate = 'assistant.generate' as const;
+  /** Optimises a function or a selection (`parameters.goal`: efficiency, readability, complexity or general). */
+  export const optimize = 'assistant.optimize' as const;
   /**
    * Sent by clients after applying the edit of a resolved code action, so the trace marks the response used:
    * arguments `[ResponseAppliedArgs]`. Resolved code actions carry it; users never run it by hand.
@@ -63,9 +79,17 @@ export interface ShowInteractionResult {
 }
 
 /** Every command id the server registers in `executeCommandProvider`. */
-export const ALL_COMMANDS: readonly string[] = [Commands.document, Commands.responseApplied, Commands.showInteraction];
-
 /** The task a task command runs. */
 export const COMMAND_TASKS: Readonly<Record<string, TaskId>> = {
   [Commands.document]: 'document',
+  [Commands.explain]: 'explain',
+  [Commands.rename]: 'rename',
+  [Commands.fix]: 'fix',
+  [Commands.test]: 'test',
+  [Commands.implement]: 'implement',
+  [Commands.question]: 'question',
+  [Commands.generate]: 'generate',
+  [Commands.optimize]: 'optimize',
 };
+
+export const ALL_COMMANDS: readonly string[] = [...Object.keys(COMMAND_TASKS), Commands.responseApplied, Commands.showInteraction];

@@ -39,6 +39,14 @@ export interface AssistantSettings {
   orchestrator: {
     /** Budget of each agent, in milliseconds. */
     agentTimeoutMs: number;
+    /** Times a model agent is asked when the oracle rejects its proposal (1 = no retry). */
+    maxAttempts: number;
+  };
+  oracle: {
+    /** Run the project's tests in a scratch copy to check proposals (runs the project's code, so off by default). */
+    runTests: boolean;
+    /** Time limit of one test run, in milliseconds. */
+    testTimeoutMs: number;
   };
   classifier: {
     /** Minimum confidence of the offline intent classifier; below it the answer is `none`. */
@@ -65,7 +73,8 @@ export const DEFAULT_SETTINGS: AssistantSettings = {
   agents: [],
   useEnvironment: true,
   disabledAgents: [],
-  orchestrator: { agentTimeoutMs: 60_000 },
+  orchestrator: { agentTimeoutMs: 60_000, maxAttempts: 3 },
+  oracle: { runTests: false, testTimeoutMs: 120_000 },
   classifier: { threshold: 0.34 },
   trace: { directory: '.assistant/trace', segmentSize: 500 },
   annotations: { enabled: true },

@@ -71,6 +71,15 @@ export interface InsertionRecord {
 /** `shown`: a text answer (an explanation, an answer to a question) was shown to the user. */
 export type ApplyOutcome = 'applied' | 'shown' | 'rejected-by-client' | 'discarded' | 'stale' | 'failed';
 
+/** What the oracle (type-check, tests) said of a proposal. */
+export interface Verdict {
+  passed: boolean;
+  /** One line for menus and the trace, e.g. "2 errors before, 0 after". */
+  summary: string;
+  /** Diagnostics or test failures behind the verdict, one per line. */
+  details?: string[];
+}
+
 /** One agent's answer to an interaction. */
 export interface TraceResponse {
   id: string;
@@ -82,6 +91,10 @@ export interface TraceResponse {
   edit?: WorkspaceEdit;
   /** Why the agent gave no usable answer. */
   error?: string;
+  /** The oracle's verdict on the proposal, for tasks that check their proposals. */
+  verdict?: Verdict;
+  /** How many times the agent was asked (more than one when the oracle sent it back with feedback). */
+  attempts?: number;
   /** Whether the user chose this response and the editor applied it. */
   used: boolean;
   outcome?: ApplyOutcome;

@@ -77,6 +77,8 @@ export class Assistant {
       user: session.user,
       role: session.role,
       agentTimeoutMs: options.settings.orchestrator.agentTimeoutMs,
+      maxAttempts: options.settings.orchestrator.maxAttempts,
+      oracle: options.settings.oracle,
       annotations: options.settings.annotations.enabled,
       plans: new PlanCache(),
     };
@@ -104,6 +106,8 @@ export class Assistant {
   reconfigure(settings: AssistantSettings, problems: string[]): void {
     this.env.registry = buildRegistry(settings, this.options.env, problems);
     this.env.agentTimeoutMs = settings.orchestrator.agentTimeoutMs;
+    this.env.maxAttempts = settings.orchestrator.maxAttempts;
+    this.env.oracle = settings.oracle;
     this.env.annotations = settings.annotations.enabled;
     this.classifierThreshold = settings.classifier.threshold;
     for (const problem of this.env.registry.problems) this.options.log(`settings: ${problem}`);

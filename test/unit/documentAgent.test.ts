@@ -49,6 +49,7 @@ function requestFor(fsPath: string | undefined, text: string, target: Declaratio
     document: { uri: fsPath ? `file://${fsPath}` : 'untitled:Untitled-1', fsPath, languageId, version: 1, text },
     target: declarationTarget(target),
     parameters: {},
+    history: [],
     project,
   };
 }

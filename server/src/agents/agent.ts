@@ -18,6 +18,8 @@ export interface AgentRequest {
   parameters: Record<string, string>;
   /** The workspace's TypeScript project, loaded lazily; agents may ask it for types. */
   project: WorkspaceProject;
+  /** Earlier answers of this agent in this run that the oracle rejected, with why: feedback for the next attempt. */
+  history: { answer: string; feedback: string }[];
 }
 
 /** Token usage reported by a model. */
@@ -34,6 +36,8 @@ export interface AgentAnswer {
   text: string;
   proposal?: Proposal;
   usage?: TokenUsage;
+  /** Further answers of the same agent (e.g. several suggested names), each offered as its own candidate. */
+  alternatives?: AgentAnswer[];
 }
 
 /** Progress an agent can report while it works. */

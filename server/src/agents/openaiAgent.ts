@@ -1,14 +1,11 @@
 // A model agent on any OpenAI-compatible endpoint: builds the task's prompt from the chosen context and asks the model.
-import path from 'node:path';
 import type { AgentDescriptor, ModelAgentSettings, TaskId, TaskOrNone } from '../protocol.js';
-import type { Agent, AgentAnswer, AgentProgress, AgentRequest } from './agent.js';
+import type { Agent, AgentAnswer, AgentProgress, AgentRequest, TokenUsage } from './agent.js';
 import { ModelClient } from './modelClient.js';
-import type { ModelEndpoint } from './modelClient.js';
-import { modelTasks, promptFor } from './prompts.js';
+import type { ChatMessage, ModelEndpoint } from './modelClient.js';
+import { modelStrategy, modelTasks } from './modelTasks.js';
+import type { AskModel } from './modelTask.js';
 import { buildClassificationPrompt, parseClassification } from './modelClassifier.js';
-
-/** Longest piece of code sent for one declaration; longer code is cut in the middle. */
-const MAX_CODE_CHARS = 24_000;
 
 export interface OpenAIAgentConfig {
   name: string;
@@ -33,29 +30,34 @@ export class OpenAIAgent implements Agent {
   }
 
   async run(request: AgentRequest, signal: AbortSignal, progress?: AgentProgress): Promise<AgentAnswer> {
-    const fileName = request.document.fsPath ? path.relative(request.project.root, request.document.fsPath) : request.document.uri;
-    const prompt = promptFor(
-      request.task,
-      {
-        code: clip(request.document.text.slice(request.target.start, request.target.end)),
-        language: request.document.languageId.startsWith('javascript') ? 'javascript' : 'typescript',
-        symbol: request.target.name,
-        kind: request.target.declaration?.kind.replace('-', ' ') ?? 'code',
-        request: request.text,
-        fileName,
-      },
-      this.config.prompts?.[request.task],
-    );
-    if (!prompt) return { text: '' };
-    progress?.(`asking ${this.descriptor.model}`);
-    const completion = await this.client.complete(
-      [
+    const strategy = modelStrategy(request.task);
+    if (!strategy) return { text: '' };
+    const override = this.config.prompts?.[request.task];
+    const usage: TokenUsage = {};
+    const ask: AskModel = async (prompt, callSignal) => {
+      progress?.(`asking ${this.descriptor.model}`);
+      const messages: ChatMessage[] = [
         { role: 'system', content: prompt.system },
         { role: 'user', content: prompt.user },
-      ],
-      signal,
-    );
-    return { text: completion.text, ...(completion.usage ? { usage: completion.usage } : {}) };
+      ];
+      // Rejected answers and why they were rejected, so the model can correct itself.
+      for (const earlier of request.history) {
+        messages.push({ role: 'assistant', content: earlier.answer }, { role: 'user', content: `That was rejected:\n${earlier.feedback}\nAnswer again, fixing this.` });
+      }
+      const completion = await this.client.complete(messages, callSignal);
+      usage.promptTokens = (usage.promptTokens ?? 0) + (completion.usage?.promptTokens ?? 0);
+      usage.completionTokens = (usage.completionTokens ?? 0) + (completion.usage?.completionTokens ?? 0);
+      return completion;
+    };
+    let answer: AgentAnswer;
+    if (strategy.run) {
+      answer = await strategy.run(request, ask, override, signal);
+    } else {
+      const prompt = strategy.buildPrompt(request, override);
+      if (!prompt) return { text: '' };
+      answer = { text: (await ask(prompt, signal)).text };
+    }
+    return { ...answer, ...(usage.promptTokens || usage.completionTokens ? { usage } : {}) };
   }
 
   /** Classifies a request with the numbered-list prompt; undefined when the reply cannot be read. */
@@ -70,10 +72,4 @@ export class OpenAIAgent implements Agent {
     );
     return parseClassification(completion.text, tasks);
   }
-}
-
-function clip(code: string): string {
-  if (code.length <= MAX_CODE_CHARS) return code;
-  const half = MAX_CODE_CHARS / 2;
-  return `${code.slice(0, half)}\n/* … ${code.length - MAX_CODE_CHARS} characters left out … */\n${code.slice(-half)}`;
 }

@@ -1,7 +1,7 @@
 // The orchestrator: sends one task to every agent registered for it, in parallel, each within its own time budget.
 import { randomUUID } from 'node:crypto';
 import type { TraceResponse } from '../protocol.js';
-import type { Agent, AgentRequest, TokenUsage } from './agent.js';
+import type { Agent, AgentAnswer, AgentRequest, TokenUsage } from './agent.js';
 import type { Proposal } from '../edits/proposal.js';
 
 /** One agent's outcome, before the task turns its text into an edit. */
@@ -12,6 +12,8 @@ export interface AgentOutcome {
   text: string;
   /** The exact change, for agents that compute one. */
   proposal?: Proposal;
+  /** Further answers of the same agent, each to become its own candidate. */
+  alternatives?: AgentAnswer[];
   error?: string;
   startedAt: string;
   durationMs: number;
@@ -57,6 +59,7 @@ export async function runAgents(agents: readonly Agent[], request: AgentRequest,
           text,
           durationMs: elapsed(),
           ...(answer.proposal ? { proposal: answer.proposal } : {}),
+          ...(answer.alternatives?.length ? { alternatives: answer.alternatives } : {}),
           ...(answer.usage ? { usage: answer.usage } : {}),
           ...(useful ? {} : { error: 'the agent had nothing to offer' }),
         };

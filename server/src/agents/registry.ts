@@ -3,6 +3,12 @@ import type { AgentInfo, AssistantSettings, TaskId } from '../protocol.js';
 import { ENVIRONMENT } from '../protocol.js';
 import type { Agent } from './agent.js';
 import { OfflineDocumentAgent } from './offline/documentAgent.js';
+import { OfflineExplainAgent } from './offline/explainAgent.js';
+import { OfflineRenameAgent } from './offline/renameAgent.js';
+import { OfflineFixAgent } from './offline/fixAgent.js';
+import { OfflineTestScaffoldAgent } from './offline/testScaffoldAgent.js';
+import { OfflineImplementAgent } from './offline/implementAgent.js';
+import { OfflineQuestionAgent } from './offline/questionAgent.js';
 import { OpenAIAgent } from './openaiAgent.js';
 
 export class AgentRegistry {
@@ -39,7 +45,9 @@ const DEFAULT_MODEL = 'gpt-4o-mini';
 /** Builds the registry; a bad agent entry is reported and left out, the rest still register. */
 export function buildRegistry(settings: AssistantSettings, env: NodeJS.ProcessEnv, extraProblems: readonly string[] = []): AgentRegistry {
   const problems = [...extraProblems];
-  const agents: Agent[] = [new OfflineDocumentAgent()];
+  // Offline agents that serve no task yet stay out of the registry (and of assistant/agents).
+  const offline: Agent[] = [new OfflineDocumentAgent(), new OfflineExplainAgent(), new OfflineRenameAgent(), new OfflineFixAgent(), new OfflineTestScaffoldAgent(), new OfflineImplementAgent(), new OfflineQuestionAgent()];
+  const agents: Agent[] = offline.filter((agent) => agent.tasks.length > 0);
   const names = new Set(agents.map((a) => a.descriptor.name));
   const add = (agent: Agent): void => {
     if (names.has(agent.descriptor.name)) {

@@ -44,6 +44,14 @@ export function resolveSettings(...layers: unknown[]): ResolvedSettings {
           break;
         case 'orchestrator':
           number(value, 'agentTimeoutMs', 'assistant.orchestrator.agentTimeoutMs', 100, 3_600_000, problems, (n) => (s.orchestrator.agentTimeoutMs = n));
+          number(value, 'maxAttempts', 'assistant.orchestrator.maxAttempts', 1, 10, problems, (n) => (s.orchestrator.maxAttempts = Math.floor(n)));
+          break;
+        case 'oracle':
+          if (isObject(value) && value.runTests !== undefined) {
+            if (typeof value.runTests === 'boolean') s.oracle.runTests = value.runTests;
+            else problems.push('assistant.oracle.runTests: must be true or false');
+          }
+          number(value, 'testTimeoutMs', 'assistant.oracle.testTimeoutMs', 1000, 3_600_000, problems, (n) => (s.oracle.testTimeoutMs = n));
           break;
         case 'classifier':
           number(value, 'threshold', 'assistant.classifier.threshold', 0, 1, problems, (n) => (s.classifier.threshold = n));

@@ -1,9 +1,18 @@
 // The task catalogue: every task the server can run, looked up by id, and the offers at a place.
 import type { TaskId } from '../protocol.js';
 import { documentTask } from './documentTask.js';
+import { explainTask } from './explainTask.js';
+import { renameTask } from './renameTask.js';
+import { fixTask } from './fixTask.js';
+import { testTask } from './testTask.js';
+import { implementTask } from './implementTask.js';
+import { questionTask } from './questionTask.js';
+import { generateTask } from './generateTask.js';
+import { optimizeTask } from './optimizeTask.js';
 import type { OfferContext, TaskDefinition, TaskOffer } from './task.js';
 
-const TASKS: readonly TaskDefinition[] = [documentTask];
+/** In menu order: fixes first, then the tasks on the code at hand, then the ones that create code. */
+const TASKS: readonly TaskDefinition[] = [fixTask, documentTask, explainTask, renameTask, optimizeTask, generateTask, testTask, implementTask, questionTask];
 
 export function taskDefinition(id: TaskId): TaskDefinition | undefined {
   return TASKS.find((t) => t.id === id);

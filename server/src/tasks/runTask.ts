@@ -1,9 +1,11 @@
-// Runs one task on one declaration: records the interaction, asks every agent, and turns each answer into an edit plan.
+// Runs one task on one target: records the interaction, asks every agent, checks and converts each answer, retries rejected model answers.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import type { Interaction, TaskId, TraceResponse } from '../protocol.js';
+import type { AssistantSettings, Interaction, TaskId, TraceResponse } from '../protocol.js';
+import type { Agent, AgentAnswer, AgentRequest } from '../agents/agent.js';
 import type { AgentRegistry } from '../agents/registry.js';
 import { runAgents } from '../agents/orchestrator.js';
+import type { AgentOutcome } from '../agents/orchestrator.js';
 import type { WorkspaceProject } from '../repo/workspaceProject.js';
 import type { TraceStore } from '../trace/traceStore.js';
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
@@ -12,7 +14,7 @@ import type { Proposal } from '../edits/proposal.js';
 import { proposalToWorkspaceEdit } from '../edits/proposal.js';
 import type { ProgressSink } from '../editorPort.js';
 import { taskDefinition } from './catalogue.js';
-import type { TaskTarget } from './task.js';
+import type { TaskDefinition, TaskRunView, TaskTarget } from './task.js';
 
 /** What runTask needs from the running server. */
 export interface TaskEnvironment {
@@ -24,8 +26,11 @@ export interface TaskEnvironment {
   user: string;
   role: Interaction['role'];
   agentTimeoutMs: number;
+  /** Times a model agent is asked when the oracle rejects its proposal. */
+  maxAttempts: number;
+  oracle: AssistantSettings['oracle'];
   annotations: boolean;
-  /** Edit plans by response id, kept so a later apply can move them onto the current text. */
+  /** Proposals by response id, kept so a later apply can move them onto the current text. */
   plans: PlanCache;
 }
 
@@ -71,9 +76,15 @@ export class PlanCache {
   }
 }
 
+interface Evaluated {
+  candidate: Candidate;
+  /** Set when the oracle rejected a proposal: the feedback for another attempt. */
+  rejection?: string;
+}
+
 /**
- * The interaction is recorded before any agent runs and again with every answer, so the trace
- * holds it even if the server dies mid-way; each write is durable before this resolves.
+ * The interaction is recorded before any agent runs and again with every answer, so the trace holds it even if
+ * the server dies mid-way; each write is durable before this resolves.
  */
 export async function runTask(env: TaskEnvironment, run: TaskRun, signal: AbortSignal, progress: ProgressSink): Promise<TaskResult> {
   const definition = taskDefinition(run.task);
@@ -99,33 +110,38 @@ export async function runTask(env: TaskEnvironment, run: TaskRun, signal: AbortS
   }
 
   progress.report(`${agents.length} agent${agents.length > 1 ? 's' : ''} working on ${run.target.name}`, 5);
-  const outcomes = await runAgents(
-    agents,
-    { task: run.task, interactionId: interaction.id, text: run.text, document: run.document, target: run.target, parameters: run.parameters ?? {}, project: env.project },
-    { agentTimeoutMs: env.agentTimeoutMs, signal, onProgress: (m) => progress.report(m) },
-  );
-
+  const view: TaskRunView = { document: run.document, target: run.target, parameters: run.parameters ?? {} };
+  const base: AgentRequest = { task: run.task, interactionId: interaction.id, text: run.text, document: run.document, target: run.target, parameters: view.parameters, project: env.project, history: [] };
   const at = new Date().toISOString();
-  const candidates: Candidate[] = outcomes.map((outcome) => {
-    const response: TraceResponse = {
-      id: outcome.responseId,
-      agent: outcome.agent.descriptor,
-      status: outcome.status,
-      text: outcome.text,
-      used: false,
-      startedAt: outcome.startedAt,
-      durationMs: outcome.durationMs,
-      ...(outcome.usage ? { usage: outcome.usage } : {}),
-      ...(outcome.error ? { error: outcome.error } : {}),
-    };
-    if (outcome.status !== 'ok') return { response };
-    const annotation = env.annotations ? { task: run.task, agent: outcome.agent.descriptor.name, interactionId: interaction.id, at } : undefined;
-    const answer = definition.convertAnswer({ text: outcome.text, ...(outcome.proposal ? { proposal: outcome.proposal } : {}) }, { document: run.document, target: run.target, parameters: run.parameters ?? {} }, annotation);
-    if (!answer.ok) return { response: { ...response, status: 'empty', error: answer.reason } };
-    if (answer.kind === 'text') return { response: { ...response, text: answer.text }, shown: true };
-    env.plans.set(response.id, answer.proposal);
-    return { response: { ...response, text: answer.text, edit: proposalToWorkspaceEdit(answer.proposal) }, proposal: answer.proposal };
-  });
+  const final: Candidate[] = [];
+  let pending = agents.map((agent) => ({ agent, history: [] as AgentRequest['history'] }));
+  for (let attempt = 1; pending.length > 0; attempt++) {
+    const rounds = await Promise.all(
+      pending.map(async ({ agent, history }) => {
+        const [outcome] = await runAgents([agent], { ...base, history }, { agentTimeoutMs: env.agentTimeoutMs, signal, onProgress: (m) => progress.report(m) });
+        const evaluated = await evaluateOutcome(env, definition, view, interaction.id, outcome as AgentOutcome, at, attempt, signal);
+        return { agent, history, evaluated };
+      }),
+    );
+    signal.throwIfAborted();
+    const next: typeof pending = [];
+    for (const { agent, history, evaluated } of rounds) {
+      const rejected = evaluated.filter((e) => e.rejection !== undefined);
+      const retry = agent.descriptor.isLLM && attempt < env.maxAttempts && rejected.length > 0 && rejected.length === evaluated.length;
+      if (retry) {
+        const first = rejected[0] as Evaluated;
+        next.push({ agent, history: [...history, { answer: first.candidate.response.text, feedback: first.rejection as string }] });
+        progress.report(`${agent.descriptor.name}: proposal rejected (${first.rejection}); asking again`);
+      } else {
+        final.push(...evaluated.map((e) => e.candidate));
+      }
+    }
+    pending = next;
+  }
+
+  // Passing proposals first, then text answers, then the rest, keeping the registry's order within each group.
+  const rank = (c: Candidate): number => (c.proposal ? (c.response.verdict && !c.response.verdict.passed ? 2 : 0) : c.shown ? 1 : 3);
+  const candidates = final.map((c, i) => ({ c, i })).sort((a, b) => rank(a.c) - rank(b.c) || a.i - b.i).map(({ c }) => c);
   const responses = candidates.map((c) => c.response);
   const usable = candidates.filter((c) => c.proposal || c.shown);
   const message = usable.length === 0 ? noAnswerMessage(run, responses) : undefined;
@@ -135,6 +151,55 @@ export async function runTask(env: TaskEnvironment, run: TaskRun, signal: AbortS
   });
   signal.throwIfAborted();
   return { interaction: stored, candidates };
+}
+
+/** One outcome (and its alternatives) converted, checked by the oracle, and turned into candidates. */
+async function evaluateOutcome(env: TaskEnvironment, definition: TaskDefinition, view: TaskRunView, interactionId: string, outcome: AgentOutcome, at: string, attempt: number, signal: AbortSignal): Promise<Evaluated[]> {
+  const answers: (AgentAnswer & { id: string })[] = [
+    { text: outcome.text, ...(outcome.proposal ? { proposal: outcome.proposal } : {}), id: outcome.responseId },
+    ...(outcome.alternatives ?? []).map((a) => ({ ...a, id: randomUUID() })),
+  ];
+  const evaluated: Evaluated[] = [];
+  for (const answer of answers) {
+    const response: TraceResponse = {
+      id: answer.id,
+      agent: outcome.agent.descriptor,
+      status: outcome.status,
+      text: answer.text,
+      used: false,
+      startedAt: outcome.startedAt,
+      durationMs: outcome.durationMs,
+      attempts: attempt,
+      ...(outcome.usage ? { usage: outcome.usage } : {}),
+      ...(outcome.error ? { error: outcome.error } : {}),
+    };
+    if (outcome.status !== 'ok') {
+      evaluated.push({ candidate: { response } });
+      continue;
+    }
+    const annotation = env.annotations ? { task: definition.id, agent: outcome.agent.descriptor.name, interactionId, at } : undefined;
+    const converted = definition.convertAnswer(answer, view, annotation);
+    if (!converted.ok) {
+      evaluated.push({ candidate: { response: { ...response, status: 'empty', error: converted.reason } }, rejection: converted.reason });
+      continue;
+    }
+    if (converted.kind === 'text') {
+      evaluated.push({ candidate: { response: { ...response, text: converted.text }, shown: true } });
+      continue;
+    }
+    const withEdit: TraceResponse = { ...response, text: converted.text, edit: proposalToWorkspaceEdit(converted.proposal) };
+    if (definition.check) {
+      const verdict = await definition.check(converted.proposal, view, { root: env.root, project: env.project, oracle: env.oracle }, signal);
+      if (!verdict.passed) {
+        evaluated.push({ candidate: { response: { ...withEdit, verdict, status: 'empty', error: `rejected by the oracle: ${verdict.summary}` } }, rejection: [verdict.summary, ...(verdict.details ?? [])].join('\n') });
+        continue;
+      }
+      withEdit.verdict = verdict;
+    }
+    env.plans.set(withEdit.id, converted.proposal);
+    evaluated.push({ candidate: { response: withEdit, proposal: converted.proposal } });
+  }
+  return evaluated;
 }
 
 function noAnswerMessage(run: TaskRun, responses: TraceResponse[]): string {
@@ -157,3 +222,5 @@ function contextOf(root: string, document: DocumentSnapshot, target: TaskTarget)
     symbol: target.name,
   };
 }
+
+export type { Agent };

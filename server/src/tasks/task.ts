@@ -1,5 +1,6 @@
 // The shape of a task in the catalogue: where it is offered, what its agents get, and how an answer becomes a proposal.
-import type { TaskId } from '../protocol.js';
+import type { AssistantSettings, TaskId, Verdict } from '../protocol.js';
+import type { WorkspaceProject } from '../repo/workspaceProject.js';
 import type { DeclarationTarget } from '../repo/declarations.js';
 import type { Annotation } from '../edits/annotation.js';
 import type { Proposal } from '../edits/proposal.js';
@@ -62,6 +63,13 @@ export type TaskAnswer =
   | { ok: true; kind: 'text'; text: string }
   | { ok: false; reason: string };
 
+/** What an oracle may use to check a proposal. */
+export interface CheckContext {
+  root: string;
+  project: WorkspaceProject;
+  oracle: AssistantSettings['oracle'];
+}
+
 export interface TaskDefinition {
   id: TaskId;
   /** The offers at a selection, syntax only and fast. */
@@ -73,4 +81,9 @@ export interface TaskDefinition {
   askTarget?(document: DocumentSnapshot, start: number, end: number, text: string): { target: TaskTarget; parameters?: Record<string, string> } | undefined;
   /** The agent's answer as a proposal (or text) on the document it was computed for; `annotation` is absent when annotations are off. */
   convertAnswer(answer: AgentAnswer, run: TaskRunView, annotation: Annotation | undefined): TaskAnswer;
+  /**
+   * The oracle for code-producing tasks: a proposal that does not pass is not offered, and a model agent is asked
+   * again with the verdict as feedback while attempts remain.
+   */
+  check?(proposal: Proposal, run: TaskRunView, context: CheckContext, signal: AbortSignal): Promise<Verdict>;
 }

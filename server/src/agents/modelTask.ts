@@ -1,0 +1,47 @@
+// How a model agent serves one task: the prompt it builds, or a whole strategy of calls, with earlier rejections as feedback.
+import path from 'node:path';
+import type { AgentAnswer, AgentRequest } from './agent.js';
+import type { Completion } from './modelClient.js';
+
+/** A prompt as chat messages. */
+export interface Prompt {
+  system: string;
+  user: string;
+}
+
+/** Asks the agent's model one prompt (the run's rejected answers and their feedback are added as a conversation). */
+export type AskModel = (prompt: Prompt, signal: AbortSignal) => Promise<Completion>;
+
+export interface ModelTaskStrategy {
+  /** The prompt for a request; `override` is the user's template for the user message, if any. */
+  buildPrompt(request: AgentRequest, override: string | undefined): Prompt | undefined;
+  /** A strategy of several calls (e.g. two prompts for rename); without it, one call with `buildPrompt`. */
+  run?(request: AgentRequest, ask: AskModel, override: string | undefined, signal: AbortSignal): Promise<AgentAnswer>;
+}
+
+/** Fills `{{name}}` placeholders; unknown placeholders are left as they are. */
+export function fillTemplate(template: string, values: Record<string, string | undefined>): string {
+  return template.replace(/\{\{(\w+)\}\}/g, (whole, key: string) => values[key] ?? whole);
+}
+
+/** Longest piece of code sent for one target; longer code is cut in the middle. */
+const MAX_CODE_CHARS = 24_000;
+
+export function clip(code: string, max = MAX_CODE_CHARS): string {
+  if (code.length <= max) return code;
+  const half = Math.floor(max / 2);
+  return `${code.slice(0, half)}\n/* … ${code.length - max} characters left out … */\n${code.slice(-half)}`;
+}
+
+/** The placeholders every prompt can use: the target's code, language, name, kind, the request and the file. */
+export function standardValues(request: AgentRequest): Record<string, string> {
+  const fileName = request.document.fsPath ? path.relative(request.project.root, request.document.fsPath) : request.document.uri;
+  return {
+    code: clip(request.document.text.slice(request.target.start, request.target.end)),
+    language: request.document.languageId.startsWith('javascript') ? 'javascript' : 'typescript',
+    symbol: request.target.name,
+    kind: request.target.declaration?.kind.replace('-', ' ') ?? 'code',
+    request: request.text,
+    fileName,
+  };
+}
