@@ -9,6 +9,7 @@ import { isRange, lineStarts, positionToOffset } from '../edits/textEdits.js';
 import { listDeclarations } from '../repo/declarations.js';
 import { findDeclarations } from '../repo/findSymbol.js';
 import type { DocumentSnapshot, DocumentSource } from '../workspace/documentSnapshot.js';
+import { pathToUri } from '../workspace/documentSnapshot.js';
 import { taskDefinition } from './catalogue.js';
 import { runTask } from './runTask.js';
 import type { TaskEnvironment } from './runTask.js';
@@ -77,6 +78,13 @@ function findTarget(context: AskContext, task: TaskId, text: string, document: D
   return undefined;
 }
 
+/** For workspace-wide tasks: the given document as context, or the workspace folder itself with no text. */
+function workspaceTarget(context: AskContext, document: DocumentSnapshot | undefined, text: string): Found {
+  const root = context.env.root;
+  const snapshot: DocumentSnapshot = document ?? { uri: pathToUri(root), fsPath: root, languageId: 'plaintext', version: null, text: '' };
+  return { document: snapshot, target: { name: 'the workspace', start: 0, end: 0 }, parameters: { question: text } };
+}
+
 export async function askFlow(context: AskContext, params: AskParams, signal: AbortSignal, progress: ProgressSink): Promise<AskResult> {
   if (typeof params?.text !== 'string' || params.text.trim() === '') throw new AssistantError('invalid-params', 'assistant/ask needs a non-empty "text".');
   if (params.range !== undefined && !isRange(params.range)) throw new AssistantError('invalid-params', 'assistant/ask: "range" must be an LSP range.');
@@ -109,7 +117,7 @@ export async function askFlow(context: AskContext, params: AskParams, signal: Ab
   const task = classification.task;
   if (task === 'none') return unanswered('none', 'This request does not match any assistant task. Try e.g. "document the load method" or "explain this function".');
   if (!taskDefinition(task) || !env.registry.serves(task)) return unanswered(task, `The ${task} task is not available yet: no agent serves it.`);
-  const found = findTarget(context, task, text, document, params, signal);
+  const found = taskDefinition(task)?.workspaceWide ? workspaceTarget(context, document, text) : findTarget(context, task, text, document, params, signal);
   if (!found) return unanswered(task, 'Which code is this about? Select it, put the cursor on it, or name it (e.g. "document the load method").');
   const result = await runTask(env, { task, document: found.document, target: found.target, parameters: found.parameters, text, source: 'text', classification }, signal, progress);
   const usable = result.candidates.filter((c) => c.proposal || c.shown).length;

@@ -72,6 +72,8 @@ export interface CheckContext {
 
 export interface TaskDefinition {
   id: TaskId;
+  /** The task is about the workspace, not a place in a document (workspace questions): ask runs it without a target. */
+  workspaceWide?: boolean;
   /** The offers at a selection, syntax only and fast. */
   offersAt(context: OfferContext): TaskOffer[];
   /**
