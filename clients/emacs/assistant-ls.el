@@ -1,0 +1,322 @@
+;;; assistant-ls.el --- Eglot client for assistant-ls: ask, trace, rate, revert  -*- lexical-binding: t; -*-
+
+;; Version: 0.1.0
+;; Package-Requires: ((emacs "27.1") (eglot "1.9"))
+;; Keywords: languages, tools
+
+;;; Commentary:
+
+;; assistant-ls is a language server that offers assistant tasks as code
+;; actions and custom `assistant/*' requests.  This file registers it with
+;; Eglot for TypeScript and JavaScript buffers, and adds the commands that
+;; need custom requests (Eglot shows code actions and applies edits itself):
+;;
+;;   M-x assistant-ls-ask     free text, on the region if active; choose a
+;;                            candidate and the server applies it
+;;   M-x assistant-ls-trace   the interactions behind the code at point
+;;   M-x assistant-ls-rate    thumb up or down (or withdraw), with a remark
+;;   M-x assistant-ls-revert  undo what an interaction inserted
+;;
+;; Eglot runs one server per major mode and project, so assistant-ls
+;; replaces typescript-language-server in the buffers it manages: README.md
+;; says how to choose.  The server does the work; these are thin wrappers.
+
+;;; Code:
+
+(require 'cl-lib)
+(require 'seq)
+(require 'subr-x)
+(require 'jsonrpc)
+(require 'eglot)
+
+(defgroup assistant-ls nil
+  "Eglot client for the assistant-ls language server."
+  :group 'eglot
+  :prefix "assistant-ls-")
+
+(defcustom assistant-ls-program '("assistant-ls" "--stdio")
+  "How to start the server: the program and its arguments."
+  :type '(repeat string))
+
+(defcustom assistant-ls-modes
+  '((tsx-ts-mode . "typescriptreact")
+    (typescript-ts-mode . "typescript")
+    (typescript-mode . "typescript")
+    (rjsx-mode . "javascriptreact")
+    (js-jsx-mode . "javascriptreact")
+    (js-ts-mode . "javascript")
+    (js2-mode . "javascript")
+    (js-mode . "javascript"))
+  "Major modes assistant-ls manages, each with its LSP language id.
+Derived modes come before their parents: Eglot takes the first match."
+  :type '(alist :key-type symbol :value-type string))
+
+(defcustom assistant-ls-request-timeout 120
+  "Seconds to wait for the server; a model agent's answer can take a while."
+  :type 'number)
+
+(defvar assistant-ls--last nil
+  "The server and interaction of the last `assistant-ls-ask'.
+A cons (SERVER . INTERACTION); INTERACTION is a plist with :id and
+:responses.")
+
+(defvar-local assistant-ls--trace-server nil
+  "In a trace buffer, the server its interactions come from.")
+
+;;;; Registration
+
+(defun assistant-ls-eglot-entry ()
+  "The `eglot-server-programs' entry for assistant-ls."
+  (cons (mapcar (lambda (pair) (list (car pair) :language-id (cdr pair)))
+                assistant-ls-modes)
+        assistant-ls-program))
+
+;;;###autoload
+(defun assistant-ls-setup ()
+  "Make Eglot start assistant-ls for the modes in `assistant-ls-modes'.
+The entry goes first in `eglot-server-programs', so it wins over
+typescript-language-server for those modes."
+  (interactive)
+  (setq eglot-server-programs
+        (cons (assistant-ls-eglot-entry)
+              (cl-remove-if (lambda (entry)
+                              (equal (cdr entry) assistant-ls-program))
+                            eglot-server-programs))))
+
+;;;; Talking to the server
+
+(defun assistant-ls--server ()
+  "The assistant-ls server of this buffer; a user error when there is none."
+  (let ((server (eglot-current-server)))
+    (unless server
+      (user-error "No Eglot server here: M-x eglot in a TypeScript buffer"))
+    (let* ((provider (plist-get (eglot--capabilities server)
+                                :executeCommandProvider))
+           (commands (plist-get provider :commands)))
+      (unless (seq-contains-p commands "assistant.document")
+        (user-error "This buffer's server is not assistant-ls (see README)")))
+    server))
+
+(defun assistant-ls--request (server method params)
+  "Send METHOD with PARAMS to SERVER and return the result.
+Pending buffer changes go first, so the server sees what the user sees."
+  (when (and (eglot-managed-p) (eq (eglot-current-server) server))
+    (eglot--signal-textDocument/didChange))
+  (jsonrpc-request server method params :timeout assistant-ls-request-timeout))
+
+(defun assistant-ls--interactions-at (server pos)
+  "The interactions behind the code at POS, newest first, from SERVER."
+  (let ((result (assistant-ls--request
+                 server :assistant/trace
+                 `(:textDocument ,(eglot--TextDocumentIdentifier)
+                   :position ,(eglot--pos-to-lsp-position pos)))))
+    (append (plist-get result :interactions) nil)))
+
+(defun assistant-ls--context ()
+  "The (SERVER . INTERACTION) that rate and revert act on.
+In a trace buffer, the interaction at point; in a source buffer, the
+newest interaction behind the code at point, else the last ask."
+  (or (when-let ((interaction (get-text-property (point)
+                                                 'assistant-ls-interaction)))
+        (cons assistant-ls--trace-server interaction))
+      (when (eglot-current-server)
+        (let* ((server (assistant-ls--server))
+               (found (car (assistant-ls--interactions-at server (point)))))
+          (and found (cons server found))))
+      assistant-ls--last
+      (user-error "No assistant interaction here, and none asked yet")))
+
+(defun assistant-ls--label (response)
+  "A one-line label for RESPONSE: its agent and its first line of words."
+  (let* ((lines (split-string (or (plist-get response :text) "") "\n"))
+         (words (seq-find (lambda (l) (string-match-p "[[:alnum:]]" l)) lines))
+         (line (string-trim (or words "") "[ \t/*#;-]+")))
+    (format "%s: %s"
+            (plist-get (plist-get response :agent) :name)
+            (truncate-string-to-width line 70 nil nil "..."))))
+
+(defun assistant-ls--choose-response (interaction)
+  "A response of INTERACTION: the used one, the only one, or one picked."
+  (let ((responses (append (plist-get interaction :responses) nil)))
+    (cond ((null responses)
+           (user-error "Interaction %s has no response"
+                       (plist-get interaction :id)))
+          ((seq-find (lambda (r) (eq (plist-get r :used) t)) responses))
+          ((null (cdr responses)) (car responses))
+          (t (let ((choices (mapcar (lambda (r)
+                                      (cons (assistant-ls--label r) r))
+                                    responses)))
+               (cdr (assoc (completing-read "Which answer: " choices nil t)
+                           choices)))))))
+
+;;;; Commands
+
+;;;###autoload
+(defun assistant-ls-ask (text &optional beg end)
+  "Ask the assistant TEXT, about the region BEG..END if given.
+The server classifies TEXT into a task and runs its agents; the
+candidates are offered with `completing-read', and the server applies
+the chosen one as a versioned edit.  Returns the `assistant/apply'
+result, or the `assistant/ask' result when nothing can be applied."
+  (interactive (list (read-string "Ask the assistant: ")
+                     (and (use-region-p) (region-beginning))
+                     (and (use-region-p) (region-end))))
+  (let* ((server (assistant-ls--server))
+         (params `(:text ,text
+                   ,@(when buffer-file-name
+                       `(:textDocument ,(eglot--TextDocumentIdentifier)))
+                   ,@(when (and beg end)
+                       `(:range (:start ,(eglot--pos-to-lsp-position beg)
+                                 :end ,(eglot--pos-to-lsp-position end))))))
+         (answer (assistant-ls--request server :assistant/ask params))
+         (id (plist-get answer :interactionId))
+         (usable (seq-filter (lambda (r) (plist-get r :edit))
+                             (plist-get answer :responses))))
+    (setq assistant-ls--last
+          (cons server (list :id id :responses (plist-get answer :responses))))
+    (if (null usable)
+        (progn (message "assistant-ls: %s"
+                        (or (plist-get answer :message) "no answer to apply"))
+               answer)
+      (let* ((choices (mapcar (lambda (r) (cons (assistant-ls--label r) r))
+                              usable))
+             (prompt (format "Apply (%s, %d candidate%s): "
+                             (plist-get answer :task) (length choices)
+                             (if (cdr choices) "s" "")))
+             (picked (cdr (assoc (completing-read prompt choices nil t nil nil
+                                                  (caar choices))
+                                 choices)))
+             ;; The user has just chosen this edit: Eglot need not ask again.
+             (result (let ((eglot-confirm-server-initiated-edits nil))
+                       (assistant-ls--request
+                        server :assistant/apply
+                        `(:interactionId ,id
+                          :responseId ,(plist-get picked :id))))))
+        (message "assistant-ls: %s" (or (plist-get result :message)
+                                        (plist-get result :outcome)))
+        result))))
+
+(defun assistant-ls--describe-response (response)
+  "Insert RESPONSE of an interaction, indented."
+  (let ((agent (plist-get response :agent))
+        (notes (delq nil
+                     (list (and (eq (plist-get response :used) t) "used")
+                           (plist-get response :outcome)
+                           (when-let ((r (plist-get response :rating)))
+                             (format "rated %s" r))
+                           (when-let ((at (plist-get response :revertedAt)))
+                             (format "reverted %s" at))))))
+    (insert (format "  - %s (%s%s): %s%s\n"
+                    (plist-get agent :name) (plist-get agent :technology)
+                    (if-let ((model (plist-get agent :model)))
+                        (format ", %s" model)
+                      "")
+                    (plist-get response :status)
+                    (if notes (concat ", " (string-join notes ", ")) "")))
+    (when-let ((problem (plist-get response :error)))
+      (insert (format "      error: %s\n" problem)))
+    (seq-doseq (remark (plist-get response :feedback))
+      (insert (format "      remark: %s\n" remark)))
+    (let ((text (string-trim-right (or (plist-get response :text) ""))))
+      (unless (string-empty-p text)
+        (insert (replace-regexp-in-string "^" "      " text) "\n")))))
+
+(defun assistant-ls--describe (interaction)
+  "Insert INTERACTION, tagged so that rate and revert find it at point."
+  (let ((start (point))
+        (context (plist-get interaction :context))
+        (class (plist-get interaction :classification)))
+    (insert (propertize (format "Interaction %s" (plist-get interaction :id))
+                        'face 'bold)
+            "\n")
+    (insert (format "  %s by %s (%s), from %s\n"
+                    (plist-get interaction :timestamp)
+                    (plist-get interaction :user)
+                    (plist-get interaction :role)
+                    (plist-get interaction :source)))
+    (insert (format "  Asked: %s\n" (plist-get interaction :text)))
+    (insert (format "  Task: %s%s\n" (plist-get interaction :task)
+                    (if class
+                        (format " (by %s, confidence %.2f)"
+                                (plist-get class :by)
+                                (plist-get class :confidence))
+                      "")))
+    (when-let ((symbol (plist-get context :symbol)))
+      (insert (format "  Symbol: %s%s\n" symbol
+                      (if-let ((resource (plist-get context :resource)))
+                          (format " in %s" (plist-get resource :relativePath))
+                        ""))))
+    (when-let ((note (plist-get interaction :message)))
+      (insert (format "  Message: %s\n" note)))
+    (seq-doseq (response (plist-get interaction :responses))
+      (assistant-ls--describe-response response))
+    (insert "\n")
+    (put-text-property start (point) 'assistant-ls-interaction interaction)))
+
+;;;###autoload
+(defun assistant-ls-trace (&optional pos)
+  "Show the assistant interactions behind the code at POS (or point).
+They are shown in the buffer `*assistant-ls trace*', where
+`assistant-ls-rate' and `assistant-ls-revert' act on the interaction
+at point.  Returns that buffer, or nil when no interaction is found."
+  (interactive)
+  (let* ((server (assistant-ls--server))
+         (interactions (assistant-ls--interactions-at server (or pos (point))))
+         (source (buffer-name)))
+    (if (null interactions)
+        (progn (message "assistant-ls: no interaction produced the code here")
+               nil)
+      (with-current-buffer (get-buffer-create "*assistant-ls trace*")
+        (let ((inhibit-read-only t))
+          (erase-buffer)
+          (special-mode)
+          (setq assistant-ls--trace-server server)
+          (insert (format "Interactions behind the code at point in %s\n\n"
+                          source))
+          (mapc #'assistant-ls--describe interactions)
+          (goto-char (point-min))
+          (forward-line 2))
+        (display-buffer (current-buffer))
+        (current-buffer)))))
+
+;;;###autoload
+(defun assistant-ls-rate (rating &optional comment)
+  "Rate an answer RATING: \"up\", \"down\", or nil to withdraw a rating.
+COMMENT, when non-nil, is kept with the answer's feedback.  The answer
+is the one behind the code at point (in a trace buffer: the interaction
+at point), else one of the last `assistant-ls-ask'."
+  (interactive
+   (let ((choice (completing-read "Rate: " '("up" "down" "withdraw") nil t)))
+     (list (unless (equal choice "withdraw") choice)
+           (let ((remark (read-string "Remark (optional): ")))
+             (unless (string-empty-p remark) remark)))))
+  (pcase-let* ((`(,server . ,interaction) (assistant-ls--context))
+               (response (assistant-ls--choose-response interaction))
+               (result (assistant-ls--request
+                        server :assistant/rate
+                        `(:interactionId ,(plist-get interaction :id)
+                          :responseId ,(plist-get response :id)
+                          :rating ,rating
+                          ,@(when comment `(:comment ,comment))))))
+    (message "assistant-ls: %s rated %s"
+             (plist-get (plist-get response :agent) :name)
+             (or rating "(withdrawn)"))
+    result))
+
+;;;###autoload
+(defun assistant-ls-revert ()
+  "Undo what an interaction inserted, when the code is still as inserted.
+The interaction is the one behind the code at point (in a trace buffer:
+the interaction at point), else the last `assistant-ls-ask'."
+  (interactive)
+  (pcase-let* ((`(,server . ,interaction) (assistant-ls--context))
+               (result (let ((eglot-confirm-server-initiated-edits nil))
+                         (assistant-ls--request
+                          server :assistant/revert
+                          `(:interactionId ,(plist-get interaction :id))))))
+    (message "assistant-ls: %s" (plist-get result :message))
+    result))
+
+(provide 'assistant-ls)
+
+;;; assistant-ls.el ends here
