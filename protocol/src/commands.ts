@@ -15,6 +15,11 @@ export interface TaskCommandArgs {
   diagnostic?: Diagnostic;
   /** Task-specific inputs, e.g. `{ newName }` for a rename. */
   parameters?: Record<string, string>;
+  /**
+   * Run only this agent. Set on the one-action-per-agent menus offered to clients that cannot show a choice
+   * (no `window.showMessage` capability, e.g. Helix), so the user chooses in the code-action menu instead.
+   */
+  agent?: string;
 }
 
 /** What a task command reports back once the user has chosen (or not). */

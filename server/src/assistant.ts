@@ -124,6 +124,11 @@ export class Assistant {
     return offersAt(context, (task) => this.env.registry.serves(task));
   }
 
+  /** Names of the agents that serve a task, in registry order. */
+  agentsFor(task: TaskId): string[] {
+    return this.env.registry.forTask(task).map((agent) => agent.descriptor.name);
+  }
+
   runCommand(task: TaskId, args: TaskCommandArgs, signal: AbortSignal, progress: ProgressSink, port: EditorPort): Promise<TaskCommandResult> {
     return runCommandFlow(this.flow(), task, args, signal, progress, port);
   }

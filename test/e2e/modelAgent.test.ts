@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CodeAction, TextDocumentEdit } from 'vscode-languageserver-protocol';
 import type { AgentsResult, TaskCommandResult, TraceResult } from '../../protocol/src/index.js';
-import { TestEditor, copyFixture, until } from '../support/lspClient.js';
+import { TestEditor, copyFixture, FULL_CAPABILITIES, until } from '../support/lspClient.js';
 import { startScriptedModel } from '../support/scriptedModel.js';
 import type { ScriptedModel } from '../support/scriptedModel.js';
 
@@ -109,6 +109,28 @@ describe('the OpenAI-compatible agent', () => {
     expect(responses).toHaveLength(2);
     expect(responses.find((r) => r.agent.isLLM)!.used).toBe(true);
     expect(responses.find((r) => !r.agent.isLLM)!.used).toBe(false);
+  });
+
+  it('offers one action per agent to a client that cannot show a choice, and runs only the chosen agent', async () => {
+    const { editor } = await TestEditor.start({
+      root: copyFixture('basic'),
+      env: modelEnv(),
+      capabilities: { ...FULL_CAPABILITIES, window: { workDoneProgress: true } },
+    });
+    editors.push(editor);
+    const doc = await editor.open('src/config.ts');
+    model.enqueue({ kind: 'text', content: '/** Loads the configuration once and caches it. */' });
+    const position = editor.position(doc.uri, 'async load');
+    const actions = await editor.request<CodeAction[]>('textDocument/codeAction', { textDocument: { uri: doc.uri }, range: { start: position, end: position }, context: { diagnostics: [] } });
+    const host = new URL(model.baseURL).host;
+    expect(actions.map((a) => a.title)).toEqual(['Assistant: Document method ConfigStore.load (doc-offline)', `Assistant: Document method ConfigStore.load (scripted-doc@${host})`]);
+    const result = await run(editor, actions[1]!);
+    expect(result.applied).toBe(true);
+    expect(editor.questions).toHaveLength(0);
+    expect(model.requests).toHaveLength(1);
+    expect(editor.buffer(doc.uri).text).toContain('Loads the configuration once and caches it.');
+    const trace = await editor.request<TraceResult>('assistant/trace', { id: result.interactionId });
+    expect(trace.interactions[0]!.responses.map((r) => r.agent.name)).toEqual([`scripted-doc@${host}`]);
   });
 
   it('applies nothing when the user discards', async () => {

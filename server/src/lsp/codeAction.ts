@@ -48,9 +48,14 @@ export function register(ctx: ServerContext): void {
             ...(offer.target.diagnostic?.original ? { diagnostic: offer.target.diagnostic.original as Diagnostic } : {}),
             ...(offer.parameters ? { parameters: offer.parameters } : {}),
           };
-          const data: ActionData = { task: offer.task, args };
-          // Clients that resolve get the edit from resolve; the others run the command, which applies it.
-          return [resolves ? { title: offer.title, kind: offer.kind, data } : { title: offer.title, kind: offer.kind, data, command: { title: offer.title, command, arguments: [args] } }];
+          // A client that cannot show a choice (no window.showMessage, e.g. Helix) gets one action per agent instead.
+          const agents = ctx.canAskUser() ? [] : assistant.agentsFor(offer.task);
+          const variants = agents.length > 1 ? agents.map((agent) => ({ title: `${offer.title} (${agent})`, args: { ...args, agent } })) : [{ title: offer.title, args }];
+          return variants.map(({ title, args: variantArgs }): CodeAction => {
+            const data: ActionData = { task: offer.task, args: variantArgs };
+            // Clients that resolve get the edit from resolve; the others run the command, which applies it.
+            return resolves ? { title, kind: offer.kind, data } : { title, kind: offer.kind, data, command: { title, command, arguments: [variantArgs] } };
+          });
         })
         .concat(showInteraction);
     }),

@@ -11,8 +11,14 @@ export class LspEditorPort implements EditorPort {
 
   async choose(message: string, options: string[]): Promise<string | undefined> {
     const items: MessageActionItem[] = options.map((title) => ({ title }));
-    const picked = await this.connection.window.showInformationMessage(message, ...items);
-    return picked?.title;
+    try {
+      const picked = await this.connection.window.showInformationMessage(message, ...items);
+      return picked?.title;
+    } catch (error) {
+      // A client that does not implement the request cannot choose: nothing is applied, and the user is told why.
+      this.showMessage('warning', `The editor could not ask which answer to use (${(error as Error).message}); nothing was applied. Use one agent per action or assistant/ask.`);
+      return undefined;
+    }
   }
 
   async applyEdit(label: string, edit: WorkspaceEdit): Promise<ApplyEditOutcome> {

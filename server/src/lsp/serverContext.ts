@@ -51,6 +51,11 @@ export class ServerContext {
     this.connection.console.log(message);
   };
 
+  /** Whether the client can show a question with choices (`window/showMessageRequest`). */
+  canAskUser(): boolean {
+    return this.capabilities.window?.showMessage !== undefined;
+  }
+
   /** Whether the client resolves code actions lazily and accepts an `edit` from resolve. */
   resolvesEdits(): boolean {
     const codeAction = this.capabilities.textDocument?.codeAction;

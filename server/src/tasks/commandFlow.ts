@@ -93,7 +93,7 @@ async function present(context: FlowContext, root: string, interactionId: string
 /** Runs a task command, lets the user choose among candidates, and applies (or shows) the choice. */
 export async function runCommandFlow(context: FlowContext, task: TaskId, args: TaskCommandArgs, signal: AbortSignal, progress: ProgressSink, port: EditorPort): Promise<TaskCommandResult> {
   const { document, target, parameters } = locateCommandTarget(context.documents, task, args);
-  const result = await runTask(context.env, { task, document, target, parameters, text: `${task} ${target.name}`, source: 'command' }, signal, progress);
+  const result = await runTask(context.env, { task, document, target, parameters, text: `${task} ${target.name}`, source: 'command', ...(typeof args.agent === 'string' ? { agent: args.agent } : {}) }, signal, progress);
   const interactionId = result.interaction.id;
   const chosen = await chooseCandidate(result.candidates, target.name, port, signal);
   if (chosen.kind === 'none') {
@@ -115,7 +115,7 @@ export async function runCommandFlow(context: FlowContext, task: TaskId, args: T
 /** For `codeAction/resolve`: runs the task and returns the chosen edit for the client to apply. */
 export async function resolveCommandFlow(context: FlowContext, task: TaskId, args: TaskCommandArgs, signal: AbortSignal, progress: ProgressSink, port: EditorPort): Promise<ResolvedTask> {
   const { document, target, parameters } = locateCommandTarget(context.documents, task, args);
-  const result = await runTask(context.env, { task, document, target, parameters, text: `${task} ${target.name}`, source: 'command' }, signal, progress);
+  const result = await runTask(context.env, { task, document, target, parameters, text: `${task} ${target.name}`, source: 'command', ...(typeof args.agent === 'string' ? { agent: args.agent } : {}) }, signal, progress);
   const interactionId = result.interaction.id;
   const chosen = await chooseCandidate(result.candidates, target.name, port, signal);
   if (chosen.kind === 'none') return { kind: 'none', interactionId, message: chosen.message };

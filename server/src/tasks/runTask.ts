@@ -45,6 +45,8 @@ export interface TaskRun {
   /** Pre-classified interactions (ask) pass their classification along. */
   classification?: Interaction['classification'];
   interactionId?: string;
+  /** Only this agent runs (the user already chose it). */
+  agent?: string;
 }
 
 export interface Candidate {
@@ -88,7 +90,7 @@ interface Evaluated {
  */
 export async function runTask(env: TaskEnvironment, run: TaskRun, signal: AbortSignal, progress: ProgressSink): Promise<TaskResult> {
   const definition = taskDefinition(run.task);
-  const agents = env.registry.forTask(run.task);
+  const agents = env.registry.forTask(run.task).filter((agent) => run.agent === undefined || agent.descriptor.name === run.agent);
   const interaction: Interaction = {
     id: run.interactionId ?? randomUUID(),
     sessionId: env.sessionId,
