@@ -1,0 +1,511 @@
+-- assistant-ls client for Neovim 0.7+: starts the server per project root and adds the :Assistant* commands.
+local progress = require('assistant.progress')
+local quickfix = require('assistant.quickfix')
+
+local M = {}
+
+-- Every method and command name this plugin sends, in one place so a test can check each against the server's
+-- declarations (CUSTOM_METHODS and ALL_COMMANDS in protocol/src). Code actions need none of them: the built-in
+-- vim.lsp.buf.code_action() resolves them and runs the command the server attaches.
+M.methods = {
+  ask = 'assistant/ask',
+  apply = 'assistant/apply',
+  trace = 'assistant/trace',
+  rate = 'assistant/rate',
+  revert = 'assistant/revert',
+  agents = 'assistant/agents',
+  document = 'assistant.document',
+  -- Sent by the built-in code-action flow, never by this plugin; listed so the name check covers it.
+  response_applied = 'assistant.responseApplied',
+  -- Offered by the server as a code action on annotated code; the built-in flow runs it.
+  show_interaction = 'assistant.showInteraction',
+}
+
+M.client_name = 'assistant-ls'
+
+local defaults = {
+  cmd = { 'assistant-ls', '--stdio' },
+  filetypes = { 'typescript', 'javascript', 'typescriptreact', 'javascriptreact' },
+  root_markers = { 'package.json', 'tsconfig.json', '.git' },
+  settings = {},
+}
+
+M.config = vim.deepcopy(defaults)
+
+local levels = vim.log.levels
+local uv = vim.uv or vim.loop
+-- 0.11 turned client methods into `client:method()` and changed the str_utfindex signature; 0.7 has neither.
+local has_011 = vim.fn.has('nvim-0.11') == 1
+
+-- Clients started on 0.7 (which has no vim.lsp.start and its reuse rule), by root directory.
+local clients_by_root = {}
+
+local function notify(message, level)
+  vim.notify('assistant-ls: ' .. message, level or levels.INFO)
+end
+
+-- An empty Lua table encodes as a JSON array; the server wants objects for settings and queries.
+local function object(value)
+  if type(value) ~= 'table' or next(value) == nil then
+    return vim.empty_dict()
+  end
+  return value
+end
+
+local function is_null(value)
+  return value == nil or value == vim.NIL
+end
+
+--- The nearest directory, from the file's upward, holding one of the markers; the working directory otherwise.
+function M.find_root(bufnr)
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  if name == '' then
+    return vim.fn.getcwd()
+  end
+  local dir = vim.fn.fnamemodify(name, ':p:h')
+  while dir and dir ~= '' do
+    for _, marker in ipairs(M.config.root_markers) do
+      if uv.fs_stat(dir .. '/' .. marker) then
+        return dir
+      end
+    end
+    local parent = vim.fn.fnamemodify(dir, ':h')
+    if parent == dir then
+      break
+    end
+    dir = parent
+  end
+  return vim.fn.getcwd()
+end
+
+local function client_config(root)
+  local settings = object(M.config.settings)
+  return {
+    name = M.client_name,
+    cmd = M.config.cmd,
+    root_dir = root,
+    workspace_folders = { { uri = vim.uri_from_fname(root), name = vim.fn.fnamemodify(root, ':t') } },
+    -- initializationOptions reach every version; `settings` answers workspace/configuration, which 0.8+ declare.
+    init_options = { assistant = settings },
+    settings = { assistant = settings },
+    -- A per-client handler, so other servers' progress keeps the default handling untouched.
+    handlers = { ['$/progress'] = progress.handler },
+  }
+end
+
+local warned_missing = false
+
+--- Starts (or reuses) the client for the buffer's root and attaches the buffer to it.
+function M.attach(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  -- Only real files: help, quickfix and scratch buffers have no document the server could read.
+  if vim.bo[bufnr].buftype ~= '' or vim.api.nvim_buf_get_name(bufnr) == '' then
+    return nil
+  end
+  -- Checked here because 0.7 reports a missing binary only in its log; 0.10+ also accept a function as cmd.
+  if type(M.config.cmd) == 'table' and vim.fn.executable(M.config.cmd[1]) ~= 1 then
+    if not warned_missing then
+      warned_missing = true
+      notify(('cannot start %q: not executable (see clients/neovim/README.md)'):format(M.config.cmd[1]), levels.ERROR)
+    end
+    return nil
+  end
+  local root = M.find_root(bufnr)
+  if vim.lsp.start then
+    -- 0.8+: vim.lsp.start reuses a client with the same name and root_dir, which is one client per root.
+    return vim.lsp.start(client_config(root), { bufnr = bufnr })
+  end
+  local id = clients_by_root[root]
+  local client = id and vim.lsp.get_client_by_id(id)
+  if not client or client.is_stopped() then
+    local config = client_config(root)
+    config.on_exit = function(_, _, client_id)
+      if clients_by_root[root] == client_id then
+        clients_by_root[root] = nil
+      end
+    end
+    id = vim.lsp.start_client(config)
+    if not id then
+      return nil
+    end
+    clients_by_root[root] = id
+  end
+  vim.lsp.buf_attach_client(bufnr, id)
+  return id
+end
+
+local function all_clients(filter)
+  if vim.lsp.get_clients then
+    return vim.lsp.get_clients(filter)
+  end
+  -- 0.7: buf_get_clients is a map from id to client and only lists initialized clients.
+  local list = {}
+  local source = filter.bufnr and vim.lsp.buf_get_clients(filter.bufnr) or vim.lsp.get_active_clients()
+  for _, client in pairs(source) do
+    if client.name == filter.name then
+      table.insert(list, client)
+    end
+  end
+  return list
+end
+
+--- The assistant-ls client of a buffer; with `any`, any running one (for buffers such as the quickfix window).
+function M.client(bufnr, any)
+  local client = all_clients({ bufnr = bufnr, name = M.client_name })[1]
+  if not client and any then
+    client = all_clients({ name = M.client_name })[1]
+  end
+  return client
+end
+
+local function request(client, method, params, handler, bufnr)
+  if has_011 then
+    return client:request(method, params, handler, bufnr)
+  end
+  return client.request(method, params, handler, bufnr)
+end
+
+local function notify_server(client, method, params)
+  if has_011 then
+    return client:notify(method, params)
+  end
+  return client.notify(method, params)
+end
+
+--- Sends a request and calls `on_result(result)`; errors are shown, not raised.
+function M.request(client, method, params, on_result, bufnr)
+  local ok = request(client, method, params, function(err, result)
+    if err then
+      notify(('%s failed: %s'):format(method, err.message or vim.inspect(err)), levels.ERROR)
+      return
+    end
+    on_result(result)
+  end, bufnr)
+  if not ok then
+    notify(method .. ' failed: the server is not running', levels.ERROR)
+  end
+end
+
+local function utf16_col(line, byte_col)
+  byte_col = math.max(0, math.min(byte_col, #line))
+  if has_011 then
+    return vim.str_utfindex(line, 'utf-16', byte_col, false)
+  end
+  local _, utf16 = vim.str_utfindex(line, byte_col)
+  return utf16
+end
+
+local function buf_line(bufnr, row)
+  return vim.api.nvim_buf_get_lines(bufnr, row, row + 1, false)[1] or ''
+end
+
+--- The cursor as an LSP position (UTF-16 characters, as the server declares).
+function M.cursor_position(bufnr)
+  local row, col = unpack(vim.api.nvim_win_get_cursor(0))
+  return { line = row - 1, character = utf16_col(buf_line(bufnr, row - 1), col) }
+end
+
+--- The range a command was given: the visual selection when the marks match the command's lines, whole lines for
+--- another range (`:10,20AssistantAsk`, or a linewise selection), else the cursor as an empty range.
+function M.command_range(bufnr, opts)
+  if not opts or (opts.range or 0) == 0 then
+    local position = M.cursor_position(bufnr)
+    return { start = position, ['end'] = position }
+  end
+  local first, last = opts.line1, opts.line2
+  local from, to = vim.fn.getpos("'<"), vim.fn.getpos("'>")
+  if from[2] == first and to[2] == last and vim.fn.visualmode() ~= 'V' then
+    local end_line = buf_line(bufnr, last - 1)
+    -- The '> mark is on the last selected character; LSP ends are exclusive, so step over that character.
+    local last_char = vim.fn.matchstr(end_line, '.', to[3] - 1)
+    return {
+      start = { line = first - 1, character = utf16_col(buf_line(bufnr, first - 1), from[3] - 1) },
+      ['end'] = { line = last - 1, character = utf16_col(end_line, to[3] - 1 + #last_char) },
+    }
+  end
+  local end_line = buf_line(bufnr, last - 1)
+  return { start = { line = first - 1, character = 0 }, ['end'] = { line = last - 1, character = utf16_col(end_line, #end_line) } }
+end
+
+local function current_client(bufnr)
+  local client = M.client(bufnr)
+  if not client then
+    notify('no assistant-ls client for this buffer (is it a TypeScript or JavaScript file, and did setup() run?)', levels.ERROR)
+  end
+  return client
+end
+
+--- A one-line label for a candidate: the agent and the first line of its text that says something (a JSDoc's
+--- first line is just `/**`).
+function M.candidate_label(response)
+  local agent = type(response.agent) == 'table' and response.agent.name or '?'
+  local summary = ''
+  for line in tostring(response.text or ''):gmatch('[^\n]+') do
+    local stripped = vim.trim(line:gsub('^%s*/%*%*?', ''):gsub('%*/%s*$', ''):gsub('^%s*%*', ''):gsub('^%s*//', ''))
+    if stripped ~= '' then
+      summary = stripped
+      break
+    end
+  end
+  if response.status ~= 'ok' then
+    summary = ('(%s) %s'):format(response.status or '?', response.error or summary)
+  end
+  return agent .. ': ' .. summary
+end
+
+local function show_apply_result(result, response)
+  if result.applied then
+    local agent = type(response.agent) == 'table' and response.agent.name or '?'
+    notify(is_null(result.message) and ('applied the answer of ' .. agent) or result.message)
+  else
+    notify(('not applied (%s)%s'):format(result.outcome or '?', is_null(result.message) and '' or ': ' .. result.message), levels.WARN)
+  end
+end
+
+--- :AssistantAsk {text}: classifies the text on the server, lets the user choose a candidate, applies it.
+function M.ask(opts)
+  local text = vim.trim(opts and opts.args or '')
+  if text == '' then
+    notify('usage: :AssistantAsk {what you want}, e.g. :AssistantAsk document the load method', levels.WARN)
+    return
+  end
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = current_client(bufnr)
+  if not client then
+    return
+  end
+  local params = { text = text, textDocument = { uri = vim.uri_from_bufnr(bufnr) }, range = M.command_range(bufnr, opts) }
+  M.request(client, M.methods.ask, params, function(result)
+    local candidates = {}
+    for _, response in ipairs(is_null(result.responses) and {} or result.responses) do
+      -- Only answers with an edit can be applied; the others are in the trace with their error.
+      if not is_null(response.edit) then
+        table.insert(candidates, response)
+      end
+    end
+    if #candidates == 0 then
+      notify(is_null(result.message) and ('no candidate for ' .. tostring(result.task)) or result.message, levels.WARN)
+      return
+    end
+    local items = vim.list_extend({}, candidates)
+    table.insert(items, { discard = true })
+    vim.ui.select(items, {
+      -- The server's message names assistant/apply, which is this plugin's business, not the user's.
+      prompt = ('Assistant %s: apply which candidate?'):format(tostring(result.task)),
+      kind = 'assistant_candidate',
+      format_item = function(item)
+        return item.discard and 'Discard' or M.candidate_label(item)
+      end,
+    }, function(choice)
+      if not choice or choice.discard then
+        notify('discarded; nothing applied')
+        return
+      end
+      M.request(client, M.methods.apply, { interactionId = result.interactionId, responseId = choice.id }, function(applied)
+        show_apply_result(applied, choice)
+      end, bufnr)
+    end)
+  end, bufnr)
+end
+
+local function fill_quickfix(result, title)
+  local interactions = is_null(result.interactions) and {} or result.interactions
+  vim.fn.setqflist({}, ' ', { title = title, items = quickfix.items(interactions) })
+  if #interactions == 0 then
+    notify('no interactions in the trace', levels.WARN)
+    return
+  end
+  vim.cmd('copen')
+end
+
+--- :AssistantTrace[!]: the interactions behind the code at the cursor (or, with ! or when none, the newest ones)
+--- in the quickfix list.
+function M.trace(opts)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = M.client(bufnr)
+  local function newest(using)
+    M.request(using, M.methods.trace, object({}), function(result)
+      fill_quickfix(result, 'Assistant trace: newest interactions')
+    end, bufnr)
+  end
+  if opts and opts.bang or not client then
+    -- The quickfix window and other buffers have no document on the server; any running client has the trace.
+    local any = client or M.client(bufnr, true)
+    if not any then
+      notify('no assistant-ls client is running', levels.ERROR)
+      return
+    end
+    return newest(any)
+  end
+  local params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) }, position = M.cursor_position(bufnr) }
+  M.request(client, M.methods.trace, params, function(result)
+    if is_null(result.interactions) or #result.interactions == 0 then
+      notify('no interaction produced the code at the cursor; listing the newest')
+      return newest(client)
+    end
+    fill_quickfix(result, 'Assistant trace: code at ' .. vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ':t') .. ':' .. (params.position.line + 1))
+  end, bufnr)
+end
+
+-- The interaction that produced the code at the cursor (newest first), for rate and revert.
+local function interaction_at_cursor(on_found)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = current_client(bufnr)
+  if not client then
+    return
+  end
+  local params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) }, position = M.cursor_position(bufnr) }
+  M.request(client, M.methods.trace, params, function(result)
+    local interactions = is_null(result.interactions) and {} or result.interactions
+    if #interactions == 0 then
+      notify('no assistant interaction produced the code at the cursor', levels.WARN)
+      return
+    end
+    on_found(client, interactions, bufnr)
+  end, bufnr)
+end
+
+local function used_response(interaction)
+  for _, response in ipairs(interaction.responses or {}) do
+    if response.used == true then
+      return response
+    end
+  end
+  return nil
+end
+
+--- :AssistantRate up|down [comment]: rates the used (else the first) response of the interaction at the cursor.
+function M.rate(opts)
+  local args = opts and opts.fargs or {}
+  local rating = args[1]
+  if rating ~= 'up' and rating ~= 'down' then
+    notify('usage: :AssistantRate up|down [comment]', levels.WARN)
+    return
+  end
+  local comment = vim.trim(table.concat(vim.list_slice(args, 2), ' '))
+  interaction_at_cursor(function(client, interactions, bufnr)
+    local interaction = interactions[1]
+    local response = used_response(interaction) or (interaction.responses or {})[1]
+    if not response then
+      notify('this interaction has no response to rate', levels.WARN)
+      return
+    end
+    local params = { interactionId = interaction.id, responseId = response.id, rating = rating, comment = comment ~= '' and comment or nil }
+    M.request(client, M.methods.rate, params, function(result)
+      notify(('rated the answer of %s: %s'):format(response.agent and response.agent.name or '?', tostring(result.rating)))
+    end, bufnr)
+  end)
+end
+
+--- :AssistantRevert: removes what the interaction at the cursor inserted, when it is still there intact.
+function M.revert()
+  interaction_at_cursor(function(client, interactions, bufnr)
+    -- Prefer the newest interaction that still has something applied and not yet reverted.
+    local target = interactions[1]
+    for _, interaction in ipairs(interactions) do
+      local used = used_response(interaction)
+      if used and is_null(used.revertedAt) then
+        target = interaction
+        break
+      end
+    end
+    M.request(client, M.methods.revert, { interactionId = target.id }, function(result)
+      notify(is_null(result.message) and tostring(result.outcome) or result.message, result.reverted and levels.INFO or levels.WARN)
+    end, bufnr)
+  end)
+end
+
+--- :AssistantDocument: runs the Document task on the declaration at the cursor (or range), like the code action.
+function M.document(opts)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = current_client(bufnr)
+  if not client then
+    return
+  end
+  local args = { textDocument = { uri = vim.uri_from_bufnr(bufnr), version = vim.api.nvim_buf_get_changedtick(bufnr) }, range = M.command_range(bufnr, opts) }
+  -- The version only helps the server find the declaration again when the text moved; without a symbol it is not checked.
+  local lsp_versions = vim.lsp.util.buf_versions
+  if type(lsp_versions) == 'table' and type(lsp_versions[bufnr]) == 'number' then
+    args.textDocument.version = lsp_versions[bufnr]
+  end
+  M.request(client, 'workspace/executeCommand', { command = M.methods.document, arguments = { args } }, function(result)
+    if is_null(result) then
+      return
+    end
+    notify(is_null(result.message) and (result.applied and 'applied' or 'nothing applied') or result.message, result.applied and levels.INFO or levels.WARN)
+  end, bufnr)
+end
+
+--- :AssistantAgents: lists the agents the server runs and the settings problems that disabled any.
+function M.agents()
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = M.client(bufnr, true)
+  if not client then
+    notify('no assistant-ls client is running', levels.ERROR)
+    return
+  end
+  M.request(client, M.methods.agents, object({}), function(result)
+    local lines = {}
+    for _, agent in ipairs(is_null(result.agents) and {} or result.agents) do
+      local model = is_null(agent.model) and '' or (' ' .. agent.model)
+      table.insert(lines, ('%s (%s%s): %s'):format(agent.name, agent.technology, model, table.concat(agent.tasks or {}, ', ')))
+    end
+    for _, problem in ipairs(is_null(result.problems) and {} or result.problems) do
+      table.insert(lines, 'problem: ' .. tostring(problem))
+    end
+    notify('agents\n' .. table.concat(lines, '\n'))
+  end, bufnr)
+end
+
+local function define_commands()
+  local command = vim.api.nvim_create_user_command
+  command('AssistantAsk', M.ask, { nargs = '+', range = true, desc = 'Ask the assistant; apply a chosen candidate' })
+  command('AssistantTrace', M.trace, { nargs = 0, bang = true, desc = 'Interactions behind the code at the cursor (! newest) in quickfix' })
+  command('AssistantRate', M.rate, {
+    nargs = '+',
+    desc = 'Rate the answer behind the code at the cursor: up|down [comment]',
+    complete = function()
+      return { 'up', 'down' }
+    end,
+  })
+  command('AssistantRevert', M.revert, { nargs = 0, desc = 'Revert what the assistant inserted at the cursor' })
+  command('AssistantDocument', M.document, { nargs = 0, range = true, desc = 'Document the declaration at the cursor' })
+  command('AssistantAgents', M.agents, { nargs = 0, desc = 'List the assistant agents' })
+end
+
+--- setup({ cmd?, filetypes?, settings?, root_markers? }): starts assistant-ls for the file types, one client per root.
+function M.setup(opts)
+  M.config = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
+  -- Lists replace rather than merge, so `filetypes = { 'typescript' }` means only TypeScript.
+  for _, key in ipairs({ 'cmd', 'filetypes', 'root_markers' }) do
+    if opts and opts[key] then
+      M.config[key] = opts[key]
+    end
+  end
+  if opts and opts.settings then
+    M.config.settings = opts.settings
+  end
+  define_commands()
+  -- Calling setup() again with other settings reaches running servers without a restart (0.7 never sends
+  -- didChangeConfiguration by itself; 0.8+ answer the server's pull from client.config.settings).
+  for _, client in ipairs(all_clients({ name = M.client_name })) do
+    client.config.settings = { assistant = object(M.config.settings) }
+    notify_server(client, 'workspace/didChangeConfiguration', { settings = client.config.settings })
+  end
+  local group = vim.api.nvim_create_augroup('assistant_ls', { clear = true })
+  vim.api.nvim_create_autocmd('FileType', {
+    group = group,
+    pattern = M.config.filetypes,
+    callback = function(args)
+      M.attach(args.buf)
+    end,
+  })
+  -- Buffers opened before setup() ran (e.g. setup from a lazy loader) get their client too.
+  for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(bufnr) and vim.tbl_contains(M.config.filetypes, vim.bo[bufnr].filetype) then
+      M.attach(bufnr)
+    end
+  end
+end
+
+return M

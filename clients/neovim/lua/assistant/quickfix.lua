@@ -1,0 +1,83 @@
+-- Trace interactions as quickfix items: where the code went (or what it was about) and a one-line summary.
+local Q = {}
+
+local function present(value)
+  return value ~= nil and value ~= vim.NIL
+end
+
+local function used_response(interaction)
+  for _, response in ipairs(interaction.responses or {}) do
+    if response.used == true then
+      return response
+    end
+  end
+  return nil
+end
+
+-- The first insertion of the used response (where the code is now, as far as the trace knows), else the code the
+-- interaction was about.
+local function location(interaction, used)
+  if used and type(used.insertedAt) == 'table' and used.insertedAt[1] and present(used.insertedAt[1].range) then
+    return used.insertedAt[1].range.start
+  end
+  local fragment = (interaction.context or {}).fragment
+  if present(fragment) and present(fragment.range) then
+    return fragment.range.start
+  end
+  return nil
+end
+
+--- `document ConfigStore.load by doc-offline (used) 2026-05-01T10:00:00.000Z [1a2b3c4d]`: task, what it was about,
+--- who answered, whether it is in the code, when, and the start of the id that names the trace record.
+function Q.text(interaction)
+  local context = interaction.context or {}
+  local used = used_response(interaction)
+  local parts = { tostring(interaction.task or '?') }
+  if present(context.symbol) then
+    table.insert(parts, context.symbol)
+  elseif present(interaction.text) and interaction.text ~= '' then
+    table.insert(parts, '"' .. (interaction.text:gsub('%s+', ' ')) .. '"')
+  end
+  local agents = {}
+  for _, response in ipairs(used and { used } or interaction.responses or {}) do
+    if type(response.agent) == 'table' then
+      table.insert(agents, response.agent.name)
+    end
+  end
+  if #agents > 0 then
+    table.insert(parts, 'by ' .. table.concat(agents, ', '))
+  end
+  if used then
+    table.insert(parts, present(used.revertedAt) and '(used, reverted)' or '(used)')
+  elseif #(interaction.responses or {}) == 0 and present(interaction.message) then
+    table.insert(parts, '(' .. interaction.message .. ')')
+  end
+  table.insert(parts, tostring(interaction.timestamp or ''))
+  table.insert(parts, '[' .. tostring(interaction.id or ''):sub(1, 8) .. ']')
+  return table.concat(parts, ' ')
+end
+
+--- One quickfix item per interaction, in the trace's order (newest first).
+function Q.items(interactions)
+  local items = {}
+  for _, interaction in ipairs(interactions) do
+    local used = used_response(interaction)
+    local resource = (interaction.context or {}).resource
+    local start = location(interaction, used)
+    local item = { text = Q.text(interaction) }
+    if present(resource) and present(resource.fullPath) then
+      item.filename = resource.fullPath
+      -- LSP characters are UTF-16 units, quickfix columns bytes; they agree on ASCII lines, and the line is what
+      -- matters here.
+      item.lnum = start and start.line + 1 or 1
+      item.col = start and start.character + 1 or 1
+    else
+      -- Free text that matched no code has nowhere to jump to; the entry still lists it.
+      item.valid = 0
+    end
+    table.insert(items, item)
+  end
+  return items
+end
+
+return Q
