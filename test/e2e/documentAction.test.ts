@@ -19,9 +19,10 @@ async function start(capabilities?: Parameters<typeof TestEditor.start>[0]['capa
   return { editor, doc };
 }
 
+/** The Document actions at a place (other tasks offered there are left out by kind). */
 async function actionsAt(editor: TestEditor, uri: string, needle: string): Promise<CodeAction[]> {
   const position = editor.position(uri, needle);
-  return editor.request<CodeAction[]>('textDocument/codeAction', { textDocument: { uri }, range: { start: position, end: position }, context: { diagnostics: [] } });
+  return editor.request<CodeAction[]>('textDocument/codeAction', { textDocument: { uri }, range: { start: position, end: position }, context: { diagnostics: [], only: ['refactor.rewrite.assistant.document'] } });
 }
 
 /** The text with every JSDoc block removed: what must be unchanged by a Document edit. */

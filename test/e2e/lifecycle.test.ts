@@ -26,7 +26,7 @@ describe('server lifecycle', () => {
     expect(result.capabilities.executeCommandProvider?.commands).toContain('assistant.document');
     expect(result.capabilities.codeActionProvider).toMatchObject({ resolveProvider: true });
     const agents = await editor.request<{ agents: { name: string; technology: string }[] }>('assistant/agents', {});
-    expect(agents.agents.map((a) => a.name)).toEqual(['doc-offline']);
+    expect(agents.agents.map((a) => a.name)).toContain('doc-offline');
   });
 
   it('answers an unknown method with MethodNotFound once running', async () => {

@@ -16,11 +16,16 @@ afterEach(async () => {
   await model.close();
 });
 
+/** The Document task's offline agent and the model agents: the ones settings add and remove. */
+function configurable(agents: AgentsResult['agents']): AgentsResult['agents'] {
+  return agents.filter((a) => a.isLLM || a.name === 'doc-offline');
+}
+
 /** The agent names, polled until `ready` holds (settings arrive asynchronously after `initialized`). */
 async function agentNamesOnce(editor: TestEditor, ready: (names: string[]) => boolean): Promise<string[]> {
   let names: string[] = [];
   for (let i = 0; i < 100; i++) {
-    names = (await editor.request<AgentsResult>('assistant/agents', {})).agents.map((a) => a.name);
+    names = configurable((await editor.request<AgentsResult>('assistant/agents', {})).agents).map((a) => a.name);
     if (ready(names)) break;
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -50,7 +55,7 @@ describe('settings', () => {
     editors.push(editor);
     const { agents, problems } = await editor.request<AgentsResult>('assistant/agents', {});
     expect(problems).toEqual([]);
-    expect(agents.map((a) => [a.name, a.model])).toEqual([['alpha', 'model-a'], ['beta', 'model-b']]);
+    expect(configurable(agents).map((a) => [a.name, a.model])).toEqual([['alpha', 'model-a'], ['beta', 'model-b']]);
 
     model.setDefault({ kind: 'dynamic', respond: (req) => ({ kind: 'text', content: `/** Written by ${req.body.model}. */` }) });
     editor.onQuestion = (params) => params.actions!.find((a) => a.title === 'Use beta') ?? null;
@@ -84,7 +89,7 @@ describe('settings', () => {
     });
     editors.push(editor);
     const { agents, problems } = await editor.request<AgentsResult>('assistant/agents', {});
-    expect(agents.map((a) => a.name)).toEqual(['doc-offline', 'fine']);
+    expect(configurable(agents).map((a) => a.name)).toEqual(['doc-offline', 'fine']);
     expect(problems).toEqual(expect.arrayContaining([expect.stringContaining('assistant.agents[0].model'), expect.stringContaining('assistant.orchestrator.agentTimeoutMs')]));
   });
 

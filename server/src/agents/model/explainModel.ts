@@ -1,4 +1,35 @@
-// The Explain task for model agents (not written yet: no model agent serves explain until this exports a strategy).
+// The Explain task for model agents: one prompt with the code and its offline structure, asking for short prose grounded in both.
 import type { ModelTaskStrategy } from '../modelTask.js';
+import { clip, fillTemplate, standardValues } from '../modelTask.js';
+import { codeStructure } from '../../repo/codeStructure.js';
+import { explainStructure } from '../offline/explainAgent.js';
 
-export const explainModel: ModelTaskStrategy | undefined = undefined;
+const SYSTEM =
+  'You explain code to a developer inside their editor. You are given the code and facts about it that the TypeScript ' +
+  'type checker and the workspace established: signature and types, the functions it calls and where they are declared, ' +
+  'who calls it, its branches and cyclomatic complexity, what it throws. Treat those facts as true and do not contradict ' +
+  'them; do not invent callers, behaviour or requirements that neither the code nor the facts show. ' +
+  'Answer in markdown prose, without repeating the code.';
+
+const USER =
+  'Explain the {{kind}} `{{symbol}}` in {{fileName}}.\n' +
+  'Request from the developer: {{request}}\n\n' +
+  '```{{language}}\n{{code}}\n```\n\n' +
+  'Facts about it:\n{{structure}}\n\n' +
+  'In at most 250 words: start with one sentence on what it does and why a caller uses it; then how it works (the main ' +
+  'steps and the branches that matter); then edge cases and errors (what happens on unusual input, what it throws); ' +
+  'then who uses it, from the callers above. Mention a name only if it appears in the code or the facts.';
+
+/** Longest structure sent: the facts are a summary, and a very long one would crowd out the code. */
+const MAX_STRUCTURE_CHARS = 6_000;
+
+export const explainModel: ModelTaskStrategy = {
+  buildPrompt(request, override) {
+    const facts = codeStructure(request.project, request.document, request.target);
+    const structure = clip(explainStructure(facts), MAX_STRUCTURE_CHARS);
+    // A selection has no name of its own: the prompt calls it by its lines.
+    const selection = request.target.declaration ? {} : { kind: 'selection', symbol: facts.line === facts.endLine ? `line ${facts.line}` : `lines ${facts.line}–${facts.endLine}` };
+    const values = { ...standardValues(request), ...selection, structure };
+    return { system: SYSTEM, user: fillTemplate(override ?? USER, values) };
+  },
+};

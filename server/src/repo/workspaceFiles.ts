@@ -1,0 +1,58 @@
+// The workspace's source files brought into the ts-morph project on demand, so references in files nobody opened are found.
+import fs from 'node:fs';
+import path from 'node:path';
+import { ts } from 'ts-morph';
+import type { WorkspaceProject } from './workspaceProject.js';
+
+/** How much of the workspace the project holds: a large workspace is loaded up to its first files only. */
+export interface WorkspaceScope {
+  files: number;
+  of: number;
+  truncated: boolean;
+}
+
+const MAX_WORKSPACE_FILES = 3_000;
+const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
+const SKIPPED = ['**/node_modules', '**/dist', '**/build', '**/out', '**/coverage'];
+
+/**
+ * Adds the tsconfig's files (or, without one, the workspace's TypeScript and JavaScript files) to the project,
+ * at most MAX_WORKSPACE_FILES. Files holding an editor's text keep it; files read from disk are refreshed, so
+ * callers added since are found and deleted files are forgotten.
+ */
+export function loadWorkspaceFiles(workspace: WorkspaceProject, signal?: AbortSignal): WorkspaceScope {
+  const project = workspace.tsProject();
+  for (const file of project.getSourceFiles()) {
+    signal?.throwIfAborted();
+    try {
+      if (file.isSaved()) file.refreshFromFileSystemSync();
+    } catch {
+      // Unreadable now: it keeps the text it had.
+    }
+  }
+  const names = workspaceFileNames(workspace.root);
+  const chosen = names.slice(0, MAX_WORKSPACE_FILES);
+  for (const file of chosen) {
+    signal?.throwIfAborted();
+    try {
+      if (!project.getSourceFile(file)) project.addSourceFileAtPathIfExists(file);
+    } catch {
+      // An unreadable file is left out; only what it would have told is missing.
+    }
+  }
+  return { files: chosen.length, of: names.length, truncated: names.length > chosen.length };
+}
+
+function workspaceFileNames(root: string): string[] {
+  const tsconfig = path.join(root, 'tsconfig.json');
+  if (fs.existsSync(tsconfig)) {
+    const read = ts.readConfigFile(tsconfig, (file) => ts.sys.readFile(file));
+    if (!read.error) {
+      const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, root, undefined, tsconfig);
+      // A solution-style tsconfig (`files: []` with references) lists nothing: the folder's files are the workspace then.
+      if (parsed.fileNames.length > 0) return parsed.fileNames;
+    }
+  }
+  // TypeScript's own directory walk: hidden folders are skipped, as they are for a tsconfig's `include`.
+  return ts.sys.readDirectory(root, SOURCE_EXTENSIONS, SKIPPED, ['**/*']).filter((file) => !file.endsWith('.d.ts'));
+}
