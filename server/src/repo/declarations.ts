@@ -38,9 +38,14 @@ export function parseDocument(fileName: string, text: string): ts.SourceFile {
   return source;
 }
 
+/** Declarations per parse: every task's offers ask for them on each code-action request. */
+const declarationCache = new WeakMap<ts.SourceFile, readonly DeclarationTarget[]>();
+
 /** Every documentable declaration in the file, outermost first. */
 export function listDeclarations(fileName: string, text: string): DeclarationTarget[] {
   const source = parseDocument(fileName, text);
+  const cached = declarationCache.get(source);
+  if (cached) return [...cached];
   const out: DeclarationTarget[] = [];
   const visit = (node: ts.Node, container: string | undefined): void => {
     const target = toTarget(node, source, container);
@@ -50,7 +55,8 @@ export function listDeclarations(fileName: string, text: string): DeclarationTar
     ts.forEachChild(node, (child) => visit(child, nextContainer));
   };
   ts.forEachChild(source, (child) => visit(child, undefined));
-  return out;
+  declarationCache.set(source, out);
+  return [...out];
 }
 
 /**
