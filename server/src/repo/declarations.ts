@@ -3,6 +3,18 @@ import { ts } from 'ts-morph';
 
 export type DeclarationKind = 'function' | 'method' | 'class' | 'arrow-function' | 'constructor' | 'interface' | 'getter' | 'setter';
 
+/** What a declaration kind is called in menus and messages (an arrow function is a function to its reader). */
+export const KIND_LABEL: Readonly<Record<DeclarationKind, string>> = {
+  function: 'function',
+  method: 'method',
+  class: 'class',
+  'arrow-function': 'function',
+  constructor: 'constructor',
+  interface: 'interface',
+  getter: 'getter',
+  setter: 'setter',
+};
+
 /** A declaration in a document, located with UTF-16 offsets into the text it was computed on. */
 export interface DeclarationTarget {
   kind: DeclarationKind;

@@ -1,7 +1,7 @@
 // The Document task: offered on functions, methods, classes and arrow functions; its answer becomes a doc comment and nothing else.
 import path from 'node:path';
 import type { DeclarationTarget } from '../repo/declarations.js';
-import { declarationAt } from '../repo/declarations.js';
+import { declarationAt, KIND_LABEL } from '../repo/declarations.js';
 import { extractDocComment } from '../edits/docCommentExtract.js';
 import { formatAnnotation, stripAnnotationLines } from '../edits/annotation.js';
 import { applyOffsetEdits } from '../edits/textEdits.js';
@@ -9,17 +9,6 @@ import type { OffsetEdit } from '../edits/textEdits.js';
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
 import type { TaskAnswer, TaskDefinition, TaskOffer, TaskTarget } from './task.js';
 import { singleDocument } from '../edits/proposal.js';
-
-const KIND_LABEL: Record<DeclarationTarget['kind'], string> = {
-  function: 'function',
-  method: 'method',
-  class: 'class',
-  'arrow-function': 'function',
-  constructor: 'constructor',
-  interface: 'interface',
-  getter: 'getter',
-  setter: 'setter',
-};
 
 /** The name TypeScript uses for a document (a stand-in for untitled buffers). */
 export function documentFileName(document: DocumentSnapshot): string {

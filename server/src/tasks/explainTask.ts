@@ -1,6 +1,6 @@
 // The Explain task: offered on declarations and selections; its answer is a markdown text shown to the user, never an edit.
 import type { DeclarationTarget } from '../repo/declarations.js';
-import { declarationAt } from '../repo/declarations.js';
+import { declarationAt, KIND_LABEL } from '../repo/declarations.js';
 import { declarationTarget, documentFileName } from './documentTask.js';
 import type { TaskAnswer, TaskDefinition, TaskOffer } from './task.js';
 
@@ -15,17 +15,6 @@ export const EXPLAIN_KIND = 'assistant.explain';
 
 /** The name the task uses for a selection that is not one declaration. */
 export const SELECTION_NAME = 'the selection';
-
-const KIND_LABEL: Record<DeclarationTarget['kind'], string> = {
-  function: 'function',
-  'arrow-function': 'function',
-  method: 'method',
-  constructor: 'constructor',
-  getter: 'getter',
-  setter: 'setter',
-  class: 'class',
-  interface: 'interface',
-};
 
 export const explainTask: TaskDefinition = {
   id: 'explain',

@@ -2,6 +2,7 @@
 import type { AgentDescriptor, TaskId } from '../../protocol.js';
 import type { Agent, AgentAnswer, AgentRequest } from '../agent.js';
 import { code, codeStructure } from '../../repo/codeStructure.js';
+import { KIND_LABEL } from '../../repo/declarations.js';
 import type { CallSummary, CodeStructure, ReferenceSummary } from '../../repo/codeStructure.js';
 
 /** Items a list shows before "and N more": enough to read, few enough to scan. */
@@ -64,18 +65,6 @@ export function explainStructure(s: CodeStructure): string {
   return lines.join('\n');
 }
 
-const KIND_LABEL: Record<CodeStructure['kind'], string> = {
-  function: 'function',
-  'arrow-function': 'function',
-  method: 'method',
-  constructor: 'constructor',
-  getter: 'getter',
-  setter: 'setter',
-  class: 'class',
-  interface: 'interface',
-  selection: 'selection',
-};
-
 function headline(s: CodeStructure): string {
   const where = `${code(s.file)}, ${s.line === s.endLine ? `line ${s.line}` : `lines ${s.line}–${s.endLine}`}`;
   if (s.subject === 'selection') {
@@ -87,7 +76,7 @@ function headline(s: CodeStructure): string {
   const notes = [...s.modifiers];
   if (!s.documentation) notes.push('undocumented');
   if (s.awaits > 0) notes.push(`${s.awaits} ${plural(s.awaits, '`await`')}`);
-  return `**${KIND_LABEL[s.kind]} ${code(s.name)}** in ${where}${notes.length ? ` (${notes.join(', ')})` : ''}.`;
+  return `**${s.kind === 'selection' ? 'selection' : KIND_LABEL[s.kind]} ${code(s.name)}** in ${where}${notes.length ? ` (${notes.join(', ')})` : ''}.`;
 }
 
 function namesLine(s: CodeStructure): string | undefined {
