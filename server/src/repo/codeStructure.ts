@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { ts } from 'ts-morph';
 import { parseJsDoc } from '../edits/jsdoc.js';
-import { locateDeclaration } from '../agents/offline/declarationLocator.js';
+import { locateDeclaration, nodesAt } from '../agents/offline/declarationLocator.js';
 import type { LocatedDeclaration } from '../agents/offline/declarationLocator.js';
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
 import { declarationAt, parseDocument } from './declarations.js';
@@ -539,7 +539,7 @@ function referencesOf(a: Analysis, target: DeclarationTarget, typeLike: boolean)
       seen.add(key);
       const source = program.getSourceFile(reference.fileName);
       if (!source) continue;
-      const node = nodeAt(source, reference.textSpan.start);
+      const node = nodesAt(source, reference.textSpan.start).at(-1) as ts.Node;
       if (isInImportOrExport(node)) continue;
       const call = isCalled(node);
       total++;
@@ -566,23 +566,6 @@ function referencesOf(a: Analysis, target: DeclarationTarget, typeLike: boolean)
   const files = [...byFile.values()].sort((x, y) => y.count - x.count || x.file.localeCompare(y.file));
   for (const file of files) for (const user of file.users) user.lines.sort((x, y) => x - y);
   return { total, calls, files, scope: a.scope ?? { files: 0, of: 0, truncated: false } };
-}
-
-/** The innermost node starting at or containing `position`. */
-function nodeAt(source: ts.SourceFile, position: number): ts.Node {
-  let current: ts.Node = source;
-  for (;;) {
-    let next: ts.Node | undefined;
-    ts.forEachChild(current, (child) => {
-      if (child.getStart(source) <= position && position < child.getEnd()) {
-        next = child;
-        return true;
-      }
-      return undefined;
-    });
-    if (!next) return current;
-    current = next;
-  }
 }
 
 function isInImportOrExport(node: ts.Node): boolean {
@@ -694,7 +677,8 @@ function describeThrow(a: Analysis, statement: ts.ThrowStatement, roots: readonl
   return entry;
 }
 
-function isCatchVariable(identifier: ts.Identifier): boolean {
+/** Whether the identifier is the variable of the `catch` clause it is in (a rethrow). */
+export function isCatchVariable(identifier: ts.Identifier): boolean {
   for (let node: ts.Node | undefined = identifier.parent; node; node = node.parent) {
     if (ts.isCatchClause(node)) return node.variableDeclaration !== undefined && ts.isIdentifier(node.variableDeclaration.name) && node.variableDeclaration.name.text === identifier.text;
     if (ts.isFunctionLike(node)) return false;

@@ -36,7 +36,7 @@ function isTheTarget(located: LocatedDeclaration, root: ts.SourceFile, target: D
 }
 
 /** The nodes containing `position`, outermost first. */
-function nodesAt(root: ts.SourceFile, position: number): ts.Node[] {
+export function nodesAt(root: ts.SourceFile, position: number): ts.Node[] {
   const chain: ts.Node[] = [];
   let current: ts.Node | undefined = root;
   while (current) {

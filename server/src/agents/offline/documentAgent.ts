@@ -7,6 +7,7 @@ import type { AgentDescriptor, TaskId } from '../../protocol.js';
 import type { DeclarationTarget } from '../../repo/declarations.js';
 import { parseJsDoc, renderJsDoc, renderTag, tagNames, unindentBlock } from '../../edits/jsdoc.js';
 import type { JsDocTag } from '../../edits/jsdoc.js';
+import { isCatchVariable } from '../../repo/codeStructure.js';
 import { locateDeclaration } from './declarationLocator.js';
 import type { FunctionLike, LocatedDeclaration } from './declarationLocator.js';
 import { collectParameters, describeParameter, templateTags } from './docParameters.js';
@@ -114,14 +115,6 @@ function throwEntry(statement: ts.ThrowStatement, fn: FunctionLike, types: TypeS
   const entry: ThrowEntry = { text };
   if (type) entry.type = compactType(type);
   return entry;
-}
-
-function isCatchVariable(identifier: ts.Identifier): boolean {
-  for (let node: ts.Node | undefined = identifier.parent; node; node = node.parent) {
-    if (ts.isCatchClause(node)) return node.variableDeclaration !== undefined && ts.isIdentifier(node.variableDeclaration.name) && node.variableDeclaration.name.text === identifier.text;
-    if (ts.isFunctionLike(node)) return false;
-  }
-  return false;
 }
 
 /** `If …` / `Unless …` / `When …` from the nearest enclosing condition, or `''` when the throw is unconditional. */
