@@ -30,7 +30,7 @@ import { interactionsAt } from './trace/positionLookup.js';
 import { renderInteractions } from './trace/interactionReport.js';
 import { WorkspaceProject } from './repo/workspaceProject.js';
 import { offersAt } from './tasks/catalogue.js';
-import type { TaskOffer } from './tasks/task.js';
+import type { DiagnosticInfo, TaskOffer } from './tasks/task.js';
 import { PlanCache } from './tasks/runTask.js';
 import type { TaskEnvironment } from './tasks/runTask.js';
 import { applyResponse, recordOutcome } from './tasks/applyResponse.js';
@@ -39,6 +39,8 @@ import { resolveCommandFlow, runCommandFlow } from './tasks/commandFlow.js';
 import type { FlowContext, ResolvedTask } from './tasks/commandFlow.js';
 import { askFlow } from './tasks/askFlow.js';
 import { diagnosticsFromLsp } from './tasks/diagnostics.js';
+import { mergeDiagnostics, projectDiagnosticsCache } from './oracle/diagnosticsCache.js';
+import type { DiagnosticsCache } from './oracle/diagnosticsCache.js';
 import { isPosition, lineStarts, positionToOffset } from './edits/textEdits.js';
 import type { DocumentSource } from './workspace/documentSnapshot.js';
 import { writeAssistantFile } from './workspace/assistantFiles.js';
@@ -61,6 +63,8 @@ export interface AssistantOptions {
 export class Assistant {
   private readonly env: TaskEnvironment;
   private classifierThreshold: number;
+  /** The server's own diagnostics of open documents, computed in the background per version. */
+  private readonly ownDiagnostics: DiagnosticsCache;
 
   private constructor(
     private readonly options: AssistantOptions,
@@ -83,6 +87,7 @@ export class Assistant {
       plans: new PlanCache(),
     };
     this.classifierThreshold = options.settings.classifier.threshold;
+    this.ownDiagnostics = projectDiagnosticsCache(this.env.project, { onError: (uri, e) => options.log(`diagnostics of ${uri}: ${e instanceof Error ? e.message : String(e)}`) });
     for (const problem of registry.problems) options.log(`settings: ${problem}`);
   }
 
@@ -120,13 +125,29 @@ export class Assistant {
     const starts = lineStarts(document.text);
     const start = positionToOffset(document.text, range.start, starts);
     const end = positionToOffset(document.text, range.end, starts);
-    const context = { document, start: Math.min(start, end), end: Math.max(start, end), diagnostics: diagnosticsFromLsp(document.text, diagnostics) };
+    const own = document.version === null ? [] : (this.ownDiagnostics.get(uri, document.version) ?? []);
+    const context = { document, start: Math.min(start, end), end: Math.max(start, end), diagnostics: mergeDiagnostics(diagnosticsFromLsp(document.text, diagnostics), own) };
     return offersAt(context, (task) => this.env.registry.serves(task));
   }
 
   /** Names of the agents that serve a task, in registry order. */
   agentsFor(task: TaskId): string[] {
     return this.env.registry.forTask(task).map((agent) => agent.descriptor.name);
+  }
+
+  /** Schedules the background type-check of a changed document (only useful when some agent fixes diagnostics). */
+  documentChanged(uri: string): void {
+    const document = this.options.documents.get(uri);
+    if (document && this.env.registry.serves('fix')) this.ownDiagnostics.request(document);
+  }
+
+  documentClosed(uri: string): void {
+    this.ownDiagnostics.forget(uri);
+  }
+
+  /** The server's own diagnostics of a document at its current version, when computed. */
+  cachedDiagnostics(uri: string, version: number | null): DiagnosticInfo[] {
+    return version === null ? [] : (this.ownDiagnostics.get(uri, version) ?? []);
   }
 
   runCommand(task: TaskId, args: TaskCommandArgs, signal: AbortSignal, progress: ProgressSink, port: EditorPort): Promise<TaskCommandResult> {
@@ -145,7 +166,7 @@ export class Assistant {
   }
 
   ask(params: AskParams, signal: AbortSignal, progress: ProgressSink): Promise<AskResult> {
-    return askFlow({ env: this.env, documents: this.options.documents, threshold: this.classifierThreshold, log: this.options.log }, params, signal, progress);
+    return askFlow({ env: this.env, documents: this.options.documents, threshold: this.classifierThreshold, log: this.options.log, diagnostics: (d) => this.cachedDiagnostics(d.uri, d.version) }, params, signal, progress);
   }
 
   async apply(params: ApplyParams, port: EditorPort): Promise<ApplyResult> {
@@ -224,6 +245,7 @@ export class Assistant {
   }
 
   async close(): Promise<void> {
+    this.ownDiagnostics.dispose();
     await this.env.trace.close();
   }
 

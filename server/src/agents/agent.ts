@@ -38,6 +38,8 @@ export interface AgentAnswer {
   usage?: TokenUsage;
   /** Further answers of the same agent (e.g. several suggested names), each offered as its own candidate. */
   alternatives?: AgentAnswer[];
+  /** Why the answer is empty, in words for the user. */
+  reason?: string;
 }
 
 /** Progress an agent can report while it works. */

@@ -61,7 +61,7 @@ export async function runAgents(agents: readonly Agent[], request: AgentRequest,
           ...(answer.proposal ? { proposal: answer.proposal } : {}),
           ...(answer.alternatives?.length ? { alternatives: answer.alternatives } : {}),
           ...(answer.usage ? { usage: answer.usage } : {}),
-          ...(useful ? {} : { error: 'the agent had nothing to offer' }),
+          ...(useful ? {} : { error: answer.reason ?? 'the agent had nothing to offer' }),
         };
       } catch (error) {
         if (controller.signal.reason instanceof BudgetExceeded) {

@@ -77,7 +77,10 @@ export function resolveSettings(...layers: unknown[]): ResolvedSettings {
             problems.push('assistant.user: must be an object');
             break;
           }
-          if (typeof value.name === 'string') s.user.name = value.name;
+          // An empty name means "not set": the OS user is recorded instead.
+          if (typeof value.name === 'string') {
+            if (value.name.trim()) s.user.name = value.name.trim();
+          }
           else if (value.name !== undefined) problems.push('assistant.user.name: must be a string');
           if (value.role === 'developer' || value.role === 'maintainer' || value.role === 'reviewer') s.user.role = value.role;
           else if (value.role !== undefined) problems.push('assistant.user.role: must be developer, maintainer or reviewer');

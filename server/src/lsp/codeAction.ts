@@ -66,6 +66,7 @@ export function register(ctx: ServerContext): void {
       const data = action?.data as ActionData | undefined;
       if (!data || !isTaskId(data.task) || !data.args) return action;
       const resolved = await withProgress(ctx, undefined, action.title, controller, async (progress) => (await ctx.assistant()).resolveCommand(data.task, data.args, controller.signal, progress, ctx.port()));
+      if (resolved.kind === 'shown') return { ...action, data: undefined };
       if (resolved.kind === 'none') {
         ctx.port().showMessage('warning', resolved.message);
         return { ...action, data: undefined };

@@ -30,6 +30,15 @@ export class LspDocuments implements DocumentSource {
     }
   }
 
+  /** Calls `listener` with the URI of every document opened or changed in the editor. */
+  onDidChange(listener: (uri: string) => void): void {
+    this.documents.onDidChangeContent((event) => listener(event.document.uri));
+  }
+
+  onDidClose(listener: (uri: string) => void): void {
+    this.documents.onDidClose((event) => listener(event.document.uri));
+  }
+
   openUris(): string[] {
     return this.documents.keys();
   }

@@ -34,6 +34,12 @@ export function startServer(reader: MessageReader, writer: MessageWriter): { gat
   rate.register(ctx);
   revert.register(ctx);
 
+  // The server type-checks open files itself, so fixes are offered even when the client sends no diagnostics.
+  const whenReady = (use: (assistant: Awaited<ReturnType<ServerContext['assistant']>>) => void): void => {
+    if (ctx.hasAssistant()) void ctx.assistant().then(use, () => undefined);
+  };
+  documents.onDidChange((uri) => whenReady((assistant) => assistant.documentChanged(uri)));
+  documents.onDidClose((uri) => whenReady((assistant) => assistant.documentClosed(uri)));
   documents.listen(connection);
   connection.listen();
   return { gate };

@@ -13,13 +13,15 @@ import { pathToUri } from '../workspace/documentSnapshot.js';
 import { taskDefinition } from './catalogue.js';
 import { runTask } from './runTask.js';
 import type { TaskEnvironment } from './runTask.js';
-import type { TaskTarget } from './task.js';
+import type { DiagnosticInfo, TaskTarget } from './task.js';
 
 export interface AskContext {
   env: TaskEnvironment;
   documents: DocumentSource;
   threshold: number;
   log: (message: string) => void;
+  /** The server's own diagnostics of a document, so "fix …" finds its target without the client's. */
+  diagnostics?: (document: DocumentSnapshot) => DiagnosticInfo[];
 }
 
 type Classification = NonNullable<Interaction['classification']> & { task: TaskOrNone };
@@ -46,34 +48,45 @@ interface Found {
   parameters: Record<string, string>;
 }
 
-function targetAt(task: TaskId, document: DocumentSnapshot, start: number, end: number, text: string): Found | undefined {
+function targetAt(context: AskContext, task: TaskId, document: DocumentSnapshot, start: number, end: number, text: string): Found | undefined {
   const definition = taskDefinition(task);
   if (!definition) return undefined;
   const asked = definition.askTarget?.(document, start, end, text);
   if (asked) return { document, target: asked.target, parameters: asked.parameters ?? {} };
-  const offer = definition.offersAt({ document, start, end, diagnostics: [] })[0];
+  const offer = definition.offersAt({ document, start, end, diagnostics: context.diagnostics?.(document) ?? [] })[0];
   return offer ? { document, target: offer.target, parameters: offer.parameters ?? {} } : undefined;
 }
 
-/** The selection first, then the symbols the text names, then plain words naming a declaration of the document. */
+/**
+ * A real selection first; then the symbols the text names; then the cursor (an empty range, which says less than
+ * a name in the text); then plain words naming a declaration of the document.
+ */
 function findTarget(context: AskContext, task: TaskId, text: string, document: DocumentSnapshot | undefined, params: AskParams, signal: AbortSignal): Found | undefined {
+  let cursor: { start: number; end: number } | undefined;
   if (document && params.range) {
     const starts = lineStarts(document.text);
     const start = positionToOffset(document.text, params.range.start, starts);
     const end = positionToOffset(document.text, params.range.end, starts);
-    const found = targetAt(task, document, Math.min(start, end), Math.max(start, end), text);
-    if (found) return found;
+    cursor = { start: Math.min(start, end), end: Math.max(start, end) };
+    if (cursor.end > cursor.start) {
+      const found = targetAt(context, task, document, cursor.start, cursor.end, text);
+      if (found) return found;
+    }
   }
   for (const name of extractNamedSymbols(text)) {
     for (const hit of findDeclarations(name, context.env.root, context.documents, document, signal)) {
-      const found = targetAt(task, hit.document, hit.target.start, hit.target.start, text);
+      const found = targetAt(context, task, hit.document, hit.target.start, hit.target.start, text);
       if (found) return found;
     }
+  }
+  if (document && cursor) {
+    const found = targetAt(context, task, document, cursor.start, cursor.end, text);
+    if (found) return found;
   }
   if (document) {
     const words = new Set(text.toLowerCase().match(/[a-z_$][\w$]*/g) ?? []);
     const named = listDeclarations(document.fsPath ?? document.uri, document.text).find((t) => words.has(t.simpleName.toLowerCase()));
-    if (named) return targetAt(task, document, named.start, named.start, text);
+    if (named) return targetAt(context, task, document, named.start, named.start, text);
   }
   return undefined;
 }

@@ -7,6 +7,7 @@ import { declarationsNamed } from '../repo/declarations.js';
 import { isRange, lineStarts, positionToOffset } from '../edits/textEdits.js';
 import { proposalToWorkspaceEdit } from '../edits/proposal.js';
 import type { DocumentSnapshot, DocumentSource } from '../workspace/documentSnapshot.js';
+import { pathToUri } from '../workspace/documentSnapshot.js';
 import { writeAssistantFile } from '../workspace/assistantFiles.js';
 import { taskDefinition } from './catalogue.js';
 import { applyResponse, proposalOnCurrentText, recordOutcome } from './applyResponse.js';
@@ -21,7 +22,10 @@ export interface FlowContext {
 }
 
 /** A resolved code action: the edit to put in it and the ids its follow-up command reports back. */
-export type ResolvedTask = { kind: 'edit'; edit: WorkspaceEdit; interactionId: string; responseId: string } | { kind: 'none'; interactionId: string; message: string };
+export type ResolvedTask =
+  | { kind: 'edit'; edit: WorkspaceEdit; interactionId: string; responseId: string }
+  | { kind: 'shown'; interactionId: string }
+  | { kind: 'none'; interactionId: string; message: string };
 
 /** Text up to this size is shown as a message; longer text opens as a document. */
 const MESSAGE_LIMIT = 500;
@@ -30,10 +34,18 @@ const MESSAGE_LIMIT = 500;
  * The target the code action was offered on, found again in the current text: by asking the task for its offers
  * at the same range, or, when the document changed since, at the same-named declaration nearest the old place.
  */
-export function locateCommandTarget(documents: DocumentSource, task: TaskId, args: TaskCommandArgs): { document: DocumentSnapshot; target: TaskTarget; parameters: Record<string, string> } {
-  if (!args?.textDocument?.uri || !isRange(args.range)) throw new AssistantError('invalid-params', 'The command needs a document and a range.');
+export function locateCommandTarget(documents: DocumentSource, task: TaskId, args: TaskCommandArgs, root: string): { document: DocumentSnapshot; target: TaskTarget; parameters: Record<string, string> } {
   const definition = taskDefinition(task);
   if (!definition) throw new AssistantError('unavailable', `The ${task} task is not available.`);
+  if (definition.workspaceWide) {
+    // Workspace-wide tasks (questions) need no place in a document: the question is what they are about.
+    const question = typeof args?.parameters?.question === 'string' ? args.parameters.question.trim() : '';
+    if (!question) throw new AssistantError('invalid-params', `The ${task} command needs parameters.question.`);
+    const given = args?.textDocument?.uri ? documents.get(args.textDocument.uri) : undefined;
+    const document: DocumentSnapshot = given ?? { uri: pathToUri(root), fsPath: root, languageId: 'plaintext', version: null, text: '' };
+    return { document, target: { name: 'the workspace', start: 0, end: 0 }, parameters: { ...args.parameters, question } };
+  }
+  if (!args?.textDocument?.uri || !isRange(args.range)) throw new AssistantError('invalid-params', 'The command needs a document and a range.');
   const document = documents.get(args.textDocument.uri);
   if (!document) throw new AssistantError('invalid-params', `Cannot read ${args.textDocument.uri}.`);
   const starts = lineStarts(document.text);
@@ -64,7 +76,8 @@ export async function chooseCandidate(candidates: Candidate[], targetName: strin
     return { kind: 'none', message: `No usable answer for ${targetName}${reasons ? ` (${reasons})` : ''}.`, discarded: false };
   }
   if (usable.length === 1) return { kind: 'one', candidate: usable[0] as Candidate };
-  const titles = usable.map((c) => `Use ${c.response.agent.name}`);
+  // Several answers of one agent (suggested names, compiler fixes) need titles of their own to be told apart.
+  const titles = usable.map((c, i) => (usable.filter((u) => u.response.agent.name === c.response.agent.name).length > 1 ? `${i + 1}. ${c.response.agent.name}: ${firstLine(c.response.text).slice(0, 50)}` : `Use ${c.response.agent.name}`));
   const preview = usable.map((c, i) => `${i + 1}. ${c.response.agent.name}: ${firstLine(c.response.text)}`).join('\n');
   const picked = await port.choose(`${usable.length} answers for ${targetName}:\n${preview}`, [...titles, 'Discard']);
   signal.throwIfAborted();
@@ -92,8 +105,8 @@ async function present(context: FlowContext, root: string, interactionId: string
 
 /** Runs a task command, lets the user choose among candidates, and applies (or shows) the choice. */
 export async function runCommandFlow(context: FlowContext, task: TaskId, args: TaskCommandArgs, signal: AbortSignal, progress: ProgressSink, port: EditorPort): Promise<TaskCommandResult> {
-  const { document, target, parameters } = locateCommandTarget(context.documents, task, args);
-  const result = await runTask(context.env, { task, document, target, parameters, text: `${task} ${target.name}`, source: 'command', ...(typeof args.agent === 'string' ? { agent: args.agent } : {}) }, signal, progress);
+  const { document, target, parameters } = locateCommandTarget(context.documents, task, args, context.env.root);
+  const result = await runTask(context.env, { task, document, target, parameters, text: parameters.question ?? `${task} ${target.name}`, source: 'command', ...(typeof args.agent === 'string' ? { agent: args.agent } : {}) }, signal, progress);
   const interactionId = result.interaction.id;
   const chosen = await chooseCandidate(result.candidates, target.name, port, signal);
   if (chosen.kind === 'none') {
@@ -114,15 +127,15 @@ export async function runCommandFlow(context: FlowContext, task: TaskId, args: T
 
 /** For `codeAction/resolve`: runs the task and returns the chosen edit for the client to apply. */
 export async function resolveCommandFlow(context: FlowContext, task: TaskId, args: TaskCommandArgs, signal: AbortSignal, progress: ProgressSink, port: EditorPort): Promise<ResolvedTask> {
-  const { document, target, parameters } = locateCommandTarget(context.documents, task, args);
-  const result = await runTask(context.env, { task, document, target, parameters, text: `${task} ${target.name}`, source: 'command', ...(typeof args.agent === 'string' ? { agent: args.agent } : {}) }, signal, progress);
+  const { document, target, parameters } = locateCommandTarget(context.documents, task, args, context.env.root);
+  const result = await runTask(context.env, { task, document, target, parameters, text: parameters.question ?? `${task} ${target.name}`, source: 'command', ...(typeof args.agent === 'string' ? { agent: args.agent } : {}) }, signal, progress);
   const interactionId = result.interaction.id;
   const chosen = await chooseCandidate(result.candidates, target.name, port, signal);
   if (chosen.kind === 'none') return { kind: 'none', interactionId, message: chosen.message };
   const responseId = chosen.candidate.response.id;
   if (chosen.candidate.shown || !chosen.candidate.proposal) {
     await present(context, context.env.root, interactionId, chosen.candidate, `${task}: ${target.name}`, port);
-    return { kind: 'none', interactionId, message: 'Shown.' };
+    return { kind: 'shown', interactionId };
   }
   const current = proposalOnCurrentText(chosen.candidate.proposal, context.documents);
   if (!current.ok) {

@@ -1,13 +1,156 @@
-// The offline Fix agent (not written yet: it serves no task until it lists one).
+// The offline Fix agent: the TypeScript language service's own code fixes at the diagnostic (missing import, spelling, add await, implement interface, infer types …), each a candidate.
+import path from 'node:path';
+import { ts } from 'ts-morph';
 import type { AgentDescriptor, TaskId } from '../../protocol.js';
-import type { Agent, AgentAnswer } from '../agent.js';
+import type { Agent, AgentAnswer, AgentRequest } from '../agent.js';
+import type { WorkspaceProject } from '../../repo/workspaceProject.js';
+import type { Proposal } from '../../edits/proposal.js';
+import type { DocumentEditPlan } from '../../edits/textEdits.js';
+import type { DiagnosticInfo } from '../../tasks/task.js';
+import { diagnosticsOf, loadProjectFiles, projectPathOf } from '../../oracle/typeCheck.js';
+import { pathToUri } from '../../workspace/documentSnapshot.js';
 
+/** An answer with the reason it is empty; the orchestrator records `error: 'the agent had nothing to offer'` until it reads `reason`. */
+type ReasonedAnswer = AgentAnswer & { reason?: string };
+
+/** Format settings that follow the file: its newline, and tabs or its smallest indentation step. */
+export function formatSettingsFor(text: string): ts.FormatCodeSettings {
+  const newLine = text.includes('\r\n') ? '\r\n' : '\n';
+  let tabs = 0;
+  let spaces = 0;
+  let step = 0;
+  for (const line of text.split(/\r?\n/)) {
+    const indent = /^[ \t]+(?=\S)/.exec(line)?.[0];
+    // Continuation lines of block comments (` * text`) say nothing about the indentation step.
+    if (!indent || /^\s*\*/.test(line)) continue;
+    if (indent.startsWith('\t')) tabs++;
+    else {
+      spaces++;
+      if (step === 0 || indent.length < step) step = indent.length;
+    }
+  }
+  const size = step > 0 && step <= 8 ? step : 2;
+  return { ...ts.getDefaultFormatCodeSettings(newLine), indentSize: size, tabSize: tabs > spaces ? 4 : size, convertTabsToSpaces: tabs <= spaces, newLineCharacter: newLine, semicolons: ts.SemicolonPreference.Ignore };
+}
+
+const PREFERENCES: ts.UserPreferences = {
+  quotePreference: 'auto',
+  importModuleSpecifierPreference: 'shortest',
+  importModuleSpecifierEnding: 'auto',
+  includePackageJsonAutoImports: 'auto',
+  allowTextChangesInNewFiles: true,
+};
+
+/** The TypeScript error code of a diagnostic, when it has one. */
+function typeScriptCode(diagnostic: DiagnosticInfo): number | undefined {
+  const fromTs = diagnostic.source === undefined || /^(ts|typescript|deno-ts|tsserver)$/i.test(diagnostic.source);
+  const code = typeof diagnostic.code === 'number' ? diagnostic.code : /^(?:TS)?(\d+)$/i.exec(String(diagnostic.code ?? ''))?.[1];
+  return fromTs && code !== undefined ? Number(code) : undefined;
+}
+
+/** Whether a file lies inside the workspace and outside dependencies: the only files a fix may edit or create. */
+function editable(root: string, fileName: string): boolean {
+  const relative = path.relative(root, fileName);
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative) && !relative.split(/[\\/]/).includes('node_modules');
+}
+
+/** Answers Fix requests offline with the compiler's own fixes; deterministic, and checked by the oracle like any other. */
 export class OfflineFixAgent implements Agent {
   readonly descriptor: AgentDescriptor = { name: 'fix-offline', technology: 'rule', isLLM: false };
-  readonly tasks: readonly TaskId[] = [];
-  readonly description = 'Not written yet.';
+  readonly tasks: readonly TaskId[] = ['fix'];
+  readonly description = "Applies the TypeScript compiler's own code fixes at a diagnostic (missing import, spelling, add await, implement interface, infer types …), without a model.";
 
-  run(): Promise<AgentAnswer> {
-    return Promise.resolve({ text: '' });
+  async run(request: AgentRequest, signal: AbortSignal): Promise<AgentAnswer> {
+    signal.throwIfAborted();
+    const diagnostic = request.target.diagnostic;
+    if (!diagnostic) return nothing('there is no diagnostic to fix here');
+    const { document, project } = request;
+    if (!/^(typescript|javascript)(react)?$/.test(document.languageId)) return nothing(`${document.languageId} files have no TypeScript code fixes`);
+    // Yield once so a cancellation that arrived with the request is seen before the synchronous compiler work.
+    await new Promise((resolve) => setImmediate(resolve));
+    signal.throwIfAborted();
+
+    const fsPath = projectPathOf(project, document.uri, document.languageId);
+    let fixes: readonly ts.CodeFixAction[];
+    let fileName: string;
+    try {
+      // Auto-import fixes search the program's files, so the whole tsconfig must be in it, not just what this file imports.
+      loadProjectFiles(project, 'all');
+      fileName = project.sourceFile(fsPath, document.text).getFilePath();
+      fixes = codeFixes(project, fileName, document.text, diagnostic);
+    } catch (error) {
+      return nothing(`the TypeScript project could not be loaded: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    signal.throwIfAborted();
+
+    const answers: AgentAnswer[] = [];
+    const seen = new Set<string>();
+    for (const fix of fixes) {
+      // Fixes that need a command run (installing @types packages) cannot be expressed as an edit.
+      if (fix.commands && fix.commands.length > 0) continue;
+      const proposal = toProposal(project, fix, fileName, request);
+      if (!proposal) continue;
+      const key = JSON.stringify(proposal);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      answers.push({ text: fix.description, proposal });
+    }
+    const [first, ...alternatives] = answers;
+    if (!first) {
+      const code = typeScriptCode(diagnostic);
+      return nothing(code === undefined ? 'the diagnostic is not a TypeScript error, and the compiler reports none at its place' : `TypeScript has no code fix for TS${code} here`);
+    }
+    return { ...first, ...(alternatives.length > 0 ? { alternatives } : {}) };
   }
+}
+
+function nothing(reason: string): ReasonedAnswer {
+  return { text: '', reason };
+}
+
+/**
+ * The language service's fixes for the diagnostic's code at its span. When the client's diagnostic has no
+ * TypeScript code (another source) or no fix matches its span, the compiler's own diagnostics overlapping
+ * that span are asked instead.
+ */
+function codeFixes(project: WorkspaceProject, fileName: string, text: string, diagnostic: DiagnosticInfo): readonly ts.CodeFixAction[] {
+  const service = project.tsProject().getLanguageService().compilerObject;
+  const format = formatSettingsFor(text);
+  const ask = (start: number, end: number, code: number): readonly ts.CodeFixAction[] => {
+    try {
+      return service.getCodeFixesAtPosition(fileName, start, end, [code], format, PREFERENCES);
+    } catch {
+      // A code the language service has no fix registered for, or a span it cannot map, means "no fix".
+      return [];
+    }
+  };
+  const code = typeScriptCode(diagnostic);
+  if (code !== undefined) {
+    const fixes = ask(diagnostic.start, diagnostic.end, code);
+    if (fixes.length > 0) return fixes;
+  }
+  const own = diagnosticsOf(project, fileName, text).filter((d) => d.start <= diagnostic.end && d.end >= diagnostic.start && (code === undefined || d.code === code));
+  return own.flatMap((d) => ask(d.start, d.end, Number(d.code)));
+}
+
+/** A code fix as a proposal: the request's document on its exact text, other files on the program's text, new files as creations. */
+function toProposal(project: WorkspaceProject, fix: ts.CodeFixAction, fileName: string, request: AgentRequest): Proposal | undefined {
+  const program = project.tsProject().getLanguageService().compilerObject.getProgram();
+  const documents: DocumentEditPlan[] = [];
+  const creates: Proposal['creates'] = [];
+  for (const change of fix.changes) {
+    const own = change.fileName === fileName;
+    if (!own && !editable(project.root, change.fileName)) return undefined;
+    if (change.isNewFile) {
+      creates.push({ uri: pathToUri(change.fileName), text: change.textChanges.map((c) => c.newText).join('') });
+      continue;
+    }
+    const baseText = own ? request.document.text : program?.getSourceFile(change.fileName)?.text;
+    if (baseText === undefined) return undefined;
+    const edits = change.textChanges.map((c) => ({ start: c.span.start, end: c.span.start + c.span.length, newText: c.newText }));
+    // Another open document's version is unknown here; applying moves the edits onto the editor's current text.
+    documents.push({ uri: own ? request.document.uri : pathToUri(change.fileName), version: own ? request.document.version : null, baseText, edits });
+  }
+  if (documents.length === 0 && creates.length === 0) return undefined;
+  return { documents, creates };
 }

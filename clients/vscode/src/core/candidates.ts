@@ -1,0 +1,51 @@
+// Turns an `assistant/ask` result into quick-pick items (agent name and the answer's first line) or the message to show instead.
+import type { AskResponse, AskResult } from './protocol.js';
+
+/** One candidate as the quick pick shows it; `responseId` goes to `assistant/apply`. */
+export interface CandidateItem {
+  label: string;
+  description: string;
+  detail: string;
+  responseId: string;
+}
+
+/** Lines that are only comment punctuation (`/**`, ` *`, ` * /`, `//`) say nothing about the answer. */
+const PUNCTUATION_ONLY = /^(\/\*+|\*+\/?|\*\/|\/\/+|#+)?$/;
+
+/**
+ * The first line that says something: a JSDoc block's first sentence rather than its `/**`, with the comment's
+ * leading `*` or `//` removed.
+ */
+export function firstMeaningfulLine(text: string): string {
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (PUNCTUATION_ONLY.test(line)) continue;
+    return line.replace(/^(\/\*+|\*+|\/\/+)\s?/, '').replace(/\s*\*\/$/, '').trim() || line;
+  }
+  return '';
+}
+
+/** A response that can be applied: it answered and carries an edit. */
+export function isApplicable(response: AskResponse): boolean {
+  return response.status === 'ok' && response.edit !== undefined;
+}
+
+/** The quick-pick items for the applicable responses, in the server's order. */
+export function candidateItems(result: AskResult): CandidateItem[] {
+  return result.responses.filter(isApplicable).map((response) => {
+    const { agent } = response;
+    const technology = agent.isLLM ? (agent.model ?? agent.technology) : agent.technology;
+    return { label: agent.name, description: technology, detail: firstMeaningfulLine(response.text) || '(empty answer)', responseId: response.id };
+  });
+}
+
+/**
+ * What to tell the user when there is nothing to pick: the server's message (which says why), else why each agent
+ * gave nothing, else a plain "no candidates". Undefined when there are candidates.
+ */
+export function noCandidateMessage(result: AskResult): string | undefined {
+  if (result.responses.some(isApplicable)) return undefined;
+  if (result.message) return result.message;
+  const failures = result.responses.map((r) => `${r.agent.name}: ${r.error ?? r.status}`);
+  return failures.length ? `No usable answer (${failures.join('; ')}).` : `No candidates for "${result.task}".`;
+}

@@ -1,0 +1,99 @@
+// Owns the language client: starts the server the settings name, restarts it, and hands out the assistant requests.
+import os from 'node:os';
+import * as vscode from 'vscode';
+import { LanguageClient, TransportKind } from 'vscode-languageclient/node';
+import type { LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
+import { AssistantApi } from './core/assistantApi.js';
+import type { RequestDeclaration } from './core/assistantApi.js';
+import { resolveServerLaunch } from './core/serverLaunch.js';
+import type { ServerLaunch } from './core/serverLaunch.js';
+import { SECTION, settingsForServer } from './core/settings.js';
+import { CLIENT_ID, DOCUMENT_SELECTOR, SERVER_PATH_SETTING } from './core/extensionIds.js';
+
+export class ServerHost implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private readonly changed = new vscode.EventEmitter<void>();
+  /** Fires when the server ran a command or the client (re)started: the trace may have changed. */
+  readonly onDidChangeTrace = this.changed.event;
+  readonly output = vscode.window.createOutputChannel('assistant-ls');
+
+  constructor(private readonly context: vscode.ExtensionContext) {}
+
+  launch(): ServerLaunch {
+    return resolveServerLaunch({
+      configuredPath: vscode.workspace.getConfiguration().get<string>(SERVER_PATH_SETTING),
+      bundledServer: this.context.asAbsolutePath('dist/server/assistant-ls.mjs'),
+      workspaceFolder: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+      homeDir: os.homedir(),
+    });
+  }
+
+  async start(): Promise<void> {
+    const launch = this.launch();
+    this.output.appendLine(`Starting assistant-ls (${launch.source}): ${launch.kind === 'module' ? launch.module : launch.command} --stdio`);
+    const client = new LanguageClient(CLIENT_ID, 'assistant-ls', serverOptions(launch), this.clientOptions());
+    this.client = client;
+    await client.start();
+    this.changed.fire();
+  }
+
+  async restart(): Promise<void> {
+    const old = this.client;
+    this.client = undefined;
+    if (old) await old.dispose().catch((e: unknown) => this.output.appendLine(`Stopping the server: ${String(e)}`));
+    await this.start();
+  }
+
+  /** The assistant requests, cancelled with `token`; throws when the server is not running. */
+  api(token?: vscode.CancellationToken): AssistantApi {
+    const client = this.client;
+    if (!client?.isRunning()) throw new Error('The assistant-ls server is not running; see the "assistant-ls" output, or run "Assistant: Restart the Server".');
+    // By method name: the declaration's shape is all the client needs (parameters go by name either way).
+    return new AssistantApi(<P, R>(type: RequestDeclaration<P, R>, params: P) => client.sendRequest<R>(type.method, params, token));
+  }
+
+  isRunning(): boolean {
+    return this.client?.isRunning() ?? false;
+  }
+
+  private clientOptions(): LanguageClientOptions {
+    return {
+      documentSelector: DOCUMENT_SELECTOR,
+      outputChannel: this.output,
+      initializationOptions: () => settingsForServer(vscode.workspace.getConfiguration(SECTION)),
+      // didChangeConfiguration for `assistant`; the server then pulls the section through workspace/configuration.
+      synchronize: { configurationSection: SECTION },
+      middleware: {
+        workspace: {
+          configuration: async (params, token, next) => {
+            const result = await next(params, token);
+            if (!Array.isArray(result)) return result;
+            return result.map((value: unknown, i) => (params.items[i]?.section === SECTION ? settingsForServer(value) : value));
+          },
+        },
+        // Code actions end in server commands (the task itself, or recording the applied answer): the trace changed.
+        executeCommand: async (command, args, next) => {
+          try {
+            return await next(command, args);
+          } finally {
+            this.changed.fire();
+          }
+        },
+      },
+    };
+  }
+
+  async dispose(): Promise<void> {
+    this.changed.dispose();
+    const client = this.client;
+    this.client = undefined;
+    if (client) await client.dispose();
+    this.output.dispose();
+  }
+}
+
+function serverOptions(launch: ServerLaunch): ServerOptions {
+  if (launch.kind === 'module') return { module: launch.module, transport: TransportKind.stdio };
+  // `shell` on Windows so that npm's `assistant-ls.cmd` shim runs.
+  return { command: launch.command, transport: TransportKind.stdio, options: { shell: process.platform === 'win32' } };
+}

@@ -1,0 +1,135 @@
+// The server's own diagnostics of open documents, computed in the background per (uri, version) after a pause in typing, so Fix is offered even when the client sends none.
+import type { WorkspaceProject } from '../repo/workspaceProject.js';
+import type { DiagnosticInfo } from '../tasks/task.js';
+import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
+import { isSupportedLanguage } from '../workspace/documentSnapshot.js';
+import { diagnosticsOf, projectPathOf } from './typeCheck.js';
+
+export interface DiagnosticsCacheOptions {
+  /** Computes a document's diagnostics; may throw (the failure is reported and nothing is cached). */
+  compute(document: DocumentSnapshot): DiagnosticInfo[] | Promise<DiagnosticInfo[]>;
+  /** Quiet time after the last request for a document before its diagnostics are computed. */
+  delayMs?: number;
+  /** Documents longer than this are not checked in the background (a type-check per keystroke pause would cost too much). */
+  maxChars?: number;
+  /** How many documents are remembered; the least recently requested are dropped. */
+  capacity?: number;
+  /** Called after a document's diagnostics are cached. */
+  onComputed?(uri: string, version: number | null, diagnostics: DiagnosticInfo[]): void;
+  /** Called when computing failed. */
+  onError?(uri: string, error: unknown): void;
+}
+
+interface Entry {
+  /** The latest version asked for. */
+  requested: number | null;
+  timer?: ReturnType<typeof setTimeout>;
+  running?: Promise<void>;
+  cached?: { version: number | null; diagnostics: DiagnosticInfo[] };
+}
+
+/**
+ * Requests for one document within `delayMs` of each other collapse into one computation of the latest version;
+ * `get` answers only for the exact version, so a code-action request never sees diagnostics of other text.
+ */
+export class DiagnosticsCache {
+  private readonly entries = new Map<string, Entry>();
+  private readonly delayMs: number;
+  private readonly maxChars: number;
+  private readonly capacity: number;
+  private disposed = false;
+
+  constructor(private readonly options: DiagnosticsCacheOptions) {
+    this.delayMs = options.delayMs ?? 400;
+    this.maxChars = options.maxChars ?? 1_000_000;
+    this.capacity = options.capacity ?? 200;
+  }
+
+  /** Schedules the document's diagnostics (on open and on every change); a newer request for the same URI replaces a pending one. */
+  request(document: DocumentSnapshot): void {
+    if (this.disposed) return;
+    const entry = this.entries.get(document.uri) ?? { requested: document.version };
+    // Re-inserting keeps the map in least-recently-requested order for eviction.
+    this.entries.delete(document.uri);
+    this.entries.set(document.uri, entry);
+    entry.requested = document.version;
+    if (entry.timer) clearTimeout(entry.timer);
+    entry.timer = undefined;
+    this.evict();
+    if (entry.cached && entry.cached.version === document.version) return;
+    if (document.text.length > this.maxChars) return;
+    entry.timer = setTimeout(() => {
+      entry.timer = undefined;
+      const run: Promise<void> = this.compute(entry, document).finally(() => {
+        if (entry.running === run) entry.running = undefined;
+      });
+      entry.running = run;
+    }, this.delayMs);
+  }
+
+  /** The cached diagnostics of exactly this version, or undefined when they are not (yet) known. */
+  get(uri: string, version: number | null): DiagnosticInfo[] | undefined {
+    const cached = this.entries.get(uri)?.cached;
+    return cached && cached.version === version ? cached.diagnostics : undefined;
+  }
+
+  /** Drops a document (on close). */
+  forget(uri: string): void {
+    const entry = this.entries.get(uri);
+    if (entry?.timer) clearTimeout(entry.timer);
+    this.entries.delete(uri);
+  }
+
+  /** Resolves once no computation is scheduled or running; for tests and orderly shutdown. */
+  async idle(): Promise<void> {
+    for (;;) {
+      const busy = [...this.entries.values()].filter((e) => e.timer !== undefined || e.running !== undefined);
+      if (busy.length === 0) return;
+      const running = busy.map((e) => e.running).filter((r): r is Promise<void> => r !== undefined);
+      await (running.length > 0 ? Promise.all(running) : new Promise((resolve) => setTimeout(resolve, this.delayMs)));
+    }
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    for (const entry of this.entries.values()) if (entry.timer) clearTimeout(entry.timer);
+    this.entries.clear();
+  }
+
+  private async compute(entry: Entry, document: DocumentSnapshot): Promise<void> {
+    try {
+      const diagnostics = await this.options.compute(document);
+      // A slow computation may finish after a newer version was requested or the document was closed: keep only current results.
+      if (this.disposed || this.entries.get(document.uri) !== entry || entry.requested !== document.version) return;
+      entry.cached = { version: document.version, diagnostics };
+      this.options.onComputed?.(document.uri, document.version, diagnostics);
+    } catch (error) {
+      this.options.onError?.(document.uri, error);
+    }
+  }
+
+  private evict(): void {
+    while (this.entries.size > this.capacity) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest === undefined) return;
+      this.forget(oldest);
+    }
+  }
+}
+
+/** The cache the server uses: the workspace project's diagnostics of TypeScript and JavaScript documents. */
+export function projectDiagnosticsCache(project: WorkspaceProject, options: Omit<DiagnosticsCacheOptions, 'compute'> = {}): DiagnosticsCache {
+  return new DiagnosticsCache({
+    ...options,
+    compute: (document) => (isSupportedLanguage(document.languageId) ? diagnosticsOf(project, projectPathOf(project, document.uri, document.languageId), document.text) : []),
+  });
+}
+
+/**
+ * The client's diagnostics plus the server's own that the client did not already send (same range and code, or
+ * same range and message), so one problem is offered once.
+ */
+export function mergeDiagnostics(fromClient: readonly DiagnosticInfo[], own: readonly DiagnosticInfo[]): DiagnosticInfo[] {
+  const same = (a: DiagnosticInfo, b: DiagnosticInfo): boolean => a.start === b.start && a.end === b.end && ((a.code !== undefined && String(a.code) === String(b.code)) || a.message === b.message);
+  return [...fromClient, ...own.filter((d) => !fromClient.some((c) => same(c, d)))];
+}

@@ -1,0 +1,1046 @@
+// A lexical retrieval index over a workspace's declarations and comments (BM25F with field boosts), for questions and code retrieval.
+import fs from 'node:fs';
+import path from 'node:path';
+import { ts } from 'ts-morph';
+
+// ---------------------------------------------------------------------------------------------------------------
+// Public shapes
+
+/** What a location is: a declaration kind, a comment block, or a file's top-level code. */
+export type LocationKind =
+  | 'function'
+  | 'method'
+  | 'constructor'
+  | 'getter'
+  | 'setter'
+  | 'property'
+  | 'class'
+  | 'interface'
+  | 'type'
+  | 'enum'
+  | 'namespace'
+  | 'variable'
+  | 'comment'
+  | 'module';
+
+/** One ranked code location. Lines are 1-based and inclusive, as people write `path:line`. */
+export interface CodeLocation {
+  /** Workspace-relative path with `/` separators. */
+  path: string;
+  /** Absolute file-system path. */
+  fsPath: string;
+  /** First line of the declaration itself (not of its doc comment). */
+  startLine: number;
+  endLine: number;
+  /** First line of the declaration's leading comment, or `startLine` when it has none. */
+  commentLine: number;
+  kind: LocationKind;
+  /** Display name: `withRetry`, `HttpClient.getJson`, or the first words of a comment. */
+  name: string;
+  score: number;
+  /** The first lines of the declaration, de-indented, with secret-looking values redacted. */
+  snippet: string;
+  /** The (normalised) query terms this location matched. */
+  matched: string[];
+}
+
+export interface SearchOptions {
+  /** Most locations returned (default 10). */
+  limit?: number;
+  /** Most locations from one file, so one big file does not crowd out the rest (default: no limit). */
+  maxPerFile?: number;
+  /** Lines of code in each snippet (default 8). */
+  snippetLines?: number;
+  /** Check the files for changes first (default true); false answers from the index as it is. */
+  refresh?: boolean;
+}
+
+export interface IndexLimits {
+  /** Most files indexed; the walk stops there. */
+  maxFiles: number;
+  /** Larger files are skipped (generated bundles, data). */
+  maxFileBytes: number;
+  /** Most documents over the whole index; files beyond it are left out. */
+  maxDocuments: number;
+  /** Most distinct terms kept per document (the rarest body terms go first). */
+  maxTermsPerDocument: number;
+  /** A walk within this many milliseconds of the last one is skipped. */
+  refreshIntervalMs: number;
+  /** Most open-document texts held in memory. */
+  maxOverlays: number;
+}
+
+export const DEFAULT_LIMITS: IndexLimits = {
+  maxFiles: 5_000,
+  maxFileBytes: 1_000_000,
+  maxDocuments: 80_000,
+  maxTermsPerDocument: 256,
+  refreshIntervalMs: 1_000,
+  maxOverlays: 64,
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Tokenisation: identifiers split by case, stop words, synonyms, a light stemmer; the same for code and queries.
+
+/** Words that carry no meaning in prose or questions. */
+const STOP_WORDS: ReadonlySet<string> = new Set(
+  (
+    'a an the and or but nor not no so to of for in on at by from into onto with without within about over under ' +
+    'is are was were be been being am do does did done doing have has had having can could would should will shall may might must ' +
+    'i me my we us our you your he him his she her it its they them their this that these those there here ' +
+    'what which who whom whose whether where when why how all any each every some such own same other than then too very just also ' +
+    'if else while as up out off again once only more most much many few both either neither s t e g eg ie etc'
+  ).split(' '),
+);
+
+/** Question wording that names no code: "where is X implemented", "which function handles Y". */
+const QUERY_NOISE: ReadonlySet<string> = new Set(
+  (
+    'implemented implement implements implementation defined define defines definition declared declare located locate ' +
+    'find logic code codebase project repository repo workspace file files function functions method methods ' +
+    'happen happens happening work works working place places part parts thing things somewhere anywhere please show tell ' +
+    'explain look see know want need like use used using uses'
+  ).split(' '),
+);
+
+/** Words that are syntax in code, dropped when they stand alone (their use in identifiers, like `getUser`, stays). */
+const KEYWORDS: ReadonlySet<string> = new Set(
+  (
+    'break case catch class const continue debugger default delete do else enum export extends false finally for function ' +
+    'if import in instanceof new null return super switch this throw true try typeof var void while with as implements ' +
+    'interface let package private protected public static yield async await of type readonly declare abstract any ' +
+    'boolean number string symbol unknown never undefined object from get set keyof infer is namespace module require ' +
+    'override satisfies accessor bigint unique asserts'
+  ).split(' '),
+);
+
+/** Path segments that say nothing about what a file does. */
+const PATH_NOISE: ReadonlySet<string> = new Set(['src', 'lib', 'ts', 'tsx', 'js', 'jsx', 'mjs', 'cjs', 'mts', 'cts', 'index']);
+
+/**
+ * Abbreviations and variants folded onto one word: code says `cfg`, `req`, `init`; questions say
+ * "configuration", "request", "initialise". A stemmer alone cannot join those.
+ */
+const SYNONYM_GROUPS: Record<string, readonly string[]> = {
+  config: ['config', 'configs', 'configuration', 'configurations', 'configure', 'configured', 'configures', 'configuring', 'cfg', 'conf', 'settings', 'setting'],
+  auth: ['auth', 'authn', 'authz', 'authentication', 'authenticate', 'authenticated', 'authorization', 'authorisation', 'authorize', 'authorise', 'authorized'],
+  init: ['init', 'initialize', 'initialise', 'initialized', 'initialised', 'initialization', 'initialisation', 'initializes'],
+  env: ['env', 'environment', 'environments'],
+  db: ['db', 'database', 'databases'],
+  error: ['error', 'errors', 'err', 'errs'],
+  message: ['message', 'messages', 'msg', 'msgs'],
+  request: ['request', 'requests', 'req', 'reqs'],
+  response: ['response', 'responses', 'res', 'resp'],
+  arg: ['arg', 'args', 'argument', 'arguments', 'argv'],
+  param: ['param', 'params', 'parameter', 'parameters'],
+  dir: ['dir', 'dirs', 'directory', 'directories', 'folder', 'folders'],
+  util: ['util', 'utils', 'utility', 'utilities', 'helper', 'helpers'],
+  ms: ['ms', 'millisecond', 'milliseconds', 'millis'],
+  max: ['max', 'maximum', 'maximal'],
+  min: ['min', 'minimum', 'minimal'],
+  app: ['app', 'apps', 'application', 'applications'],
+  fn: ['fn', 'func', 'callback', 'callbacks', 'cb'],
+  attempt: ['attempt', 'attempts', 'attempted', 'tries', 'try'],
+};
+
+const SYNONYMS: ReadonlyMap<string, string> = new Map(Object.entries(SYNONYM_GROUPS).flatMap(([canonical, words]) => words.map((w) => [w, canonical] as const)));
+
+/** Splits an identifier into its lower-case words: `parseHTTPConfig_v2` → parse, http, config, v, 2. */
+export function splitIdentifier(word: string): string[] {
+  return word
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .replace(/([A-Za-z])([0-9])/g, '$1 $2')
+    .replace(/([0-9])([A-Za-z])/g, '$1 $2')
+    .split(/[\s_$]+/)
+    .filter((part) => part.length > 0)
+    .map((part) => part.toLowerCase());
+}
+
+/** A light suffix stripper: enough to join retry/retries/retrying and load/loader/loading, cheap, and the same both ways. */
+export function stem(word: string): string {
+  let w = word;
+  if (w.length <= 3) return w;
+  if (w.endsWith('ies') && w.length > 4) return `${w.slice(0, -3)}y`;
+  if (w.endsWith('ied') && w.length > 4) return `${w.slice(0, -3)}y`;
+  if (w.endsWith('sses')) w = w.slice(0, -2);
+  else if (w.endsWith('s') && !/(ss|us|is)$/.test(w)) w = w.slice(0, -1);
+  for (const suffix of ['ation', 'ing', 'ion', 'ed', 'er', 'ly']) {
+    if (w.endsWith(suffix) && w.length - suffix.length >= (suffix === 'ion' ? 4 : 3)) {
+      w = w.slice(0, -suffix.length);
+      // mapping → mapp → map, logged → logg → log
+      if (/([^aeiouls])\1$/.test(w)) w = w.slice(0, -1);
+      break;
+    }
+  }
+  if (w.length >= 4 && w.endsWith('e')) w = w.slice(0, -1);
+  return w;
+}
+
+function normalise(part: string): string | undefined {
+  if (part.length < 2 || STOP_WORDS.has(part) || /^[0-9]+$/.test(part)) return undefined;
+  return SYNONYMS.get(part) ?? stem(part);
+}
+
+const WORD = /[A-Za-z_$][A-Za-z0-9_$]*/g;
+
+/**
+ * The terms of a text: every word split by case and underscores, normalised, plus the whole identifier as one
+ * term when it has several parts, so an exact `parseConfig` beats a `parse` here and a `config` there.
+ */
+export function terms(text: string, mode: 'code' | 'query' = 'code'): string[] {
+  const out: string[] = [];
+  for (const match of text.matchAll(WORD)) {
+    const word = match[0];
+    if (mode === 'code' && KEYWORDS.has(word)) continue;
+    if (mode === 'query') {
+      const lower = word.toLowerCase();
+      if (QUERY_NOISE.has(lower) || STOP_WORDS.has(lower)) continue;
+    }
+    for (const term of wordTerms(word)) out.push(term);
+  }
+  return out;
+}
+
+/** Identifiers repeat all over a code base: each word is split and normalised once (the memo is bounded). */
+const wordMemo = new Map<string, readonly string[]>();
+const WORD_MEMO_SIZE = 50_000;
+
+function wordTerms(word: string): readonly string[] {
+  let cached = wordMemo.get(word);
+  if (cached) return cached;
+  const parts = splitIdentifier(word);
+  const out: string[] = [];
+  for (const part of parts) {
+    const term = normalise(part);
+    if (term) out.push(term);
+  }
+  if (parts.length > 1) out.push(parts.join(''));
+  cached = out;
+  if (wordMemo.size >= WORD_MEMO_SIZE) wordMemo.clear();
+  wordMemo.set(word, cached);
+  return cached;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Which files: .gitignore / .assistantignore patterns, secrets, generated and vendored code.
+
+const SOURCE_FILE = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/i;
+const SKIP_DIRS: ReadonlySet<string> = new Set(['node_modules', 'dist', 'build', 'out', 'coverage', 'bower_components', 'jspm_packages']);
+
+/** Names of files that hold or look like they hold credentials; never indexed, whatever their extension. */
+export function isSecretPath(relativePath: string): boolean {
+  const base = path.posix.basename(relativePath.split(path.sep).join('/')).toLowerCase();
+  return (
+    base.startsWith('.env') ||
+    /\.(pem|key|p12|pfx|keystore|jks|crt|cer|der|asc|gpg)$/.test(base) ||
+    /^id_(rsa|dsa|ecdsa|ed25519)/.test(base) ||
+    ['.npmrc', '.netrc', '.pypirc', '.htpasswd'].includes(base) ||
+    /(^|[._-])(secrets?|credentials?|passwords?)([._-]|$)/.test(base)
+  );
+}
+
+const PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----/;
+
+/** Redacts values that look like credentials (API keys, tokens, private keys, assigned passwords) from text about to be shown or sent. */
+export function redactSecrets(text: string): string {
+  return text
+    .replace(/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g, '[redacted private key]')
+    .replace(/\b(?:sk|pk|rk)-[A-Za-z0-9_-]{16,}/g, '[redacted]')
+    .replace(/\bAKIA[0-9A-Z]{16}\b/g, '[redacted]')
+    .replace(/\bgh[pousr]_[A-Za-z0-9]{20,}/g, '[redacted]')
+    .replace(/\bxox[baprs]-[A-Za-z0-9-]{10,}/g, '[redacted]')
+    .replace(/\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g, '[redacted]')
+    .replace(/((?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret)\w*["']?\s*[:=]\s*)(["'`])([^"'`\s]{6,})\2/gi, '$1$2[redacted]$2');
+}
+
+interface IgnoreRule {
+  negate: boolean;
+  dirOnly: boolean;
+  regex: RegExp;
+}
+
+/** The glob subset of .gitignore: `*`, `?`, `**`, `[…]`, `!` negation, trailing `/` for directories, `/` anchoring. */
+function globToRegex(glob: string): string {
+  let out = '';
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i] as string;
+    if (c === '*') {
+      if (glob[i + 1] === '*') {
+        const slashAfter = glob[i + 2] === '/';
+        out += slashAfter ? '(?:.*/)?' : '.*';
+        i += slashAfter ? 2 : 1;
+      } else {
+        out += '[^/]*';
+      }
+    } else if (c === '?') {
+      out += '[^/]';
+    } else if (c === '[') {
+      const close = glob.indexOf(']', i + 1);
+      if (close < 0) {
+        out += '\\[';
+      } else {
+        out += `[${glob.slice(i + 1, close).replace(/^!/, '^').replace(/\\/g, '\\\\')}]`;
+        i = close;
+      }
+    } else if (c === '\\' && i + 1 < glob.length) {
+      out += (glob[++i] as string).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    } else {
+      out += c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    }
+  }
+  return out;
+}
+
+/** Parsed ignore patterns of one workspace (root-level `.gitignore` and `.assistantignore`); the last matching rule wins. */
+export class IgnoreRules {
+  private readonly rules: IgnoreRule[] = [];
+
+  constructor(...sources: string[]) {
+    for (const source of sources) {
+      for (const raw of source.split(/\r?\n/)) {
+        const line = raw.replace(/(?<!\\)\s+$/, '');
+        if (line === '' || line.startsWith('#')) continue;
+        const negate = line.startsWith('!');
+        let pattern = negate ? line.slice(1) : line;
+        if (pattern.startsWith('\\')) pattern = pattern.slice(1);
+        const dirOnly = pattern.endsWith('/');
+        if (dirOnly) pattern = pattern.replace(/\/+$/, '');
+        if (pattern === '') continue;
+        // A slash anywhere but at the end anchors the pattern to the root; otherwise it matches at any depth.
+        const anchored = pattern.includes('/');
+        pattern = pattern.replace(/^\/+/, '');
+        const body = globToRegex(pattern);
+        this.rules.push({ negate, dirOnly, regex: new RegExp(anchored ? `^${body}$` : `(?:^|/)${body}$`) });
+      }
+    }
+  }
+
+  /** Reads the root's ignore files (missing ones are empty). */
+  static load(root: string): IgnoreRules {
+    const read = (name: string): string => {
+      try {
+        return fs.readFileSync(path.join(root, name), 'utf8');
+      } catch {
+        return '';
+      }
+    };
+    return new IgnoreRules(read('.gitignore'), read('.assistantignore'));
+  }
+
+  private matches(relativePath: string, isDirectory: boolean): boolean {
+    let ignored = false;
+    for (const rule of this.rules) {
+      if (rule.dirOnly && !isDirectory) continue;
+      if (rule.regex.test(relativePath)) ignored = !rule.negate;
+    }
+    return ignored;
+  }
+
+  /** Whether a workspace-relative path (`/`-separated) is ignored, itself or through a parent directory. */
+  ignores(relativePath: string, isDirectory = false): boolean {
+    const parts = relativePath.split('/');
+    for (let i = 1; i < parts.length; i++) {
+      if (this.matches(parts.slice(0, i).join('/'), true)) return true;
+    }
+    return this.matches(relativePath, isDirectory);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Documents: declarations and comment blocks extracted by syntax alone.
+
+/** Fields in boost order; a document's terms carry one count per field. */
+const FIELDS = ['name', 'signature', 'comment', 'context', 'body'] as const;
+const FIELD_COUNT = FIELDS.length;
+/** Name > signature > comment > file context > body identifiers. */
+const FIELD_WEIGHTS = [6, 2.5, 2, 1, 1] as const;
+/** Length normalisation per field: names are short by nature, bodies vary wildly. */
+const FIELD_B = [0.3, 0.5, 0.6, 0.3, 0.75] as const;
+const K1 = 1.2;
+/** Most characters of one document's text that are tokenised (bounds the work on huge classes). */
+const MAX_DOCUMENT_CHARS = 64_000;
+const MAX_SIGNATURE_CHARS = 600;
+
+/** A document before indexing: its place in the file and the text of each field. */
+export interface DocumentDraft {
+  kind: LocationKind;
+  name: string;
+  start: number;
+  end: number;
+  commentStart: number;
+  fields: [name: string, signature: string, comment: string, context: string, body: string];
+}
+
+interface IndexedDocument {
+  id: number;
+  file: string;
+  kind: LocationKind;
+  name: string;
+  startLine: number;
+  endLine: number;
+  commentLine: number;
+  /** Term ids, ascending, for binary search. */
+  terms: Uint32Array;
+  /** FIELD_COUNT counts per term. */
+  counts: Uint16Array;
+  lengths: Uint16Array;
+}
+
+interface IndexedFile {
+  relativePath: string;
+  fsPath: string;
+  mtimeMs: number;
+  size: number;
+  /** The editor's text, when an open document was given; it wins over the disk until the file changes on disk. */
+  overlay?: string;
+  documents: IndexedDocument[];
+}
+
+function scriptKind(fileName: string): ts.ScriptKind {
+  if (/\.[cm]?jsx?$/i.test(fileName)) return /x$/i.test(fileName) ? ts.ScriptKind.JSX : ts.ScriptKind.JS;
+  return /x$/i.test(fileName) ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
+}
+
+/** Comment text without its markers, one line per line. */
+function commentProse(text: string): string {
+  return text
+    .replace(/^\/\*\*?|\*\/$/g, '')
+    .split('\n')
+    .map((line) => line.replace(/^\s*(\/\/+|\*)\s?/, '').trim())
+    .filter((line) => line !== '')
+    .join('\n');
+}
+
+function isFunctionValue(node: ts.Node | undefined): boolean {
+  return node !== undefined && (ts.isArrowFunction(node) || ts.isFunctionExpression(node));
+}
+
+/** Comment blocks: runs of comments with no blank line between them. */
+function commentBlocks(text: string, ranges: readonly ts.CommentRange[]): { start: number; end: number }[] {
+  const blocks: { start: number; end: number }[] = [];
+  for (const range of ranges) {
+    const last = blocks[blocks.length - 1];
+    if (last && !/\n[ \t]*\r?\n/.test(text.slice(last.end, range.pos))) last.end = range.end;
+    else blocks.push({ start: range.pos, end: range.end });
+  }
+  return blocks;
+}
+
+/** Declarations (with their leading comments), detached comment blocks, and each file's loose top-level code. */
+export function extractDocuments(relativePath: string, text: string): DocumentDraft[] {
+  // No parent pointers: `visit` passes the parent itself, which saves a pass over every node.
+  const source = ts.createSourceFile(relativePath, text, ts.ScriptTarget.Latest, false, scriptKind(relativePath));
+  const drafts: DocumentDraft[] = [];
+  const seenComments = new Set<number>();
+  const detached: { start: number; end: number }[] = [];
+  const pathTerms = relativePath
+    .replace(/\.[^./]+$/, '')
+    .split(/[/.]/)
+    .filter((segment) => !PATH_NOISE.has(segment.toLowerCase()))
+    .join(' ');
+
+  /** The comment block directly above `node` (no blank line between); earlier blocks are detached comments. */
+  const leading = (node: ts.Node): { start: number; text: string } | undefined => {
+    const ranges = ts.getLeadingCommentRanges(text, node.getFullStart()) ?? [];
+    const blocks = commentBlocks(text, ranges);
+    const last = blocks[blocks.length - 1];
+    const attached = last !== undefined && !/\n[ \t]*\r?\n/.test(text.slice(last.end, node.getStart(source)));
+    for (const block of attached ? blocks.slice(0, -1) : blocks) {
+      if (!seenComments.has(block.start)) {
+        seenComments.add(block.start);
+        detached.push(block);
+      }
+    }
+    if (!last || !attached) return undefined;
+    seenComments.add(last.start);
+    return { start: last.start, text: commentProse(text.slice(last.start, last.end)) };
+  };
+
+  const add = (kind: LocationKind, name: string, node: ts.Node, anchor: ts.Node, signature: string, container: string | undefined, nameWords = name): void => {
+    const comment = leading(anchor);
+    const start = node.getStart(source);
+    const body = text.slice(start, Math.min(node.getEnd(), start + MAX_DOCUMENT_CHARS));
+    drafts.push({
+      kind,
+      name: container ? `${container}.${name}` : name,
+      start,
+      end: node.getEnd(),
+      commentStart: comment?.start ?? anchor.getStart(source),
+      fields: [nameWords, signature.replace(/\s+/g, ' ').slice(0, MAX_SIGNATURE_CHARS), comment?.text ?? '', `${pathTerms} ${container ?? ''}`, body],
+    });
+  };
+
+  const headerOf = (node: ts.Node, bodyStart: number | undefined): string => text.slice(node.getStart(source), bodyStart ?? node.getEnd());
+
+  const visit = (node: ts.Node, parent: ts.Node, container: string | undefined): void => {
+    let nextContainer = container;
+    if (ts.isFunctionDeclaration(node)) {
+      const name = node.name?.text ?? 'default';
+      add('function', name, node, node, headerOf(node, node.body?.getStart(source)), container);
+      nextContainer = container ? `${container}.${name}` : name;
+    } else if (ts.isClassDeclaration(node) || (ts.isClassExpression(node) && node.name)) {
+      const name = node.name?.text ?? 'default';
+      add('class', name, node, node, text.slice(node.getStart(source), node.members.pos), container);
+      nextContainer = name;
+    } else if (ts.isInterfaceDeclaration(node)) {
+      add('interface', node.name.text, node, node, headerOf(node, undefined), container);
+      nextContainer = node.name.text;
+    } else if (ts.isTypeAliasDeclaration(node)) {
+      add('type', node.name.text, node, node, headerOf(node, undefined), container);
+    } else if (ts.isEnumDeclaration(node)) {
+      add('enum', node.name.text, node, node, headerOf(node, undefined), container);
+    } else if (ts.isModuleDeclaration(node) && ts.isIdentifier(node.name)) {
+      add('namespace', node.name.text, node, node, headerOf(node, node.body?.getStart(source)), container);
+      nextContainer = node.name.text;
+    } else if (ts.isClassLike(parent) && container) {
+      // Class members; interface members stay part of their interface.
+      if (ts.isMethodDeclaration(node)) add('method', node.name.getText(source), node, node, headerOf(node, node.body?.getStart(source)), container);
+      else if (ts.isConstructorDeclaration(node)) add('constructor', 'constructor', node, node, headerOf(node, node.body?.getStart(source)), container, container);
+      else if (ts.isGetAccessorDeclaration(node)) add('getter', node.name.getText(source), node, node, headerOf(node, node.body?.getStart(source)), container);
+      else if (ts.isSetAccessorDeclaration(node)) add('setter', node.name.getText(source), node, node, headerOf(node, node.body?.getStart(source)), container);
+      else if (ts.isPropertyDeclaration(node)) {
+        const fn = isFunctionValue(node.initializer);
+        add(fn ? 'method' : 'property', node.name.getText(source), node, node, fn ? headerOf(node, (node.initializer as ts.ArrowFunction).body.getStart(source)) : headerOf(node, undefined), container);
+      }
+    } else if (ts.isVariableStatement(node) && (ts.isSourceFile(parent) || ts.isModuleBlock(parent))) {
+      const single = node.declarationList.declarations.length === 1;
+      for (const declaration of node.declarationList.declarations) {
+        if (!ts.isIdentifier(declaration.name)) continue;
+        const fn = isFunctionValue(declaration.initializer);
+        const span = single ? node : declaration;
+        const signature = fn ? text.slice(span.getStart(source), (declaration.initializer as ts.ArrowFunction).body.getStart(source)) : text.slice(span.getStart(source), Math.min(span.getEnd(), span.getStart(source) + 200));
+        add(fn ? 'function' : 'variable', declaration.name.text, span, single ? node : declaration, signature, container);
+      }
+      return;
+    }
+    ts.forEachChild(node, (child) => visit(child, node, nextContainer));
+  };
+
+  // Top-level code outside declarations (test suites, scripts, entry points) becomes one "module" document.
+  const loose: string[] = [];
+  let looseStart: number | undefined;
+  for (const statement of source.statements) {
+    const before = drafts.length;
+    visit(statement, source, undefined);
+    if (ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement) || ts.isImportEqualsDeclaration(statement)) {
+      // A comment above an import is about the file, not the import: every block there is detached.
+      for (const block of commentBlocks(text, ts.getLeadingCommentRanges(text, statement.getFullStart()) ?? [])) {
+        if (!seenComments.has(block.start)) {
+          seenComments.add(block.start);
+          detached.push(block);
+        }
+      }
+    } else if (drafts.length === before) {
+      const comment = leading(statement);
+      loose.push(`${comment?.text ?? ''}\n${text.slice(statement.getStart(source), statement.getEnd())}`);
+      looseStart ??= comment?.start ?? statement.getStart(source);
+    }
+  }
+  for (const block of commentBlocks(text, ts.getLeadingCommentRanges(text, source.endOfFileToken.getFullStart()) ?? [])) {
+    if (!seenComments.has(block.start)) detached.push(block);
+  }
+
+  // The file's header comment says what the whole file is for: every document of the file gets it as context.
+  const firstStatement = source.statements[0];
+  const header = detached.find((block) => firstStatement === undefined || block.end <= firstStatement.getStart(source));
+  const headerText = header ? commentProse(text.slice(header.start, header.end)) : '';
+  for (const draft of drafts) draft.fields[3] = `${draft.fields[3]} ${headerText}`;
+
+  for (const block of detached) {
+    const prose = commentProse(text.slice(block.start, block.end));
+    if (terms(prose).length < 3) continue; // licence stamps, `// eslint-disable`, separators
+    const firstLine = prose.split('\n')[0] ?? '';
+    drafts.push({ kind: 'comment', name: firstLine.length > 60 ? `${firstLine.slice(0, 57)}…` : firstLine, start: block.start, end: block.end, commentStart: block.start, fields: ['', '', prose, pathTerms, ''] });
+  }
+  const looseText = loose.join('\n').slice(0, MAX_DOCUMENT_CHARS);
+  if (looseStart !== undefined && terms(looseText).length >= 3) {
+    const base = path.posix.basename(relativePath);
+    drafts.push({ kind: 'module', name: base, start: looseStart, end: text.length, commentStart: looseStart, fields: [base.replace(/\.[^.]+$/, ''), '', headerText, pathTerms, looseText] });
+  }
+  return drafts;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The index
+
+/** Binary search in an ascending Uint32Array; -1 when absent. */
+function indexOfTerm(sorted: Uint32Array, id: number): number {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const value = sorted[mid] as number;
+    if (value === id) return mid;
+    if (value < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+function lineStartsOf(text: string): number[] {
+  const starts = [0];
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) starts.push(i + 1);
+  return starts;
+}
+
+/** 1-based line of an offset. */
+function lineOf(starts: readonly number[], offset: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if ((starts[mid] as number) <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo + 1;
+}
+
+function isTestPath(relativePath: string): boolean {
+  return /(^|\/)(test|tests|__tests__|spec|specs|e2e)\//i.test(relativePath) || /\.(test|spec)\.[cm]?[jt]sx?$/i.test(relativePath);
+}
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** Rejects as soon as `signal` aborts, leaving the shared work running for others. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
+
+/**
+ * The lexical index of one workspace folder. Built on the first search, then kept fresh: each search re-checks
+ * the files' mtimes and sizes (at most once per `refreshIntervalMs`) and re-reads only those that changed;
+ * an open document's text can be given with `updateDocument` and wins until the file changes on disk.
+ */
+export class LexicalIndex {
+  readonly limits: IndexLimits;
+  private readonly files = new Map<string, IndexedFile>();
+  private readonly termIds = new Map<string, number>();
+  private readonly termNames: string[] = [];
+  /** Documents containing each term id. */
+  private readonly df: number[] = [];
+  private readonly lengthSums = new Float64Array(FIELD_COUNT);
+  private documentCount = 0;
+  private nextDocumentId = 0;
+  private ignore: IgnoreRules | undefined;
+  private ignoreStamp = '';
+  private lastWalk = 0;
+  private walking: Promise<void> | undefined;
+  private truncated = false;
+
+  constructor(
+    readonly root: string,
+    limits: Partial<IndexLimits> = {},
+  ) {
+    this.root = path.resolve(root);
+    this.limits = { ...DEFAULT_LIMITS, ...limits };
+  }
+
+  /** Files, documents and terms held, and whether a limit left files out. */
+  stats(): { files: number; documents: number; terms: number; truncated: boolean } {
+    return { files: this.files.size, documents: this.documentCount, terms: this.termNames.length, truncated: this.truncated };
+  }
+
+  /** The workspace-relative path of a file, or undefined when it is outside the root, ignored, secret or not source. */
+  relativePath(fsPath: string): string | undefined {
+    const relative = path.relative(this.root, path.resolve(fsPath));
+    if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) return undefined;
+    const posix = relative.split(path.sep).join('/');
+    if (!SOURCE_FILE.test(posix) || posix.endsWith('.d.ts') || isSecretPath(posix)) return undefined;
+    const segments = posix.split('/');
+    if (segments.slice(0, -1).some((s) => s.startsWith('.') || SKIP_DIRS.has(s))) return undefined;
+    if (this.ignoreRules().ignores(posix)) return undefined;
+    return posix;
+  }
+
+  /**
+   * Indexes an open document's text in place of the disk's (unsaved edits count). Returns false when the file is
+   * not indexable (outside the workspace, ignored, a secret, not source).
+   */
+  updateDocument(fsPath: string, text: string): boolean {
+    const relative = this.relativePath(fsPath);
+    if (!relative) return false;
+    const existing = this.files.get(relative);
+    if (existing?.overlay === text) return true;
+    let mtimeMs = -1;
+    let size = -1;
+    try {
+      const stat = fs.statSync(path.join(this.root, relative));
+      mtimeMs = stat.mtimeMs;
+      size = stat.size;
+    } catch {
+      // An unsaved new file: indexed from the editor's text alone.
+    }
+    const overlays = [...this.files.values()].filter((f) => f.overlay !== undefined && f.relativePath !== relative);
+    if (overlays.length >= this.limits.maxOverlays) {
+      const oldest = overlays[0] as IndexedFile;
+      this.removeFile(oldest.relativePath);
+    }
+    this.indexFile(relative, text, mtimeMs, size, text);
+    return true;
+  }
+
+  /** Forgets an open document's text; the disk's is read again on the next refresh. */
+  closeDocument(fsPath: string): void {
+    const relative = this.relativePath(fsPath);
+    const file = relative ? this.files.get(relative) : undefined;
+    if (file?.overlay !== undefined) {
+      file.overlay = undefined;
+      file.mtimeMs = -1;
+    }
+  }
+
+  /** Brings the index up to date with the disk; concurrent callers share one walk. */
+  refresh(signal?: AbortSignal): Promise<void> {
+    if (!this.walking) {
+      this.walking = this.walk().finally(() => {
+        this.walking = undefined;
+      });
+    }
+    return untilAborted(this.walking, signal);
+  }
+
+  /** The best locations for a question or a list of keywords, best first. */
+  async search(query: string, options: SearchOptions = {}, signal?: AbortSignal): Promise<CodeLocation[]> {
+    if (options.refresh !== false && (this.lastWalk === 0 || Date.now() - this.lastWalk >= this.limits.refreshIntervalMs)) await this.refresh(signal);
+    signal?.throwIfAborted();
+    return this.lookup(query, options);
+  }
+
+  /** Like `search`, but synchronous and from the index as it stands (empty before the first refresh). */
+  lookup(query: string, options: Omit<SearchOptions, 'refresh'> = {}): CodeLocation[] {
+    return this.rank(query, options);
+  }
+
+  private ignoreRules(): IgnoreRules {
+    const stamp = ['.gitignore', '.assistantignore']
+      .map((name) => {
+        try {
+          const stat = fs.statSync(path.join(this.root, name));
+          return `${stat.mtimeMs}:${stat.size}`;
+        } catch {
+          return '-';
+        }
+      })
+      .join('|');
+    if (!this.ignore || stamp !== this.ignoreStamp) {
+      this.ignore = IgnoreRules.load(this.root);
+      this.ignoreStamp = stamp;
+    }
+    return this.ignore;
+  }
+
+  private async walk(): Promise<void> {
+    this.compactVocabulary();
+    const ignore = this.ignoreRules();
+    const seen = new Set<string>();
+    const stack = [''];
+    let listed = 0;
+    let work = 0;
+    this.truncated = false;
+    outer: while (stack.length > 0) {
+      const dir = stack.pop() as string;
+      let entries: fs.Dirent[];
+      try {
+        entries = fs.readdirSync(path.join(this.root, dir), { withFileTypes: true });
+      } catch {
+        continue;
+      }
+      entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      for (const entry of entries) {
+        const relative = dir ? `${dir}/${entry.name}` : entry.name;
+        if (entry.isDirectory()) {
+          if (!entry.name.startsWith('.') && !SKIP_DIRS.has(entry.name) && !ignore.ignores(relative, true)) stack.push(relative);
+          continue;
+        }
+        if (!entry.isFile() || !SOURCE_FILE.test(entry.name) || entry.name.endsWith('.d.ts') || isSecretPath(relative) || ignore.ignores(relative)) continue;
+        if (++listed > this.limits.maxFiles) {
+          this.truncated = true;
+          break outer;
+        }
+        seen.add(relative);
+        if (this.refreshFile(relative) && ++work % 32 === 0) await yieldToEventLoop();
+      }
+    }
+    // Deleted files, newly ignored files, and files past the limit leave the index; unsaved new documents stay.
+    for (const [relative, file] of this.files) {
+      if (!seen.has(relative) && !(file.overlay !== undefined && file.mtimeMs === -1 && !ignore.ignores(relative))) this.removeFile(relative);
+    }
+    this.lastWalk = Date.now();
+  }
+
+  /** Re-reads one file when its mtime or size changed; true when it did work. */
+  private refreshFile(relative: string): boolean {
+    const fsPath = path.join(this.root, relative);
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(fsPath);
+    } catch {
+      return false;
+    }
+    const existing = this.files.get(relative);
+    if (existing && existing.mtimeMs === stat.mtimeMs && existing.size === stat.size) return false;
+    if (stat.size > this.limits.maxFileBytes) {
+      this.removeFile(relative);
+      return false;
+    }
+    let text: string;
+    try {
+      text = fs.readFileSync(fsPath, 'utf8');
+    } catch {
+      return false;
+    }
+    // Minified bundles and files with private keys are not code anyone asks about.
+    const lines = text.split('\n').length;
+    if ((text.length > 20_000 && text.length / lines > 300) || PRIVATE_KEY.test(text)) {
+      this.removeFile(relative);
+      return true;
+    }
+    this.indexFile(relative, text, stat.mtimeMs, stat.size, undefined);
+    return true;
+  }
+
+  /**
+   * Terms of changed and deleted files stay in the vocabulary; when most of it is dead, the index starts over
+   * (the walk that follows rebuilds it), so a long session does not grow without bound.
+   */
+  private compactVocabulary(): void {
+    if (this.termNames.length < 50_000) return;
+    const live = this.df.reduce((count, df) => count + (df > 0 ? 1 : 0), 0);
+    if (live * 4 > this.termNames.length) return;
+    this.files.clear();
+    this.termIds.clear();
+    this.termNames.length = 0;
+    this.df.length = 0;
+    this.lengthSums.fill(0);
+    this.documentCount = 0;
+  }
+
+  private termId(term: string): number {
+    let id = this.termIds.get(term);
+    if (id === undefined) {
+      id = this.termNames.length;
+      this.termIds.set(term, id);
+      this.termNames.push(term);
+      this.df.push(0);
+    }
+    return id;
+  }
+
+  private indexFile(relative: string, text: string, mtimeMs: number, size: number, overlay: string | undefined): void {
+    this.removeFile(relative);
+    let drafts: DocumentDraft[];
+    try {
+      drafts = extractDocuments(relative, text);
+    } catch {
+      drafts = [];
+    }
+    const file: IndexedFile = { relativePath: relative, fsPath: path.join(this.root, relative), mtimeMs, size, documents: [], ...(overlay !== undefined ? { overlay } : {}) };
+    const starts = lineStartsOf(text);
+    for (const draft of drafts) {
+      if (this.documentCount >= this.limits.maxDocuments) {
+        this.truncated = true;
+        break;
+      }
+      file.documents.push(this.toDocument(relative, draft, starts));
+    }
+    this.files.set(relative, file);
+  }
+
+  private toDocument(relative: string, draft: DocumentDraft, starts: readonly number[]): IndexedDocument {
+    const counts = new Map<string, number[]>();
+    const lengths = new Uint16Array(FIELD_COUNT);
+    draft.fields.forEach((fieldText, field) => {
+      const fieldTerms = terms(fieldText);
+      lengths[field] = Math.min(fieldTerms.length, 0xffff);
+      for (const term of fieldTerms) {
+        let row = counts.get(term);
+        if (!row) counts.set(term, (row = new Array<number>(FIELD_COUNT).fill(0)));
+        row[field] = (row[field] as number) + 1;
+      }
+    });
+    let entries = [...counts.entries()];
+    if (entries.length > this.limits.maxTermsPerDocument) {
+      const weight = (row: number[]): number => row.reduce((sum, count, field) => sum + count * (FIELD_WEIGHTS[field] as number), 0);
+      entries = entries.sort((a, b) => weight(b[1]) - weight(a[1])).slice(0, this.limits.maxTermsPerDocument);
+    }
+    const rows = entries.map(([term, row]) => ({ id: this.termId(term), row })).sort((a, b) => a.id - b.id);
+    const termArray = new Uint32Array(rows.length);
+    const countArray = new Uint16Array(rows.length * FIELD_COUNT);
+    rows.forEach(({ id, row }, i) => {
+      termArray[i] = id;
+      this.df[id] = (this.df[id] as number) + 1;
+      row.forEach((count, field) => (countArray[i * FIELD_COUNT + field] = Math.min(count, 0xffff)));
+    });
+    lengths.forEach((length, field) => (this.lengthSums[field] = (this.lengthSums[field] as number) + length));
+    this.documentCount++;
+    return {
+      id: this.nextDocumentId++,
+      file: relative,
+      kind: draft.kind,
+      name: draft.name,
+      startLine: lineOf(starts, draft.start),
+      endLine: lineOf(starts, Math.max(draft.start, draft.end - 1)),
+      commentLine: lineOf(starts, draft.commentStart),
+      terms: termArray,
+      counts: countArray,
+      lengths,
+    };
+  }
+
+  private removeFile(relative: string): void {
+    const file = this.files.get(relative);
+    if (!file) return;
+    for (const document of file.documents) {
+      for (const id of document.terms) this.df[id] = (this.df[id] as number) - 1;
+      document.lengths.forEach((length, field) => (this.lengthSums[field] = (this.lengthSums[field] as number) - length));
+      this.documentCount--;
+    }
+    this.files.delete(relative);
+  }
+
+  private rank(query: string, options: SearchOptions): CodeLocation[] {
+    const limit = options.limit ?? 10;
+    const queryTerms = [...new Set(terms(query, 'query'))];
+    const known = queryTerms.map((term) => ({ term, id: this.termIds.get(term) })).filter((q): q is { term: string; id: number } => q.id !== undefined && (this.df[q.id] as number) > 0);
+    if (known.length === 0 || this.documentCount === 0 || limit <= 0) return [];
+    const n = this.documentCount;
+    const weighted = known.map((q) => {
+      const df = this.df[q.id] as number;
+      return { ...q, idf: Math.log(1 + (n - df + 0.5) / (df + 0.5)) };
+    });
+    const averages = Array.from(this.lengthSums, (sum) => Math.max(sum / n, 1));
+    // Questions about tests should find tests; other questions want the code under test first.
+    const aboutTests = /\b(test|tests|tested|testing|spec|specs)\b/i.test(query);
+
+    const scored: { document: IndexedDocument; score: number; matched: string[] }[] = [];
+    for (const file of this.files.values()) {
+      const filePenalty = !aboutTests && isTestPath(file.relativePath) ? 0.5 : 1;
+      for (const document of file.documents) {
+        let score = 0;
+        const matched: string[] = [];
+        for (const q of weighted) {
+          const at = indexOfTerm(document.terms, q.id);
+          if (at < 0) continue;
+          let tf = 0;
+          for (let field = 0; field < FIELD_COUNT; field++) {
+            const count = document.counts[at * FIELD_COUNT + field] as number;
+            if (count === 0) continue;
+            const b = FIELD_B[field] as number;
+            tf += ((FIELD_WEIGHTS[field] as number) * count) / (1 - b + (b * (document.lengths[field] as number)) / (averages[field] as number));
+          }
+          score += (q.idf * tf) / (K1 + tf);
+          matched.push(q.term);
+        }
+        if (score <= 0) continue;
+        // A location matching more of the question's words beats one matching a single word very often.
+        const coverage = matched.length / weighted.length;
+        const kindPrior = document.kind === 'comment' ? 0.8 : document.kind === 'module' ? 0.9 : 1;
+        scored.push({ document, score: score * (0.5 + 0.5 * coverage) * kindPrior * filePenalty, matched });
+      }
+    }
+    scored.sort((a, b) => b.score - a.score || a.document.file.localeCompare(b.document.file) || a.document.startLine - b.document.startLine);
+
+    const perFile = new Map<string, number>();
+    const chosen: typeof scored = [];
+    for (const hit of scored) {
+      if (chosen.length >= limit) break;
+      const count = perFile.get(hit.document.file) ?? 0;
+      if (options.maxPerFile !== undefined && count >= options.maxPerFile) continue;
+      perFile.set(hit.document.file, count + 1);
+      chosen.push(hit);
+    }
+    const texts = new Map<string, string | undefined>();
+    return chosen.map(({ document, score, matched }) => {
+      const file = this.files.get(document.file) as IndexedFile;
+      if (!texts.has(document.file)) texts.set(document.file, this.textOf(file));
+      return {
+        path: document.file,
+        fsPath: file.fsPath,
+        startLine: document.startLine,
+        endLine: document.endLine,
+        commentLine: document.commentLine,
+        kind: document.kind,
+        name: document.name,
+        score: Math.round(score * 1000) / 1000,
+        snippet: snippetOf(texts.get(document.file), document.startLine, document.endLine, options.snippetLines ?? 8),
+        matched,
+      };
+    });
+  }
+
+  private textOf(file: IndexedFile): string | undefined {
+    if (file.overlay !== undefined) return file.overlay;
+    try {
+      return fs.readFileSync(file.fsPath, 'utf8');
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * The text of lines `from`..`to` (1-based, inclusive) of an indexed file, redacted, cut at `maxChars`:
+   * for callers that need more than the snippet (a model's context).
+   */
+  excerpt(relativePath: string, from: number, to: number, maxChars = 4_000): string | undefined {
+    const file = this.files.get(relativePath);
+    const text = file ? this.textOf(file) : undefined;
+    if (text === undefined) return undefined;
+    const lines = text.split('\n').slice(Math.max(0, from - 1), Math.max(from, to));
+    let out = redactSecrets(lines.join('\n'));
+    if (out.length > maxChars) out = `${out.slice(0, maxChars)}\n…`;
+    return out;
+  }
+}
+
+/** The first `count` lines of a location, de-indented, long lines cut, with a marker when more follows. */
+function snippetOf(text: string | undefined, startLine: number, endLine: number, count: number): string {
+  if (text === undefined) return '';
+  const lines = text.split('\n').slice(startLine - 1, Math.min(endLine, startLine - 1 + count));
+  const indent = Math.min(...lines.filter((l) => l.trim() !== '').map((l) => /^[ \t]*/.exec(l)?.[0].length ?? 0));
+  const body = lines.map((l) => {
+    const line = l.slice(Number.isFinite(indent) ? indent : 0).replace(/\s+$/, '');
+    return line.length > 160 ? `${line.slice(0, 157)}…` : line;
+  });
+  if (endLine - startLine + 1 > count) body.push('…');
+  return redactSecrets(body.join('\n'));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// One index per workspace folder, shared by every agent.
+
+const MAX_WORKSPACES = 4;
+const indexes = new Map<string, LexicalIndex>();
+
+/** The workspace's index (created on first use, built on first search); the least recently used beyond four is dropped. */
+export function workspaceIndex(root: string): LexicalIndex {
+  const key = path.resolve(root);
+  let index = indexes.get(key);
+  if (index) {
+    indexes.delete(key);
+  } else {
+    index = new LexicalIndex(key);
+  }
+  indexes.set(key, index);
+  while (indexes.size > MAX_WORKSPACES) {
+    const oldest = indexes.keys().next().value;
+    if (oldest === undefined) break;
+    indexes.delete(oldest);
+  }
+  return index;
+}

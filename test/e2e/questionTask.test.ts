@@ -1,0 +1,114 @@
+// End-to-end workspace questions over --stdio: assistant/ask classifies them, the offline agent ranks locations, a model answers from them.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { TASK_IDS } from '../../protocol/src/index.js';
+import type { AskResult, TraceResult } from '../../protocol/src/index.js';
+import { TestEditor, copyFixture } from '../support/lspClient.js';
+import { startScriptedModel } from '../support/scriptedModel.js';
+import type { RecordedRequest, ScriptedModel } from '../support/scriptedModel.js';
+
+const editors: TestEditor[] = [];
+const models: ScriptedModel[] = [];
+afterEach(async () => {
+  await Promise.all(editors.splice(0).map((e) => e.dispose()));
+  await Promise.all(models.splice(0).map((m) => m.close()));
+});
+
+/** The question fixture plus its git-ignored folder, which the repository cannot commit. */
+function workspace(): string {
+  const root = copyFixture('question');
+  fs.mkdirSync(path.join(root, 'generated'));
+  fs.writeFileSync(path.join(root, 'generated', 'retryLogic.ts'), '// CANARY_GENERATED_77e2\n/** The retry logic, generated. */\nexport function retryLogicImplemented(): string {\n  return "retry logic";\n}\n');
+  return root;
+}
+
+async function start(root: string, env?: Record<string, string>): Promise<TestEditor> {
+  const { editor } = await TestEditor.start({ root, ...(env ? { env } : {}), initializationOptions: { assistant: { orchestrator: { agentTimeoutMs: 20_000 } } } });
+  editors.push(editor);
+  return editor;
+}
+
+function lineOf(root: string, file: string, needle: string): number {
+  return fs.readFileSync(path.join(root, file), 'utf8').split('\n').findIndex((l) => l.includes(needle)) + 1;
+}
+
+/** The numbered location lines of an offline answer. */
+function locationLines(text: string): string[] {
+  return text.split('\n').filter((l) => /^\d+\. /.test(l));
+}
+
+describe('workspace questions without a model', () => {
+  it('answers "where is the retry logic implemented?" with locations, the retry file first, and applies nothing', async () => {
+    const root = workspace();
+    const editor = await start(root);
+    const answer = await editor.request<AskResult>('assistant/ask', { text: 'where is the retry logic implemented?' });
+    expect(answer.task).toBe('question');
+    expect(answer.responses).toHaveLength(1);
+    const response = answer.responses[0]!;
+    expect(response).toMatchObject({ status: 'ok', agent: { name: 'question-offline', technology: 'rule', isLLM: false } });
+    expect(response.edit).toBeUndefined();
+    const lines = locationLines(response.text);
+    expect(lines[0]).toMatch(/^1\. src\/retry\.ts:\d+ — \w+ \w+/);
+    expect(response.text).toContain(`src/retry.ts:${lineOf(root, 'src/retry.ts', 'export async function withRetry')} — function withRetry`);
+    expect(response.text).toContain('```ts');
+    // Ignored folders, .env and secret-looking files never show.
+    expect(response.text).not.toMatch(/CANARY|generated\/|legacy\/|\.env|secrets\.ts/);
+    expect(editor.applied).toHaveLength(0);
+
+    const trace = await editor.request<TraceResult>('assistant/trace', { id: answer.interactionId });
+    expect(trace.interactions[0]).toMatchObject({ task: 'question', source: 'text', classification: { by: 'intent-offline' } });
+    expect(trace.interactions[0]!.responses[0]).toMatchObject({ text: response.text, used: false });
+  });
+
+  it('searches the unsaved text of the document the question is asked from', async () => {
+    const root = workspace();
+    const editor = await start(root);
+    const doc = await editor.open('src/logger.ts');
+    await editor.setText(doc.uri, `${doc.text}\n/** Ships log lines to the telemetry collector. */\nexport function telemetryShipper(lines: string[]): void {\n  void lines;\n}\n`);
+    const answer = await editor.request<AskResult>('assistant/ask', { text: 'where do we ship logs to telemetry?', textDocument: { uri: doc.uri } });
+    expect(answer.task).toBe('question');
+    expect(locationLines(answer.responses[0]!.text)[0]).toMatch(/^1\. src\/logger\.ts:\d+ — function telemetryShipper$/);
+    expect(fs.readFileSync(path.join(root, 'src', 'logger.ts'), 'utf8')).not.toContain('telemetryShipper');
+    expect(editor.applied).toHaveLength(0);
+  });
+});
+
+describe('workspace questions with a model', () => {
+  it('sends the top snippet and the question to the model, whose answer is a second candidate', async () => {
+    const model = await startScriptedModel();
+    models.push(model);
+    const root = workspace();
+    const retryLine = lineOf(root, 'src/retry.ts', 'export async function withRetry');
+    const modelAnswer = `The retry logic is \`withRetry\` in src/retry.ts:${retryLine}; it waits \`backoffDelay\` between attempts.`;
+    const classifierNumber = String(TASK_IDS.indexOf('question') + 1);
+    // The model classifies first (the numbered list), then answers the question.
+    model.setDefault({
+      kind: 'dynamic',
+      respond: (request: RecordedRequest) => ({ kind: 'text', content: JSON.stringify(request.body.messages).includes('None of the above') ? classifierNumber : modelAnswer }),
+    });
+    const editor = await start(root, { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: model.baseURL, ASSISTANT_MODEL: 'scripted-question' });
+
+    const answer = await editor.request<AskResult>('assistant/ask', { text: 'where is the retry logic implemented?' });
+    expect(answer.task).toBe('question');
+    expect(answer.responses.map((r) => r.agent.technology)).toEqual(['rule', 'llm']);
+    const [offline, llm] = answer.responses;
+    expect(llm).toMatchObject({ status: 'ok', text: modelAnswer, agent: { isLLM: true, model: 'scripted-question' } });
+    expect(llm!.edit).toBeUndefined();
+
+    const asked = model.requests.filter((r) => !JSON.stringify(r.body.messages).includes('None of the above'));
+    expect(asked).toHaveLength(1);
+    const user = (asked[0]!.body.messages as { role: string; content: string }[]).find((m) => m.role === 'user')!.content;
+    expect(user).toContain('where is the retry logic implemented?');
+    // The offline agent's top location and the first line of its snippet are in the model's prompt.
+    const top = /^1\. (src\/retry\.ts):(\d+) — \w+ (\w+)$/m.exec(offline!.text)!;
+    expect(user).toContain(`${top[1]}:${top[2]}-`);
+    const firstSnippetLine = offline!.text.split('\n').find((l) => l.startsWith('   ') && !l.includes('```'))!.trim();
+    expect(user).toContain(firstSnippetLine);
+    expect(user).not.toContain('CANARY');
+    expect(editor.applied).toHaveLength(0);
+
+    const trace = await editor.request<TraceResult>('assistant/trace', { id: answer.interactionId });
+    expect(trace.interactions[0]!.responses.map((r) => r.agent.technology)).toEqual(['rule', 'llm']);
+  });
+});

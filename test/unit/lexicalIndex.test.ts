@@ -1,0 +1,220 @@
+// Unit tests of the lexical index: tokenisation, ignore rules, ranking and MRR on the question fixture, secrets, refresh, limits.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { IgnoreRules, LexicalIndex, isSecretPath, redactSecrets, splitIdentifier, stem, terms } from '../../server/src/repo/lexicalIndex.js';
+import { copyFixture } from '../support/lspClient.js';
+
+/** A fresh copy of the question fixture, with the git-ignored folder the repository cannot commit. */
+function workspace(): string {
+  const root = copyFixture('question');
+  fs.mkdirSync(path.join(root, 'generated'));
+  fs.writeFileSync(
+    path.join(root, 'generated', 'retryClient.ts'),
+    '// CANARY_GENERATED_77e2: generated retry backoff client, ignored through .gitignore.\n/** Retry with backoff, generated. */\nexport function generatedRetryBackoff(): string {\n  return "retry backoff config loader";\n}\n',
+  );
+  // A dot-file with a source extension: only the `.env*` rule keeps it out.
+  fs.writeFileSync(path.join(root, 'src', '.env.local.ts'), '// CANARY_ENV_TS_3c4d\nexport const retryBackoffConfigLoader = "CANARY_ENV_TS_3c4d";\n');
+  return root;
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('tokenisation', () => {
+  it('splits identifiers by case, acronyms, digits and underscores', () => {
+    expect(splitIdentifier('parseHTTPConfig_v2')).toEqual(['parse', 'http', 'config', 'v', '2']);
+    expect(splitIdentifier('DEFAULT_RETRY')).toEqual(['default', 'retry']);
+    expect(splitIdentifier('LruCache')).toEqual(['lru', 'cache']);
+  });
+
+  it('stems variants onto one term, the same for code and questions', () => {
+    expect(new Set(['retry', 'retries', 'retrying', 'retried'].map(stem))).toEqual(new Set(['retry']));
+    expect(new Set(['load', 'loads', 'loaded', 'loading', 'loader'].map(stem))).toEqual(new Set(['load']));
+    expect(new Set(['cache', 'caches', 'cached', 'caching'].map(stem)).size).toBe(1);
+    expect(terms('where is the configuration loaded?', 'query')).toEqual(['config', 'load']);
+    expect(terms('const cfg = loadConfig()')).toEqual(['config', 'load', 'config', 'loadconfig']);
+  });
+
+  it('drops stop words, question wording and keywords standing alone, but keeps them inside identifiers', () => {
+    expect(terms('where is the retry logic implemented?', 'query')).toEqual(['retry']);
+    expect(terms('export default function getUser() { return this.default; }')).toEqual(['get', 'user', 'getuser']);
+  });
+});
+
+describe('ignore rules and secrets', () => {
+  it('follows the .gitignore subset: any depth, anchoring, directories, globs, negation', () => {
+    const rules = new IgnoreRules('generated/\n*.log\n/build-*.ts\n!keep.log\nsrc/**/fixtures/\n# comment\n');
+    expect(rules.ignores('generated/a.ts')).toBe(true);
+    expect(rules.ignores('pkg/generated/deep/a.ts')).toBe(true);
+    expect(rules.ignores('generated.ts')).toBe(false);
+    expect(rules.ignores('logs/a.log')).toBe(true);
+    expect(rules.ignores('keep.log')).toBe(false);
+    expect(rules.ignores('build-x.ts')).toBe(true);
+    expect(rules.ignores('src/build-x.ts')).toBe(false);
+    expect(rules.ignores('src/a/b/fixtures/x.ts')).toBe(true);
+  });
+
+  it('recognises secret files and redacts secret-looking values', () => {
+    for (const file of ['.env', '.env.local.ts', 'config/.env.production', 'src/secrets.ts', 'id_rsa', 'certs/server.pem', '.npmrc']) expect(isSecretPath(file), file).toBe(true);
+    for (const file of ['src/env.ts', 'src/config.ts', 'src/secretary.ts']) expect(isSecretPath(file), file).toBe(false);
+    const redacted = redactSecrets('const apiKey = "abcdef123456";\nconst key = "sk-abcdefghijklmnopqrstuv";\nconst token: string = load();');
+    expect(redacted).not.toContain('abcdef123456');
+    expect(redacted).not.toContain('sk-abcdefghijklmnopqrstuv');
+    expect(redacted).toContain('const token: string = load();');
+  });
+});
+
+describe('ranking on the question fixture', () => {
+  it('puts the defining file first for the issue’s example questions', async () => {
+    const index = new LexicalIndex(workspace());
+    const retry = await index.search('where is the retry backoff implemented?');
+    expect(retry[0]).toMatchObject({ path: 'src/retry.ts' });
+    const config = await index.search('how is the config loaded');
+    expect(config[0]).toMatchObject({ path: 'src/config.ts', name: 'loadConfig', kind: 'function' });
+    const parse = await index.search('parse config');
+    expect(parse[0]).toMatchObject({ path: 'src/config.ts', name: 'parseConfig' });
+    expect(parse[0]!.snippet).toContain('export function parseConfig(text: string): AppConfig {');
+    expect(parse[0]!.startLine).toBe(fs.readFileSync(path.join(index.root, 'src/config.ts'), 'utf8').split('\n').findIndex((l) => l.includes('function parseConfig')) + 1);
+  });
+
+  it('names class members with their class and limits results per file', async () => {
+    const index = new LexicalIndex(workspace());
+    const hits = await index.search('where are expired cache entries removed?', { limit: 5, maxPerFile: 2 });
+    expect(hits[0]).toMatchObject({ path: 'src/cache.ts', kind: 'method', name: 'LruCache.purgeExpired' });
+    expect(hits.filter((h) => h.path === 'src/cache.ts')).toHaveLength(2);
+    expect(hits.length).toBeLessThanOrEqual(5);
+  });
+
+  it('reaches an MRR of at least 0.8 on a labelled question set', async () => {
+    const index = new LexicalIndex(workspace());
+    const labelled: [question: string, file: string][] = [
+      ['where is the retry backoff implemented?', 'src/retry.ts'],
+      ['where is the retry logic implemented?', 'src/retry.ts'],
+      ['how long do we wait between retries?', 'src/retry.ts'],
+      ['how is the jitter computed for the delay between attempts?', 'src/retry.ts'],
+      ['how is the config loaded', 'src/config.ts'],
+      ['parse config', 'src/config.ts'],
+      ['where is the default configuration defined?', 'src/config.ts'],
+      ['what happens when the config file is missing?', 'src/config.ts'],
+      ['which class caches values and evicts the least recently used entry?', 'src/cache.ts'],
+      ['where are expired cache entries removed?', 'src/cache.ts'],
+      ['how are HTTP requests sent?', 'src/httpClient.ts'],
+      ['where is the request timeout handled?', 'src/httpClient.ts'],
+      ['how do we decide whether an error is transient and worth retrying?', 'src/httpClient.ts'],
+      ['which error does the HTTP client throw for a bad status code?', 'src/httpClient.ts'],
+      ['where are users fetched and cached?', 'src/userService.ts'],
+      ['where is the admin user looked up at startup?', 'src/main.ts'],
+      ['what is the entry point of the application?', 'src/main.ts'],
+      ['how is the log level filtered?', 'src/logger.ts'],
+      ['are there tests for the retry helper?', 'test/retry.test.ts'],
+    ];
+    const ranks: number[] = [];
+    for (const [question, file] of labelled) {
+      const hits = await index.search(question, { limit: 10 });
+      ranks.push(hits.findIndex((h) => h.path === file) + 1);
+    }
+    const mrr = ranks.reduce((sum, rank) => sum + (rank > 0 ? 1 / rank : 0), 0) / ranks.length;
+    console.log(`lexical index MRR over ${labelled.length} questions: ${mrr.toFixed(3)} (ranks ${ranks.join(', ')})`);
+    expect(mrr).toBeGreaterThanOrEqual(0.8);
+  });
+});
+
+describe('what is never indexed', () => {
+  it('leaves out .gitignore and .assistantignore matches, .env* files and secret-looking files', async () => {
+    const index = new LexicalIndex(workspace());
+    const questions = ['retry backoff', 'config loader', 'canary generated legacy secret token env', 'retryBackoffConfigLoader', 'generatedRetryBackoff', 'retryWithBackoff'];
+    for (const question of questions) {
+      for (const hit of await index.search(question, { limit: 50 })) {
+        expect(hit.path).not.toMatch(/^(generated|legacy)\/|(^|\/)\.env|secrets\.ts$/);
+        expect(hit.snippet).not.toContain('CANARY');
+      }
+    }
+    expect(index.relativePath(path.join(index.root, '.env'))).toBeUndefined();
+    expect(index.relativePath(path.join(index.root, 'legacy', 'oldRetry.ts'))).toBeUndefined();
+    expect(index.relativePath(path.join(index.root, 'generated', 'retryClient.ts'))).toBeUndefined();
+    expect(index.relativePath(path.join(index.root, '..', 'outside.ts'))).toBeUndefined();
+    // An ignored file cannot come in through the editor either.
+    expect(index.updateDocument(path.join(index.root, 'legacy', 'oldRetry.ts'), 'export function legacyOnly() {}')).toBe(false);
+    expect(await index.search('legacyOnly')).toEqual([]);
+  });
+
+  it('follows changes to the ignore files', async () => {
+    const index = new LexicalIndex(workspace(), { refreshIntervalMs: 0 });
+    expect((await index.search('log level filtered'))[0]?.path).toBe('src/logger.ts');
+    fs.appendFileSync(path.join(index.root, '.assistantignore'), 'src/logger.ts\n');
+    expect((await index.search('log level filtered')).some((h) => h.path === 'src/logger.ts')).toBe(false);
+  });
+});
+
+describe('refreshing', () => {
+  it('re-reads only the file whose mtime changed, and drops deleted files', async () => {
+    const index = new LexicalIndex(workspace(), { refreshIntervalMs: 0 });
+    expect(await index.search('fooBarBazQux')).toEqual([]);
+    const files = index.stats().files;
+    const cache = path.join(index.root, 'src', 'cache.ts');
+    fs.appendFileSync(cache, '\n/** Counts the hits. */\nexport function fooBarBazQux(): number {\n  return 1;\n}\n');
+    const later = new Date(Date.now() + 5_000);
+    fs.utimesSync(cache, later, later);
+    const reads = vi.spyOn(fs, 'readFileSync');
+    const hits = await index.search('fooBarBazQux');
+    const sourceReads = reads.mock.calls.map((call) => String(call[0])).filter((file) => /\.ts$/.test(file));
+    expect(hits[0]).toMatchObject({ path: 'src/cache.ts', name: 'fooBarBazQux', kind: 'function' });
+    // The snippet is read from disk too: cache.ts twice at most, no other file.
+    expect(new Set(sourceReads)).toEqual(new Set([cache]));
+    expect(index.stats().files).toBe(files);
+
+    fs.rmSync(cache);
+    expect(await index.search('fooBarBazQux')).toEqual([]);
+    expect(index.stats().files).toBe(files - 1);
+  });
+
+  it('uses an open document’s unsaved text until the file changes on disk', async () => {
+    const index = new LexicalIndex(workspace(), { refreshIntervalMs: 0 });
+    await index.refresh();
+    const logger = path.join(index.root, 'src', 'logger.ts');
+    const unsaved = `${fs.readFileSync(logger, 'utf8')}\n/** Sends log lines to a remote collector. */\nexport function remoteCollectorSink(url: string): void {\n  void url;\n}\n`;
+    expect(index.updateDocument(logger, unsaved)).toBe(true);
+    const hits = await index.search('remote collector sink');
+    expect(hits[0]).toMatchObject({ path: 'src/logger.ts', name: 'remoteCollectorSink' });
+    expect(hits[0]!.snippet).toContain('export function remoteCollectorSink(url: string): void {');
+    // A new, never-saved file counts too.
+    expect(index.updateDocument(path.join(index.root, 'src', 'draft.ts'), 'export function unsavedDraftHelper() {}\n')).toBe(true);
+    expect((await index.search('unsaved draft helper'))[0]?.path).toBe('src/draft.ts');
+    // Saving something else to disk replaces the editor's text.
+    fs.writeFileSync(logger, 'export const onlyOnDisk = 1;\n');
+    const later = new Date(Date.now() + 5_000);
+    fs.utimesSync(logger, later, later);
+    expect((await index.search('remote collector sink')).some((h) => h.name === 'remoteCollectorSink')).toBe(false);
+    expect((await index.search('only on disk'))[0]).toMatchObject({ path: 'src/logger.ts', name: 'onlyOnDisk' });
+  });
+
+  it('stops at an aborted signal', async () => {
+    const index = new LexicalIndex(workspace());
+    const controller = new AbortController();
+    controller.abort(new Error('cancelled'));
+    await expect(index.search('retry', {}, controller.signal)).rejects.toThrow('cancelled');
+  });
+});
+
+describe('bounds', () => {
+  it('stops at the file, document and term limits', async () => {
+    const small = new LexicalIndex(workspace(), { maxFiles: 3 });
+    await small.refresh();
+    expect(small.stats()).toMatchObject({ files: 3, truncated: true });
+
+    const few = new LexicalIndex(workspace(), { maxDocuments: 10 });
+    await few.refresh();
+    expect(few.stats().documents).toBeLessThanOrEqual(10);
+    expect(few.stats().truncated).toBe(true);
+
+    const root = workspace();
+    const big = `export function huge() {\n${Array.from({ length: 2_000 }, (_, i) => `  const word${i}Alpha${i} = ${i};`).join('\n')}\n}\n`;
+    fs.writeFileSync(path.join(root, 'src', 'huge.ts'), big);
+    const capped = new LexicalIndex(root, { maxTermsPerDocument: 64 });
+    const hits = await capped.search('huge');
+    expect(hits[0]).toMatchObject({ path: 'src/huge.ts', name: 'huge' });
+    expect(capped.stats().terms).toBeLessThan(400);
+  });
+});
