@@ -60,7 +60,7 @@ interface TraceOnDisk {
 
 const cleanups: string[] = [];
 afterEach(() => {
-  for (const dir of cleanups.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+  for (const dir of cleanups.splice(0)) fs.rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 }); // the server nvim started may still be writing its trace as it exits
 });
 
 /** A Lua long string, so paths need no escaping. */
