@@ -89,8 +89,9 @@ try {
   for (const a of actions) console.log(`  • ${a.title}   [${a.kind}]`);
   console.log(`  (listed in ${ms.toFixed(1)} ms, no model involved)`);
 
-  step(`Running "${actions[0].title}"`);
-  const result = await connection.sendRequest('workspace/executeCommand', { command: actions[0].command.command, arguments: actions[0].command.arguments, workDoneToken: 'demo' });
+  const documentAction = actions.find((a) => a.title.startsWith('Assistant: Document'));
+  step(`Running "${documentAction.title}"`);
+  const result = await connection.sendRequest('workspace/executeCommand', { command: documentAction.command.command, arguments: documentAction.command.arguments, workDoneToken: 'demo' });
   console.log(`  applied: ${result.applied}; interaction ${result.interactionId}`);
 
   step('The diff the editor applied');

@@ -127,7 +127,7 @@ export class Assistant {
     const end = positionToOffset(document.text, range.end, starts);
     const own = document.version === null ? [] : (this.ownDiagnostics.get(uri, document.version) ?? []);
     const context = { document, start: Math.min(start, end), end: Math.max(start, end), diagnostics: mergeDiagnostics(diagnosticsFromLsp(document.text, diagnostics), own) };
-    return offersAt(context, (task) => this.env.registry.serves(task));
+    return offersAt(context, (task, needsModel) => (needsModel ? this.env.registry.forTask(task).some((agent) => agent.descriptor.isLLM) : this.env.registry.serves(task)));
   }
 
   /** Names of the agents that serve a task, in registry order. */

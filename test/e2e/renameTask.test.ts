@@ -88,13 +88,13 @@ describe('Rename, offline', () => {
     expect(editor.applied).toHaveLength(0);
   });
 
-  it('offers "Suggest a better name", and without a model says how to give a name', async () => {
+  it('does not offer "Suggest a better name" without a model, and the command without a new name says how to give one', async () => {
     const { editor, clamp } = await start();
     const position = editor.position(clamp.uri, 'clampAll(values');
     const actions = await editor.request<CodeAction[]>('textDocument/codeAction', { textDocument: { uri: clamp.uri }, range: { start: position, end: position }, context: { diagnostics: [] } });
-    const action = actions.find((a) => a.title === 'Assistant: Suggest a better name for clampAll')!;
-    expect(action.command?.command).toBe('assistant.rename');
-    const result = await editor.request<TaskCommandResult>('workspace/executeCommand', { command: action.command!.command, arguments: action.command!.arguments });
+    expect(actions.map((a) => a.title)).not.toContain('Assistant: Suggest a better name for clampAll');
+    const args = { textDocument: { uri: clamp.uri, version: 1 }, range: { start: position, end: position }, symbol: 'clampAll' };
+    const result = await editor.request<TaskCommandResult>('workspace/executeCommand', { command: 'assistant.rename', arguments: [args] });
     expect(result.applied).toBe(false);
     expect(result.message).toContain('the offline agent needs a new name: use assistant/ask "rename clampAll to <new name>"');
   });

@@ -24,11 +24,11 @@ export function implementedTasks(): TaskId[] {
 }
 
 /** Offers of every task that some agent serves, at a selection. */
-export function offersAt(context: OfferContext, served: (task: TaskId) => boolean): TaskOffer[] {
+export function offersAt(context: OfferContext, served: (task: TaskId, needsModel: boolean) => boolean): TaskOffer[] {
   const offers: TaskOffer[] = [];
   for (const task of TASKS) {
-    if (!served(task.id)) continue;
-    offers.push(...task.offersAt(context));
+    if (!served(task.id, false)) continue;
+    offers.push(...task.offersAt(context).filter((offer) => !offer.needsModel || served(task.id, true)));
   }
   return offers;
 }

@@ -141,7 +141,7 @@ export const renameTask: TaskDefinition = {
   offersAt({ document, start, end }): TaskOffer[] {
     const found = renameableAt(document, start, end);
     if (!found) return [];
-    return [{ task: 'rename', title: `Assistant: Suggest a better name for ${found.target.name}`, kind: 'refactor.rewrite.assistant.rename', target: found.target }];
+    return [{ task: 'rename', title: `Assistant: Suggest a better name for ${found.target.name}`, kind: 'refactor.rewrite.assistant.rename', target: found.target, needsModel: true }];
   },
 
   askTarget(document, start, end, text) {

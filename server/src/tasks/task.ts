@@ -48,6 +48,8 @@ export interface TaskOffer {
   target: TaskTarget;
   /** Task-specific inputs, e.g. `newName` for a rename. */
   parameters?: Record<string, string>;
+  /** Listed only when a model agent serves the task (e.g. name suggestions, which no offline agent can make). */
+  needsModel?: boolean;
 }
 
 /** Everything a task's conversion sees about the run. */
