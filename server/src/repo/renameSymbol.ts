@@ -1,9 +1,9 @@
 // Rename over the workspace's TypeScript project: the symbol at a place, its rename locations in every file, and checks of a new name.
-import fs from 'node:fs';
 import path from 'node:path';
 import { ts } from 'ts-morph';
 import type { Project } from 'ts-morph';
 import type { WorkspaceProject } from './workspaceProject.js';
+import { loadWorkspaceFiles } from './workspaceFiles.js';
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
 import { pathToUri } from '../workspace/documentSnapshot.js';
 import type { DocumentEditPlan, OffsetEdit } from '../edits/textEdits.js';
@@ -24,9 +24,6 @@ export interface RenameAnchorSource {
 export type Result<T> = { ok: true; value: T } | { ok: false; reason: string };
 
 /** Workspace files loaded for a rename at most; a larger project is renamed within its first files (a message says so). */
-const MAX_PROJECT_FILES = 3_000;
-const SOURCE = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/i;
-const SKIP_DIRS = new Set(['node_modules', '.git', 'dist', 'build', 'out', 'coverage', '.assistant']);
 
 /** The offset of the name a target renames. */
 export function renameAnchor(target: RenameAnchorSource): { start: number; end: number } {
@@ -189,60 +186,6 @@ export function checkNameSyntax(newName: string, oldName: string, category: Name
     return `\`${newName}\` does not follow the naming convention of ${CATEGORY_LABEL[category]} here (${allowed.join(' or ')}); for example \`${toStyle(newName, wanted)}\``;
   }
   return undefined;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The workspace's files
-
-/** The files of the workspace's tsconfig (or, without one, its source files), at most MAX_PROJECT_FILES. */
-function workspaceFileNames(root: string): { files: string[]; truncated: boolean } {
-  const tsconfig = path.join(root, 'tsconfig.json');
-  if (fs.existsSync(tsconfig)) {
-    const read = ts.readConfigFile(tsconfig, (file) => ts.sys.readFile(file));
-    if (!read.error) {
-      const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, root, undefined, tsconfig);
-      if (parsed.fileNames.length > 0) return { files: parsed.fileNames.slice(0, MAX_PROJECT_FILES), truncated: parsed.fileNames.length > MAX_PROJECT_FILES };
-    }
-  }
-  const files: string[] = [];
-  const stack = [root];
-  while (stack.length > 0) {
-    const dir = stack.pop() as string;
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(dir, { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    for (const entry of entries) {
-      if (entry.isDirectory()) {
-        if (!SKIP_DIRS.has(entry.name) && !entry.name.startsWith('.')) stack.push(path.join(dir, entry.name));
-      } else if (entry.isFile() && SOURCE.test(entry.name) && !entry.name.endsWith('.d.ts')) {
-        if (files.length >= MAX_PROJECT_FILES) return { files, truncated: true };
-        files.push(path.join(dir, entry.name));
-      }
-    }
-  }
-  return { files, truncated: false };
-}
-
-/**
- * Brings the workspace's files into the project so references in files nobody opened are found. Files the
- * server read from disk are re-read when the disk changed; files holding an editor's text are left as they are.
- */
-function loadWorkspaceFiles(project: Project, root: string, signal: AbortSignal): boolean {
-  const { files, truncated } = workspaceFileNames(root);
-  for (const file of files) {
-    signal.throwIfAborted();
-    const existing = project.getSourceFile(file);
-    try {
-      if (!existing) project.addSourceFileAtPathIfExists(file);
-      else if (existing.isSaved()) existing.refreshFromFileSystemSync();
-    } catch {
-      // An unreadable file is left out; its references, if any, are not renamed, and nothing else fails.
-    }
-  }
-  return truncated;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -634,7 +577,7 @@ export function prepareRename(workspace: WorkspaceProject, document: DocumentSna
   } catch (error) {
     return { ok: false, reason: `the TypeScript project could not be loaded: ${(error as Error).message}` };
   }
-  const truncated = loadWorkspaceFiles(project, root, signal);
+  const { truncated } = loadWorkspaceFiles(workspace, signal);
   signal.throwIfAborted();
   const service = project.getLanguageService().compilerObject;
   const program = service.getProgram();

@@ -9,7 +9,7 @@ import { isRange, lineStarts, positionToOffset } from '../edits/textEdits.js';
 import { listDeclarations } from '../repo/declarations.js';
 import { findDeclarations } from '../repo/findSymbol.js';
 import type { DocumentSnapshot, DocumentSource } from '../workspace/documentSnapshot.js';
-import { pathToUri } from '../workspace/documentSnapshot.js';
+import { workspaceSnapshot } from '../workspace/documentSnapshot.js';
 import { taskDefinition } from './catalogue.js';
 import { runTask } from './runTask.js';
 import type { TaskEnvironment } from './runTask.js';
@@ -94,7 +94,7 @@ function findTarget(context: AskContext, task: TaskId, text: string, document: D
 /** For workspace-wide tasks: the given document as context, or the workspace folder itself with no text. */
 function workspaceTarget(context: AskContext, document: DocumentSnapshot | undefined, text: string): Found {
   const root = context.env.root;
-  const snapshot: DocumentSnapshot = document ?? { uri: pathToUri(root), fsPath: root, languageId: 'plaintext', version: null, text: '' };
+  const snapshot: DocumentSnapshot = document ?? workspaceSnapshot(root);
   return { document: snapshot, target: { name: 'the workspace', start: 0, end: 0 }, parameters: { question: text } };
 }
 

@@ -7,7 +7,7 @@ import { declarationsNamed } from '../repo/declarations.js';
 import { isRange, lineStarts, positionToOffset } from '../edits/textEdits.js';
 import { proposalToWorkspaceEdit } from '../edits/proposal.js';
 import type { DocumentSnapshot, DocumentSource } from '../workspace/documentSnapshot.js';
-import { pathToUri } from '../workspace/documentSnapshot.js';
+import { workspaceSnapshot } from '../workspace/documentSnapshot.js';
 import { writeAssistantFile } from '../workspace/assistantFiles.js';
 import { taskDefinition } from './catalogue.js';
 import { applyResponse, proposalOnCurrentText, recordOutcome } from './applyResponse.js';
@@ -42,7 +42,7 @@ export function locateCommandTarget(documents: DocumentSource, task: TaskId, arg
     const question = typeof args?.parameters?.question === 'string' ? args.parameters.question.trim() : '';
     if (!question) throw new AssistantError('invalid-params', `The ${task} command needs parameters.question.`);
     const given = args?.textDocument?.uri ? documents.get(args.textDocument.uri) : undefined;
-    const document: DocumentSnapshot = given ?? { uri: pathToUri(root), fsPath: root, languageId: 'plaintext', version: null, text: '' };
+    const document: DocumentSnapshot = given ?? workspaceSnapshot(root);
     return { document, target: { name: 'the workspace', start: 0, end: 0 }, parameters: { ...args.parameters, question } };
   }
   if (!args?.textDocument?.uri || !isRange(args.range)) throw new AssistantError('invalid-params', 'The command needs a document and a range.');

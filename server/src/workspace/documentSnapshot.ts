@@ -45,3 +45,8 @@ export function languageIdForPath(fsPath: string): string {
 export function isSupportedLanguage(languageId: string): boolean {
   return ['typescript', 'typescriptreact', 'javascript', 'javascriptreact'].includes(languageId);
 }
+
+/** The workspace folder itself as a document with no text: the context of workspace-wide tasks (questions). */
+export function workspaceSnapshot(root: string): DocumentSnapshot {
+  return { uri: pathToUri(root), fsPath: root, languageId: 'plaintext', version: null, text: '' };
+}

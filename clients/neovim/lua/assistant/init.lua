@@ -365,14 +365,7 @@ local function interaction_at_cursor(on_found)
   end, bufnr)
 end
 
-local function used_response(interaction)
-  for _, response in ipairs(interaction.responses or {}) do
-    if response.used == true then
-      return response
-    end
-  end
-  return nil
-end
+local used_response = quickfix.used_response
 
 --- :AssistantRate up|down [comment]: rates the used (else the first) response of the interaction at the cursor.
 function M.rate(opts)

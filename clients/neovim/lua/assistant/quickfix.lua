@@ -5,7 +5,8 @@ local function present(value)
   return value ~= nil and value ~= vim.NIL
 end
 
-local function used_response(interaction)
+-- The response the user applied (or was shown), if any.
+function Q.used_response(interaction)
   for _, response in ipairs(interaction.responses or {}) do
     if response.used == true then
       return response
@@ -13,6 +14,7 @@ local function used_response(interaction)
   end
   return nil
 end
+local used_response = Q.used_response
 
 -- The first insertion of the used response (where the code is now, as far as the trace knows), else the code the
 -- interaction was about.
