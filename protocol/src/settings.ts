@@ -29,6 +29,9 @@ export interface ModelAgentSettings {
   prompts?: Partial<Record<TaskId | 'classify', string>>;
 }
 
+/** How the answers of several agents reach the user. */
+export type CandidateStrategy = 'offer-all' | 'best-passing';
+
 export interface AssistantSettings {
   /** Model agents, in addition to the one registered from `OPENAI_API_KEY`. */
   agents: ModelAgentSettings[];
@@ -41,6 +44,11 @@ export interface AssistantSettings {
     agentTimeoutMs: number;
     /** Times a model agent is asked when the oracle rejects its proposal (1 = no retry). */
     maxAttempts: number;
+    /**
+     * With several usable answers: `offer-all` lets the user choose among them; `best-passing` takes the best one
+     * that passed the oracle (every answer is still recorded in the trace).
+     */
+    strategy: CandidateStrategy;
   };
   oracle: {
     /** Run the project's tests in a scratch copy to check proposals (runs the project's code, so off by default). */
@@ -73,7 +81,7 @@ export const DEFAULT_SETTINGS: AssistantSettings = {
   agents: [],
   useEnvironment: true,
   disabledAgents: [],
-  orchestrator: { agentTimeoutMs: 60_000, maxAttempts: 3 },
+  orchestrator: { agentTimeoutMs: 60_000, maxAttempts: 3, strategy: 'offer-all' },
   oracle: { runTests: false, testTimeoutMs: 120_000 },
   classifier: { threshold: 0.34 },
   trace: { directory: '.assistant/trace', segmentSize: 500 },

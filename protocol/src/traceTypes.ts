@@ -78,6 +78,8 @@ export interface Verdict {
   summary: string;
   /** Diagnostics or test failures behind the verdict, one per line. */
   details?: string[];
+  /** Tests ran and passed: a stronger verdict than a type check alone (ranked first). */
+  testsPassed?: boolean;
 }
 
 /** One agent's answer to an interaction. */

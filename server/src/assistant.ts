@@ -82,6 +82,7 @@ export class Assistant {
       role: session.role,
       agentTimeoutMs: options.settings.orchestrator.agentTimeoutMs,
       maxAttempts: options.settings.orchestrator.maxAttempts,
+      strategy: options.settings.orchestrator.strategy,
       oracle: options.settings.oracle,
       annotations: options.settings.annotations.enabled,
       plans: new PlanCache(),
@@ -112,6 +113,7 @@ export class Assistant {
     this.env.registry = buildRegistry(settings, this.options.env, problems);
     this.env.agentTimeoutMs = settings.orchestrator.agentTimeoutMs;
     this.env.maxAttempts = settings.orchestrator.maxAttempts;
+    this.env.strategy = settings.orchestrator.strategy;
     this.env.oracle = settings.oracle;
     this.env.annotations = settings.annotations.enabled;
     this.classifierThreshold = settings.classifier.threshold;

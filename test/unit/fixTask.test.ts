@@ -1,6 +1,7 @@
 // Unit tests for the Fix task: offers from diagnostics by syntax alone, the target widened to its declaration, model answers turned into proposals or refused.
 import { describe, expect, it } from 'vitest';
-import { fixTask, fencedCode, shortMessage } from '../../server/src/tasks/fixTask.js';
+import { fixTask, shortMessage } from '../../server/src/tasks/fixTask.js';
+import { fencedCode } from '../../server/src/tasks/replaceCode.js';
 import type { DiagnosticInfo, TaskRunView } from '../../server/src/tasks/task.js';
 import type { DocumentSnapshot } from '../../server/src/workspace/documentSnapshot.js';
 import { applyOffsetEdits } from '../../server/src/edits/textEdits.js';

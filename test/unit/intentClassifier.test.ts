@@ -353,6 +353,12 @@ describe('classifyIntent', () => {
     expect(classifyIntent('testing parse_config').task).toBe('test');
   });
 
+  it("counts a name the document declares as talk about code: \"make spread faster\" is optimize only where spread exists", () => {
+    expect(classifyIntent('make spread more efficient').task).toBe('none');
+    expect(classifyIntent('make spread more efficient', { symbols: new Set(['spread', 'median']) }).task).toBe('optimize');
+    expect(classifyIntent('write the body of median', { symbols: new Set(['spread', 'median']) }).task).toBe('generate');
+  });
+
   it('classifies quickly once the phrase vectors are built', () => {
     const all = [...HELD_OUT.map(([text]) => text), ...OUT_OF_DOMAIN];
     classifyIntent('warm up');

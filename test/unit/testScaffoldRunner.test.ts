@@ -88,7 +88,7 @@ describe('the Test oracle with oracle.runTests', { timeout: 120_000 }, () => {
   });
 
   it('accepts model tests that pass', async () => {
-    expect(await verdictOf({ text: passing })).toEqual({ passed: true, summary: 'the tests type-check and pass (vitest run test/math/clamp.test.ts --watch=false)' });
+    expect(await verdictOf({ text: passing })).toEqual({ passed: true, testsPassed: true, summary: 'the tests type-check and pass (vitest run test/math/clamp.test.ts --watch=false)' });
   });
 
   it('records the run of the offline scaffold without holding its guessed smoke call against it', async () => {
@@ -97,6 +97,6 @@ describe('the Test oracle with oracle.runTests', { timeout: 120_000 }, () => {
     if (!converted.ok || converted.kind !== 'edit') throw new Error('not converted');
     const verdict = await testTask.check!(converted.proposal, view, context, new AbortController().signal);
     // clamp(0, 0, 0) returns a number: the scaffold's tests pass (the todos are skipped).
-    expect(verdict).toEqual({ passed: true, summary: 'the scaffold type-checks and its tests pass (vitest run test/math/clamp.test.ts --watch=false)' });
+    expect(verdict).toEqual({ passed: true, testsPassed: true, summary: 'the scaffold type-checks and its tests pass (vitest run test/math/clamp.test.ts --watch=false)' });
   });
 });

@@ -222,10 +222,12 @@ function inVocabulary(token: Token, words: ReadonlySet<string>): boolean {
  * How clearly the request is about software: `strong` when it names code things, `weak` when it only uses a
  * word like "fix" or "explain" while pointing at something ("fix this"), `none` otherwise, however it is phrased.
  */
-function devEvidence(text: string, tokens: readonly Token[], vocabulary: Vocabulary, offTopic: ReadonlySet<string>): 'strong' | 'weak' | 'none' {
+function devEvidence(text: string, tokens: readonly Token[], vocabulary: Vocabulary, offTopic: ReadonlySet<string>, symbols: ReadonlySet<string>): 'strong' | 'weak' | 'none' {
   if (/`[^`]+`|\w\(\)|=>|[{};]|#\d+/.test(text)) return 'strong';
   const raws = expandContractions(text).match(RAW_TOKEN) ?? [];
   if (raws.some((raw) => !raw.startsWith('#') && isStructuredIdentifier(raw))) return 'strong';
+  // A word that names a declaration of the document at hand ("make spread faster") is about that code.
+  if (raws.some((raw) => symbols.has(raw))) return 'strong';
   if (tokens.some((token) => inVocabulary(token, vocabulary.strong))) return 'strong';
   // Everyday words learnt from the negatives win over a weak cue: "explain this joke" is not about code.
   if (tokens.some((token) => offTopic.has(token.stem))) return 'none';
@@ -363,7 +365,7 @@ function getModel(): Model {
   }
   const devNegatives = negatives.filter((_vector, index) => {
     const phrase = OUT_OF_SCOPE_PHRASES[index] ?? '';
-    return devEvidence(phrase, tokenize(phrase), vocabulary, new Set()) === 'strong';
+    return devEvidence(phrase, tokenize(phrase), vocabulary, new Set(), new Set()) === 'strong';
   });
   model = { idf, phrases, centroids, negatives, negativeCentroid, devNegatives, devNegativeCentroid: centroidOf(devNegatives), vocabulary, offTopic };
   return model;
@@ -406,7 +408,7 @@ const NONE_PRIOR = 0.15;
  * similarity with its phrases; the confidence is the best score's share of the evidence, next to the runner-up
  * and a constant prior for "none of the above", like the extra option of the model classifier's list.
  */
-export function classifyIntent(text: string, options?: { threshold?: number }): IntentResult {
+export function classifyIntent(text: string, options?: { threshold?: number; symbols?: ReadonlySet<string> }): IntentResult {
   const threshold = options?.threshold ?? DEFAULT_INTENT_THRESHOLD;
   const current = getModel();
   const tokens = tokenize(text);
@@ -417,7 +419,7 @@ export function classifyIntent(text: string, options?: { threshold?: number }): 
   })).sort((a, b) => b.score - a.score || TASK_IDS.indexOf(a.task) - TASK_IDS.indexOf(b.task));
 
   const best = scores[0];
-  const evidence = devEvidence(text, tokens, current.vocabulary, current.offTopic);
+  const evidence = devEvidence(text, tokens, current.vocabulary, current.offTopic, options?.symbols ?? new Set());
   if (best === undefined || best.score === 0 || evidence === 'none') return { task: 'none', confidence: 0, scores };
   // Chit-chat examples share "what" and "how" with real questions; a request about code competes only with code.
   const outOfScope = evidence === 'strong'

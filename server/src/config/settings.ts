@@ -45,6 +45,10 @@ export function resolveSettings(...layers: unknown[]): ResolvedSettings {
         case 'orchestrator':
           number(value, 'agentTimeoutMs', 'assistant.orchestrator.agentTimeoutMs', 100, 3_600_000, problems, (n) => (s.orchestrator.agentTimeoutMs = n));
           number(value, 'maxAttempts', 'assistant.orchestrator.maxAttempts', 1, 10, problems, (n) => (s.orchestrator.maxAttempts = Math.floor(n)));
+          if (isObject(value) && value.strategy !== undefined) {
+            if (value.strategy === 'offer-all' || value.strategy === 'best-passing') s.orchestrator.strategy = value.strategy;
+            else problems.push('assistant.orchestrator.strategy: must be "offer-all" or "best-passing"');
+          }
           break;
         case 'oracle':
           if (isObject(value) && value.runTests !== undefined) {

@@ -7,6 +7,7 @@ import { classifyIntent, extractNamedSymbols } from '../agents/intentClassifier.
 import type { ProgressSink } from '../editorPort.js';
 import { isRange, lineStarts, positionToOffset } from '../edits/textEdits.js';
 import { listDeclarations } from '../repo/declarations.js';
+import { documentFileName } from './documentTask.js';
 import { findDeclarations } from '../repo/findSymbol.js';
 import type { DocumentSnapshot, DocumentSource } from '../workspace/documentSnapshot.js';
 import { workspaceSnapshot } from '../workspace/documentSnapshot.js';
@@ -27,7 +28,7 @@ export interface AskContext {
 type Classification = NonNullable<Interaction['classification']> & { task: TaskOrNone };
 
 /** The model classifier when one is configured (falling back to the offline one if it fails), else the offline one. */
-async function classify(context: AskContext, text: string, signal: AbortSignal): Promise<Classification> {
+async function classify(context: AskContext, text: string, document: DocumentSnapshot | undefined, signal: AbortSignal): Promise<Classification> {
   const model = context.env.registry.classifier();
   if (model) {
     try {
@@ -38,7 +39,9 @@ async function classify(context: AskContext, text: string, signal: AbortSignal):
       context.log(`classifier ${model.descriptor.name} failed, using the offline classifier: ${(error as Error).message}`);
     }
   }
-  const result = classifyIntent(text, { threshold: context.threshold });
+  // The names declared in the document let "make spread faster" count as a request about code.
+  const symbols = new Set(document ? listDeclarations(documentFileName(document), document.text).map((d) => d.simpleName) : []);
+  const result = classifyIntent(text, { threshold: context.threshold, symbols });
   return { task: result.task, confidence: result.confidence, by: 'intent-offline' };
 }
 
@@ -103,9 +106,9 @@ export async function askFlow(context: AskContext, params: AskParams, signal: Ab
   if (params.range !== undefined && !isRange(params.range)) throw new AssistantError('invalid-params', 'assistant/ask: "range" must be an LSP range.');
   const text = params.text.trim();
   progress.report('classifying the request', 2);
-  const classification = await classify(context, text, signal);
   const document = params.textDocument?.uri ? context.documents.get(params.textDocument.uri) : undefined;
   if (params.textDocument?.uri && !document) throw new AssistantError('invalid-params', `assistant/ask: cannot read ${params.textDocument.uri}.`);
+  const classification = await classify(context, text, document, signal);
   const { env } = context;
 
   const unanswered = async (task: TaskOrNone, message: string): Promise<AskResult> => {

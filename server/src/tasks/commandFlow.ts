@@ -63,7 +63,10 @@ export function locateCommandTarget(documents: DocumentSource, task: TaskId, arg
   const offers = definition.offersAt({ document, start: Math.min(start, end), end: Math.max(start, end), diagnostics });
   const offer = offers.find((o) => !args.symbol || o.target.name === args.symbol) ?? offers[0];
   if (!offer) throw new AssistantError('stale', 'That code is no longer there; ask for the code actions again.');
-  return { document, target: offer.target, parameters: { ...offer.parameters, ...args.parameters } };
+  const parameters = { ...offer.parameters, ...args.parameters };
+  const invalid = definition.invalidParameters?.(parameters);
+  if (invalid) throw new AssistantError('invalid-params', invalid);
+  return { document, target: offer.target, parameters };
 }
 
 type Choice = { kind: 'one'; candidate: Candidate } | { kind: 'none'; message: string; discarded: boolean };

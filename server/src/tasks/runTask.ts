@@ -1,7 +1,7 @@
 // Runs one task on one target: records the interaction, asks every agent, checks and converts each answer, retries rejected model answers.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import type { AssistantSettings, Interaction, TaskId, TraceResponse } from '../protocol.js';
+import type { AssistantSettings, CandidateStrategy, Interaction, TaskId, TraceResponse } from '../protocol.js';
 import type { Agent, AgentAnswer, AgentRequest } from '../agents/agent.js';
 import type { AgentRegistry } from '../agents/registry.js';
 import { runAgents } from '../agents/orchestrator.js';
@@ -28,6 +28,8 @@ export interface TaskEnvironment {
   agentTimeoutMs: number;
   /** Times a model agent is asked when the oracle rejects its proposal. */
   maxAttempts: number;
+  /** Whether the user chooses among usable answers or the best passing one is taken. */
+  strategy: CandidateStrategy;
   oracle: AssistantSettings['oracle'];
   annotations: boolean;
   /** Proposals by response id, kept so a later apply can move them onto the current text. */
@@ -141,18 +143,35 @@ export async function runTask(env: TaskEnvironment, run: TaskRun, signal: AbortS
     pending = next;
   }
 
-  // Passing proposals first, then text answers, then the rest, keeping the registry's order within each group.
-  const rank = (c: Candidate): number => (c.proposal ? (c.response.verdict && !c.response.verdict.passed ? 2 : 0) : c.shown ? 1 : 3);
-  const candidates = final.map((c, i) => ({ c, i })).sort((a, b) => rank(a.c) - rank(b.c) || a.i - b.i).map(({ c }) => c);
-  const responses = candidates.map((c) => c.response);
-  const usable = candidates.filter((c) => c.proposal || c.shown);
+  const ranked = rankCandidates(final);
+  const responses = ranked.map((c) => c.response);
+  const usable = ranked.filter((c) => c.proposal || c.shown);
   const message = usable.length === 0 ? noAnswerMessage(run, responses) : undefined;
+  // Every answer stays in the trace; with `best-passing` only the best usable one is offered.
+  const candidates = env.strategy === 'best-passing' && usable.length > 1 ? ranked.filter((c) => c === usable[0] || !(c.proposal || c.shown)) : ranked;
   const stored = await env.trace.update(interaction.id, (i) => {
     i.responses = responses;
     if (message) i.message = message;
   });
   signal.throwIfAborted();
   return { interaction: stored, candidates };
+}
+
+/**
+ * Best first: proposals the oracle passed (those whose verdict rests on a test run before those only type-checked),
+ * then unchecked proposals, then text answers, then the rest; the registry's order within each group.
+ */
+export function rankCandidates(candidates: readonly Candidate[]): Candidate[] {
+  const rank = (c: Candidate): number => {
+    if (c.proposal) {
+      const verdict = c.response.verdict;
+      if (!verdict) return 2;
+      if (!verdict.passed) return 4;
+      return verdict.testsPassed ? 0 : 1;
+    }
+    return c.shown ? 3 : 5;
+  };
+  return candidates.map((c, i) => ({ c, i })).sort((a, b) => rank(a.c) - rank(b.c) || a.i - b.i).map(({ c }) => c);
 }
 
 /** One outcome (and its alternatives) converted, checked by the oracle, and turned into candidates. */

@@ -83,6 +83,8 @@ export interface TaskDefinition {
    * without it, the task's first offer at that place.
    */
   askTarget?(document: DocumentSnapshot, start: number, end: number, text: string): { target: TaskTarget; parameters?: Record<string, string> } | undefined;
+  /** Why the parameters a client sent cannot work (e.g. an unknown optimization goal), before any agent runs. */
+  invalidParameters?(parameters: Record<string, string>): string | undefined;
   /** The agent's answer as a proposal (or text) on the document it was computed for; `annotation` is absent when annotations are off. */
   convertAnswer(answer: AgentAnswer, run: TaskRunView, annotation: Annotation | undefined): TaskAnswer;
   /**

@@ -282,7 +282,7 @@ async function checkTestProposal(proposal: Proposal, run: TaskRunView, context: 
   const result = await runTestFile({ workspaceRoot: context.root, packageRoot: place.convention.root, framework: place.convention.framework, testFile: file.path, files, timeoutMs: context.oracle.testTimeoutMs }, signal);
   // A run that cannot start is not the tests' fault: another attempt could not change it.
   if (result.unavailable) return { passed: true, summary: `${what}; not run: ${result.unavailable}` };
-  if (result.passed) return { passed: true, summary: scaffold ? `the scaffold type-checks and its tests pass (${result.command})` : `the tests type-check and pass (${result.command})` };
+  if (result.passed) return { passed: true, testsPassed: true, summary: scaffold ? `the scaffold type-checks and its tests pass (${result.command})` : `the tests type-check and pass (${result.command})` };
   const why = result.timedOut ? `timed out after ${context.oracle.testTimeoutMs} ms` : `exited with ${result.exitCode ?? 'an error'}`;
   // A scaffold's smoke calls use guessed arguments: its failing run is reported, and it is still offered.
   return { passed: scaffold, summary: `${what}; the tests fail (${result.command} ${why})`, details: result.failures };
