@@ -13,7 +13,7 @@ export interface RevertResult {
    * `reverted`; `not-applied` (nothing of it is in the code); `already-reverted`; `changed` (the inserted code was
    * edited since, so undoing it would lose work); `rejected-by-client` (the editor refused the edit).
    */
-  outcome: 'reverted' | 'not-applied' | 'already-reverted' | 'changed' | 'rejected-by-client';
+  outcome: 'reverted' | 'not-applied' | 'already-reverted' | 'changed' | 'rejected-by-client' | 'refused';
   message: string;
 }
 

@@ -69,7 +69,7 @@ export interface InsertionRecord {
 
 /** How an applied response ended up. */
 /** `shown`: a text answer (an explanation, an answer to a question) was shown to the user. */
-export type ApplyOutcome = 'applied' | 'shown' | 'rejected-by-client' | 'discarded' | 'stale' | 'failed';
+export type ApplyOutcome = 'applied' | 'shown' | 'rejected-by-client' | 'discarded' | 'stale' | 'failed' | 'refused';
 
 /** What the oracle (type-check, tests) said of a proposal. */
 export interface Verdict {

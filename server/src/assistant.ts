@@ -239,7 +239,7 @@ export class Assistant {
   }
 
   revert(params: RevertParams, port: EditorPort): Promise<RevertResult> {
-    return revertResponse(this.env.trace, this.options.documents, port, params);
+    return revertResponse(this.env.trace, this.options.documents, port, params, this.env.root);
   }
 
   agents(): AgentsResult {

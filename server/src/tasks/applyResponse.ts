@@ -8,6 +8,7 @@ import type { DocumentEditPlan } from '../edits/textEdits.js';
 import { proposalToWorkspaceEdit } from '../edits/proposal.js';
 import type { Proposal } from '../edits/proposal.js';
 import type { TaskEnvironment } from './runTask.js';
+import { confine } from '../workspace/confinement.js';
 
 /** The proposal moved onto the documents as they are now, or why it cannot be. */
 export type ProposalOnCurrent = { ok: true; proposal: Proposal; moved: boolean } | { ok: false; reason: string };
@@ -73,6 +74,20 @@ export async function recordOutcome(env: TaskEnvironment, interactionId: string,
 }
 
 /**
+ * Whether a proposal may be applied: refused when it touches a file outside the workspace; when it touches a
+ * sensitive file (`.git/`, `.env*`, CI configuration, editor settings) only if the user says so. Undefined means go.
+ */
+export async function refusal(env: TaskEnvironment, port: EditorPort, proposal: Proposal): Promise<ApplyResult | undefined> {
+  const judged = confine(env.root, proposal.documents.map((d) => d.uri), proposal.creates.map((c) => c.uri));
+  if (!judged.ok) return { applied: false, outcome: 'refused', message: `Not applied: ${judged.reason}; the assistant only writes inside the workspace.` };
+  if (judged.sensitive.length === 0) return undefined;
+  const allow = 'Apply anyway';
+  const answer = await port.choose(`This edit changes ${judged.sensitive.join(', ')}. Apply it?`, [allow, 'Cancel']);
+  if (answer === allow) return undefined;
+  return { applied: false, outcome: 'refused', message: `Not applied: it changes ${judged.sensitive.join(', ')}, and that was not confirmed.` };
+}
+
+/**
  * Applies a response the user chose. The edit goes to the editor as versioned TextDocumentEdits on the current
  * versions; a client that finds a document changed again refuses it, which is recorded.
  */
@@ -86,6 +101,11 @@ export async function applyResponse(env: TaskEnvironment, documents: DocumentSou
     const result: ApplyResult = { applied: false, outcome: 'stale', message: `Not applied: ${current.reason}. Run the task again on the current text.` };
     await recordOutcome(env, interactionId, responseId, result);
     return result;
+  }
+  const refused = await refusal(env, port, current.proposal);
+  if (refused) {
+    await recordOutcome(env, interactionId, responseId, refused);
+    return refused;
   }
   const outcome = await port.applyEdit(label, proposalToWorkspaceEdit(current.proposal));
   const result: ApplyResult = outcome.applied

@@ -10,7 +10,7 @@ import type { DocumentSnapshot, DocumentSource } from '../workspace/documentSnap
 import { workspaceSnapshot } from '../workspace/documentSnapshot.js';
 import { writeAssistantFile } from '../workspace/assistantFiles.js';
 import { taskDefinition } from './catalogue.js';
-import { applyResponse, proposalOnCurrentText, recordOutcome } from './applyResponse.js';
+import { applyResponse, proposalOnCurrentText, recordOutcome, refusal } from './applyResponse.js';
 import { runTask } from './runTask.js';
 import type { Candidate, TaskEnvironment } from './runTask.js';
 import type { TaskTarget } from './task.js';
@@ -145,6 +145,11 @@ export async function resolveCommandFlow(context: FlowContext, task: TaskId, arg
     const message = `Not applied: ${current.reason}. Run the task again on the current text.`;
     await recordOutcome(context.env, interactionId, responseId, { applied: false, outcome: 'stale', message });
     return { kind: 'none', interactionId, message };
+  }
+  const refused = await refusal(context.env, port, current.proposal);
+  if (refused) {
+    await recordOutcome(context.env, interactionId, responseId, refused);
+    return { kind: 'none', interactionId, message: refused.message ?? 'Not applied.' };
   }
   // Kept so the follow-up command can record where the edit landed.
   context.env.plans.set(responseId, current.proposal);

@@ -6,12 +6,13 @@ import { lineStarts, positionToOffset, toWorkspaceEdit } from '../edits/textEdit
 import type { OffsetEdit } from '../edits/textEdits.js';
 import type { TraceStore } from '../trace/traceStore.js';
 import { AssistantError } from '../assistantError.js';
+import { confine } from '../workspace/confinement.js';
 
 /**
  * The inserted text is looked for where it was put, then (if the code moved) as a unique occurrence in the
  * document; an insertion that cannot be found intact refuses the whole revert rather than undoing part of it.
  */
-export async function revertResponse(trace: TraceStore, documents: DocumentSource, port: EditorPort, params: RevertParams): Promise<RevertResult> {
+export async function revertResponse(trace: TraceStore, documents: DocumentSource, port: EditorPort, params: RevertParams, root: string): Promise<RevertResult> {
   if (typeof params?.interactionId !== 'string') throw new AssistantError('invalid-params', 'assistant/revert needs "interactionId".');
   const interaction = trace.get(params.interactionId);
   if (!interaction) throw new AssistantError('unknown-interaction', `No interaction ${params.interactionId} in the trace.`);
@@ -21,6 +22,16 @@ export async function revertResponse(trace: TraceStore, documents: DocumentSourc
     return { reverted: false, outcome: 'not-applied', message: 'Nothing of this interaction was applied, so there is nothing to revert.' };
   }
   if (response.revertedAt) return { reverted: false, outcome: 'already-reverted', message: `Already reverted at ${response.revertedAt}.` };
+
+  // A trace file is data anyone can commit: its records get no more reach than a fresh edit would.
+  const judged = confine(root, response.insertedAt.filter((i) => !i.created).map((i) => i.uri), response.insertedAt.filter((i) => i.created).map((i) => i.uri));
+  if (!judged.ok) return { reverted: false, outcome: 'refused', message: `Cannot revert: ${judged.reason}.` };
+  if (judged.sensitive.length > 0) {
+    const allow = 'Revert anyway';
+    if ((await port.choose(`Reverting changes ${judged.sensitive.join(', ')}. Go ahead?`, [allow, 'Cancel'])) !== allow) {
+      return { reverted: false, outcome: 'refused', message: `Not reverted: it changes ${judged.sensitive.join(', ')}, and that was not confirmed.` };
+    }
+  }
 
   const byUri = new Map<string, OffsetEdit[]>();
   const deletions: string[] = [];
