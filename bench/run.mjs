@@ -1,0 +1,408 @@
+// `npm run bench`: measures the server (over --stdio) and its core against typescript-language-server, writes JSON and prints a table.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { BenchClient } from './lspClient.mjs';
+import { startFakeModel } from './fakeModel.mjs';
+import { generateTemporaryProject } from './synthetic.mjs';
+import { REPO_ROOT, countSourceLines, largestSourceFile, now, positionsOf, runSection, spreadPositions, summarize, waitUntilIdle } from './support.mjs';
+
+const USAGE = `usage: npm run bench -- [options]
+  --quick                  smaller sizes and fewer runs (a smoke run of a minute or two)
+  --project <path>         a project to measure (repeatable); "repo" is this repository, "synthetic" the generated one
+                           (default: repo and synthetic)
+  --synthetic-lines <n>    size of the generated project (default 100000; quick 10000)
+  --big-file-lines <n>     size of its large file (default 5000; quick 1000)
+  --trace-sizes <a,b,...>  trace sizes in interactions (default 1000,10000,100000; quick 1000,10000)
+  --json <file>            where the results go (default bench-results.json in the current directory)
+  --no-tsls                leave out typescript-language-server`;
+
+function parseArgs(argv) {
+  const options = { quick: false, projects: [], json: path.resolve('bench-results.json'), tsls: true };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const value = () => {
+      const next = argv[++i];
+      if (next === undefined) throw new Error(`${arg} needs a value\n${USAGE}`);
+      return next;
+    };
+    if (arg === '--quick') options.quick = true;
+    else if (arg === '--project') options.projects.push(value());
+    else if (arg === '--synthetic-lines') options.syntheticLines = Number(value());
+    else if (arg === '--big-file-lines') options.bigFileLines = Number(value());
+    else if (arg === '--trace-sizes') options.traceSizes = value().split(',').map(Number);
+    else if (arg === '--json') options.json = path.resolve(value());
+    else if (arg === '--no-tsls') options.tsls = false;
+    else if (arg === '--help' || arg === '-h') {
+      console.log(USAGE);
+      process.exit(0);
+    } else throw new Error(`unknown option ${arg}\n${USAGE}`);
+  }
+  if (options.projects.length === 0) options.projects = ['repo', 'synthetic'];
+  const q = options.quick;
+  options.syntheticLines ??= q ? 10_000 : 100_000;
+  options.bigFileLines ??= q ? 1_000 : 5_000;
+  options.traceSizes ??= q ? [1_000, 10_000] : [1_000, 10_000, 100_000];
+  options.runs = q
+    ? { startup: 2, positions: 30, rounds: 1, indexCold: 1, indexWarm: 50, oracleCold: 1, oracleWarm: 3, tasks: 5, appends: 50, queries: 30 }
+    : { startup: 10, positions: 250, rounds: 2, indexCold: 5, indexWarm: 500, oracleCold: 3, oracleWarm: 20, tasks: 50, appends: 500, queries: 200 };
+  return options;
+}
+
+const log = (message) => process.stderr.write(`[bench] ${message}\n`);
+
+/** Runs one measurement, keeping its failure as `{ error }` so one broken section does not lose the others. */
+async function attempt(name, fn) {
+  const start = now();
+  try {
+    const result = await fn();
+    log(`${name}: ${Math.round(now() - start)} ms`);
+    return result;
+  } catch (error) {
+    log(`${name} failed: ${error?.stack ?? error}`);
+    return { error: String(error?.message ?? error) };
+  }
+}
+
+/** Trace directories our servers wrote to, removed at the end of the run. */
+const traceDirectories = [];
+function traceDirectory() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-bench-trace-'));
+  traceDirectories.push(dir);
+  return dir;
+}
+
+/** initializationOptions per server: ours writes its trace outside the project; typescript-language-server keeps its defaults. */
+function initOptions(server, extra = {}) {
+  if (server !== 'assistant-ls') return undefined;
+  return { assistant: { trace: { directory: traceDirectory() }, ...extra } };
+}
+
+/** Fresh servers: the `initialize` round trip, and the first code-action list on the large file after opening it. */
+async function startup(server, project, runs) {
+  const initialize = [];
+  const spawnToInitialized = [];
+  const firstCodeAction = [];
+  const memory = [];
+  for (let i = 0; i < runs; i++) {
+    const spawned = now();
+    const client = BenchClient.spawn(server, project.root);
+    try {
+      // The round trip is timed once the process answers; from spawn it also holds Node's start and module loading.
+      await client.ready();
+      initialize.push(await client.initialize(initOptions(server)));
+      spawnToInitialized.push(now() - spawned);
+      const buffer = await client.open(project.largeFile.path);
+      const start = now();
+      await client.codeActions(buffer.uri, project.firstPosition);
+      firstCodeAction.push(now() - start);
+      memory.push(client.peakMemory().peakRssMB);
+    } finally {
+      await client.shutdown();
+    }
+  }
+  return { initialize: summarize(initialize), spawnToInitialized: summarize(spawnToInitialized), firstCodeAction: summarize(firstCodeAction), peakRssMB: Math.max(...memory) };
+}
+
+/** One server, the large file open and the server idle: code actions at every position, `rounds` times over. */
+async function codeActionsAtPositions(server, project, positions, rounds) {
+  const client = BenchClient.spawn(server, project.root);
+  try {
+    await client.initialize(initOptions(server));
+    const buffer = await client.open(project.largeFile.path);
+    await client.codeActions(buffer.uri, project.firstPosition);
+    // Both servers do background work after an open (our diagnostics cache, tsserver's project load and diagnostics).
+    const settleMs = await waitUntilIdle(client.pid);
+    const samples = [];
+    let actions = 0;
+    for (let round = 0; round < rounds; round++) {
+      for (const position of positions) {
+        const start = now();
+        const result = await client.codeActions(buffer.uri, position);
+        samples.push(now() - start);
+        actions += result?.length ?? 0;
+      }
+    }
+    return { codeAction: summarize(samples), positions: positions.length, rounds, actionsPerRequest: Math.round((actions / samples.length) * 100) / 100, settleMs, ...client.peakMemory() };
+  } finally {
+    await client.shutdown();
+  }
+}
+
+const ratio = (ours, theirs) => (typeof ours === 'number' && typeof theirs === 'number' && theirs > 0 ? Math.round((ours / theirs) * 100) / 100 : null);
+
+/** A JSDoc block the Document task accepts for any function: what a model answering instantly returns. */
+const DOC_ANSWER = '/**\n * Computes the result from the given records and options.\n * @returns The computed result.\n */';
+
+/**
+ * Tasks against an endpoint that answers at once: wall time of `workspace/executeCommand` (Document, with only the
+ * model agent) minus the time the endpoint held the requests; and the prompt's size against the whole file's.
+ */
+async function orchestration(project, runs) {
+  const model = await startFakeModel(() => DOC_ANSWER);
+  const client = BenchClient.spawn('assistant-ls', project.root, { OPENAI_API_KEY: 'bench', OPENAI_BASE_URL: model.baseURL, ASSISTANT_MODEL: 'bench-model' });
+  try {
+    await client.initialize(initOptions('assistant-ls', { disabledAgents: ['doc-offline'] }));
+    const buffer = await client.open(project.largeFile.path);
+    const original = buffer.text;
+    const targets = positionsOf(original, /^(?:export )?(?:async )?function (\w+)/gm).map((p) => ({ ...p, character: p.character + original.split('\n')[p.line].indexOf('function ') + 'function '.length }));
+    if (targets.length === 0) throw new Error(`no function declaration in ${project.largeFile.path}`);
+    const wall = [];
+    const modelMs = [];
+    const overhead = [];
+    const promptTokens = [];
+    let firstTaskMs;
+    let applied = 0;
+    let skipped = 0;
+    for (let i = 0; wall.length < runs && i < runs * 3; i++) {
+      const position = targets[Math.floor(((i * 7) % targets.length))];
+      const actions = await client.codeActions(buffer.uri, position);
+      const action = actions.find((a) => a.command?.command === 'assistant.document');
+      if (!action) {
+        skipped += 1;
+        continue;
+      }
+      const from = model.requests.length;
+      const start = now();
+      const result = await client.request('workspace/executeCommand', { command: action.command.command, arguments: action.command.arguments });
+      const elapsed = now() - start;
+      const requests = await model.settled(from);
+      const held = requests.reduce((sum, r) => sum + ((r.finishedAt ?? r.receivedAt) - r.receivedAt), 0);
+      if (firstTaskMs === undefined) {
+        firstTaskMs = elapsed;
+      } else {
+        wall.push(elapsed);
+        modelMs.push(held);
+        overhead.push(elapsed - held);
+        promptTokens.push(Math.ceil(requests.reduce((n, r) => n + r.promptChars, 0) / 4));
+        if (result?.applied) applied += 1;
+      }
+      if (client.buffers.get(buffer.uri).text !== original) await client.setText(buffer.uri, original);
+    }
+    const tokens = summarize(promptTokens);
+    const wholeFileTokens = Math.ceil(original.length / 4);
+    return {
+      task: 'document',
+      tasks: wall.length,
+      applied,
+      skipped,
+      firstTaskMs: firstTaskMs === undefined ? null : Math.round(firstTaskMs * 100) / 100,
+      wall: summarize(wall),
+      modelTime: summarize(modelMs),
+      overhead: summarize(overhead),
+      promptTokens: tokens,
+      wholeFileTokens,
+      promptToWholeFile: ratio(tokens.median, wholeFileTokens),
+      modelRequests: model.requests.length,
+      ...client.peakMemory(),
+    };
+  } finally {
+    await client.shutdown();
+    await model.close();
+  }
+}
+
+/** Repository tools the issue names; they arrive with a later issue, so they are listed, not measured. */
+const REPOSITORY_TOOLS = ['search_class', 'get_class_info', 'get_signature', 'get_method_body', 'get_imports', 'get_relevant_code'];
+
+function describeProject(spec, options) {
+  if (spec === 'synthetic') {
+    log(`generating a synthetic project of ${options.syntheticLines} lines`);
+    const generated = generateTemporaryProject({ lines: options.syntheticLines, bigFileLines: options.bigFileLines });
+    return { name: 'synthetic', root: generated.root, temporary: true, largeFile: path.join(generated.root, generated.bigFile) };
+  }
+  const root = spec === 'repo' ? REPO_ROOT : path.resolve(spec);
+  if (!fs.existsSync(root)) throw new Error(`no project at ${root}`);
+  return { name: spec === 'repo' ? 'repo' : path.basename(root), root, temporary: false };
+}
+
+async function measureProject(spec, options) {
+  const project = describeProject(spec, options);
+  const size = countSourceLines(project.root);
+  const large = project.largeFile ? { path: project.largeFile, lines: fs.readFileSync(project.largeFile, 'utf8').split('\n').length } : largestSourceFile(project.root);
+  if (!large) throw new Error(`no TypeScript file in ${project.root}`);
+  const text = fs.readFileSync(large.path, 'utf8');
+  const functions = positionsOf(text, /function (\w+)/g, 'function '.length);
+  project.largeFile = large;
+  project.firstPosition = functions[Math.floor(functions.length / 2)] ?? spreadPositions(text, 1)[0];
+  const positions = spreadPositions(text, options.runs.positions);
+  log(`project ${project.name}: ${size.lines} lines in ${size.files} files; large file ${path.relative(project.root, large.path)} (${large.lines} lines)`);
+  const servers = options.tsls ? ['assistant-ls', 'typescript-language-server'] : ['assistant-ls'];
+  const lsp = {};
+  for (const server of servers) {
+    const start = await attempt(`${project.name} ${server} startup`, () => startup(server, project, options.runs.startup));
+    const positionsResult = await attempt(`${project.name} ${server} code actions`, () => codeActionsAtPositions(server, project, positions, options.runs.rounds));
+    lsp[server] = { startup: start, positions: positionsResult };
+  }
+  if (options.tsls) {
+    const ours = lsp['assistant-ls'];
+    const theirs = lsp['typescript-language-server'];
+    lsp.ratios = {
+      note: 'ours / theirs; below 1 means assistant-ls is faster or smaller',
+      initializeMedian: ratio(ours.startup.initialize?.median, theirs.startup.initialize?.median),
+      firstCodeActionMedian: ratio(ours.startup.firstCodeAction?.median, theirs.startup.firstCodeAction?.median),
+      codeActionMedian: ratio(ours.positions.codeAction?.median, theirs.positions.codeAction?.median),
+      codeActionP99: ratio(ours.positions.codeAction?.p99, theirs.positions.codeAction?.p99),
+      peakRss: ratio(ours.positions.peakRssMB, theirs.positions.peakRssMB),
+    };
+  }
+  const section = { root: project.root, bigFile: large.path };
+  const retrievalIndex = await attempt(`${project.name} retrieval index`, () => runSection('index', { ...section, coldRuns: options.runs.indexCold, warmRuns: options.runs.indexWarm }));
+  const oracle = await attempt(`${project.name} type-check oracle`, () => runSection('oracle', { ...section, coldRuns: options.runs.oracleCold, warmRuns: options.runs.oracleWarm }));
+  const orchestrationResult = await attempt(`${project.name} orchestration`, () => orchestration(project, options.runs.tasks));
+  if (project.temporary) fs.rmSync(project.root, { recursive: true, force: true });
+  return {
+    name: project.name,
+    root: project.temporary ? `(generated, ${options.syntheticLines} lines, removed after the run)` : project.root,
+    files: size.files,
+    lines: size.lines,
+    largeFile: { path: project.temporary ? path.relative(project.root, large.path) : large.path, lines: large.lines },
+    lsp,
+    repositoryTools: { ...Object.fromEntries(REPOSITORY_TOOLS.map((tool) => [tool, 'not yet implemented'])), retrievalIndex },
+    oracle,
+    orchestration: orchestrationResult,
+  };
+}
+
+/** Each target of the issue, judged on the figures measured; a missing figure is "n/a", never a pass. */
+function judge(results) {
+  const rows = [];
+  const add = (target, project, value, pass, unit = 'ms') => rows.push({ target, project, value: value ?? null, unit, pass: value === null || value === undefined ? 'n/a' : pass ? 'pass' : 'FAIL' });
+  for (const p of results.projects) {
+    const ours = p.lsp['assistant-ls'];
+    const theirs = p.lsp['typescript-language-server'];
+    const cap = ours?.positions?.codeAction?.p99;
+    add(`code-action list p99 < 20 ms (${p.largeFile.lines}-line file)`, p.name, cap, cap < 20);
+    if (theirs) add('code-action p99 ≤ half of typescript-language-server', p.name, p.lsp.ratios?.codeActionP99, p.lsp.ratios?.codeActionP99 <= 0.5, '×');
+    const init = ours?.startup?.initialize?.median;
+    add('initialize < 300 ms (median round trip)', p.name, init, init < 300);
+    const fromSpawn = ours?.startup?.spawnToInitialized?.median;
+    add('initialize < 300 ms (median, from spawn)', p.name, fromSpawn, fromSpawn < 300);
+    for (const tool of REPOSITORY_TOOLS) rows.push({ target: `${tool} p50 < 20 ms`, project: p.name, value: null, unit: 'ms', pass: 'not yet implemented' });
+    const query = p.repositoryTools.retrievalIndex?.query?.median;
+    add('retrieval index query p50 < 20 ms (the tools\' target)', p.name, query, query < 20);
+    const overhead = p.orchestration?.overhead?.median;
+    add('orchestration overhead < 10 ms per task (median)', p.name, overhead, overhead < 10);
+  }
+  const largest = results.trace.filter((t) => !t.error).sort((a, b) => b.size - a.size)[0];
+  if (largest) {
+    const label = `${largest.size.toLocaleString('en')} interactions`;
+    add(`trace query by task p99 < 10 ms (${label})`, 'trace', largest.queryByTask?.p99, largest.queryByTask?.p99 < 10);
+    add(`trace query by position p99 < 10 ms (${label})`, 'trace', largest.queryByPosition?.p99, largest.queryByPosition?.p99 < 10);
+    add(`no append stall > 20 ms (${label})`, 'trace', largest.appendMaxStallMs, largest.appendMaxStallMs <= 20);
+  }
+  return rows;
+}
+
+const fmt = (value) => (value === null || value === undefined ? '—' : typeof value === 'number' ? (value >= 100 ? String(Math.round(value)) : String(value)) : String(value));
+
+function table(headers, rows) {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+  const line = (cells) => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
+  return [line(headers), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+/** The short table: one row per measure (median / p99 / peak memory), then the targets. */
+export function render(results) {
+  const rows = [];
+  const stat = (name, project, s, memory) => rows.push([name, project, fmt(s?.median), fmt(s?.p99), fmt(s?.n), fmt(memory)]);
+  for (const p of results.projects) {
+    for (const server of ['assistant-ls', 'typescript-language-server']) {
+      const r = p.lsp[server];
+      if (!r) continue;
+      stat(`${server}: initialize round trip`, p.name, r.startup?.initialize, r.startup?.peakRssMB);
+      stat(`${server}: spawn to initialized`, p.name, r.startup?.spawnToInitialized);
+      stat(`${server}: first code actions, ${p.largeFile.lines}-line file`, p.name, r.startup?.firstCodeAction);
+      stat(`${server}: code actions at ${r.positions?.positions ?? '?'} positions`, p.name, r.positions?.codeAction, r.positions?.peakRssMB);
+    }
+    if (p.lsp.ratios) rows.push(['ratio ours/theirs: code actions p50 · p99 · memory', p.name, fmt(p.lsp.ratios.codeActionMedian), fmt(p.lsp.ratios.codeActionP99), '', fmt(p.lsp.ratios.peakRss)]);
+    const index = p.repositoryTools.retrievalIndex;
+    stat('retrieval index build (cold)', p.name, index?.build, index?.peakRssMB);
+    stat('retrieval index query (warm)', p.name, index?.query);
+    rows.push(['repository tools (class info, signature, body, imports, relevant code)', p.name, 'not yet implemented', '', '', '']);
+    stat('type-check oracle, edited large file (cold)', p.name, p.oracle?.cold, p.oracle?.peakRssMB);
+    stat('type-check oracle, edited large file (warm)', p.name, p.oracle?.warm);
+    const o = p.orchestration;
+    stat('task wall time (instant model)', p.name, o?.wall, o?.peakRssMB);
+    stat('orchestration overhead per task', p.name, o?.overhead);
+    rows.push(['prompt tokens per task / whole file', p.name, `${fmt(o?.promptTokens?.median)} / ${fmt(o?.wholeFileTokens)}`, `×${fmt(o?.promptToWholeFile)}`, fmt(o?.tasks), '']);
+  }
+  for (const t of results.trace) {
+    if (t.error) {
+      rows.push([`trace: ${t.size}`, 'trace', t.error, '', '', '']);
+      continue;
+    }
+    const label = `trace ${t.size.toLocaleString('en')}`;
+    stat(`${label}: append`, 'trace', t.append, t.peakRssMB);
+    rows.push([`${label}: longest event-loop stall in appends`, 'trace', fmt(t.appendMaxStallMs), '', fmt(t.append?.n), '']);
+    stat(`${label}: query by task`, 'trace', t.queryByTask);
+    stat(`${label}: query by position`, 'trace', t.queryByPosition);
+  }
+  const measures = table(['measure (ms)', 'project', 'median', 'p99', 'n', 'peak MB'], rows);
+  const targets = table(['target', 'project', 'measured', 'result'], results.targets.map((t) => [t.target, t.project, t.value === null ? '—' : `${fmt(t.value)} ${t.unit}`, t.pass]));
+  return `${measures}\n\n${targets}`;
+}
+
+function gitCommit() {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+async function main() {
+  const options = parseArgs(process.argv.slice(2));
+  if (!fs.existsSync(path.join(REPO_ROOT, 'dist', 'server', 'src', 'cli.js'))) throw new Error('dist/ is missing: run `npm run build` first (npm run bench does).');
+  const started = now();
+  const results = {
+    meta: {
+      date: new Date().toISOString(),
+      mode: options.quick ? 'quick' : 'full',
+      node: process.version,
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model,
+      memoryGB: Math.round(os.totalmem() / 1073741824),
+      // The machine may be shared: the load before and after the run tells how quiet it was.
+      loadAverageBefore: os.loadavg().map((l) => Math.round(l * 100) / 100),
+      commit: gitCommit(),
+      runs: options.runs,
+      tsls: options.tsls ? JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'node_modules', 'typescript-language-server', 'package.json'), 'utf8')).version : null,
+      method: {
+        servers: 'child processes over --stdio, driven with vscode-jsonrpc; memory is the peak RSS (VmHWM) summed over the server and its children',
+        initialize: 'round trip of initialize once the process answers requests; spawnToInitialized also holds Node start-up',
+        codeActions: 'empty range at the first non-blank character of evenly spread lines, after the server went idle following the open',
+        trace: 'past sessions written in bulk as segment files (200 interactions per session), then opened as a new session; appends go through TraceStore.add',
+        orchestration: 'Document through workspace/executeCommand with only the model agent; overhead = wall time minus the time the endpoint held the requests',
+      },
+    },
+    projects: [],
+    trace: [],
+    targets: [],
+  };
+  try {
+    for (const spec of options.projects) results.projects.push(await measureProject(spec, options));
+  } finally {
+    for (const dir of traceDirectories) fs.rmSync(dir, { recursive: true, force: true });
+  }
+  for (const size of options.traceSizes) {
+    const appends = options.runs.appends;
+    const result = await attempt(`trace ${size}`, () => runSection('trace', { size, appends, queries: options.runs.queries }, { nodeOptions: ['--max-old-space-size=8192'] }));
+    results.trace.push({ size, ...result });
+  }
+  results.targets = judge(results);
+  results.meta.totalSeconds = Math.round((now() - started) / 1000);
+  results.meta.loadAverageAfter = os.loadavg().map((l) => Math.round(l * 100) / 100);
+  fs.mkdirSync(path.dirname(options.json), { recursive: true });
+  fs.writeFileSync(options.json, `${JSON.stringify(results, null, 2)}\n`);
+  console.log(render(results));
+  console.log(`\nResults: ${options.json} (${results.meta.totalSeconds} s)`);
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname)) {
+  main().catch((error) => {
+    console.error(error?.message ?? error);
+    process.exit(1);
+  });
+}

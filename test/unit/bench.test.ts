@@ -1,0 +1,82 @@
+// Smoke test of `npm run bench`: a quick run on a small generated project writes every section with numbers (no timing is asserted).
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../support/lspClient.js';
+
+interface Stats {
+  n: number;
+  median: number;
+  p99: number;
+}
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-bench-test-'));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+function runBench(args: string[]): Promise<{ stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [path.join(REPO_ROOT, 'bench', 'run.mjs'), ...args], { cwd: dir, timeout: 170_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`${error.message}\n${stderr}`));
+      else resolve({ stdout, stderr });
+    });
+  });
+}
+
+function expectStats(value: unknown, where: string): void {
+  const stats = value as Stats | undefined;
+  expect(stats, where).toBeDefined();
+  expect(stats!.n, `${where}.n`).toBeGreaterThan(0);
+  expect(typeof stats!.median, `${where}.median`).toBe('number');
+  expect(typeof stats!.p99, `${where}.p99`).toBe('number');
+}
+
+/** Every `error` left by a section that failed, with its path. */
+function errorsIn(value: unknown, at = ''): string[] {
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value as Record<string, unknown>).flatMap(([key, inner]) => (key === 'error' ? [`${at}: ${String(inner)}`] : errorsIn(inner, `${at}.${key}`)));
+}
+
+describe('npm run bench -- --quick', () => {
+  it('writes JSON with every section and prints the table', async () => {
+    const json = path.join(dir, 'results.json');
+    const { stdout } = await runBench(['--quick', '--project', 'synthetic', '--synthetic-lines', '2000', '--big-file-lines', '400', '--trace-sizes', '100,300', '--json', json]);
+    expect(stdout).toContain('| measure (ms)');
+    expect(stdout).toContain('| target');
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the results are plain JSON, checked field by field.
+    const results = JSON.parse(fs.readFileSync(json, 'utf8')) as any;
+    expect(errorsIn(results)).toEqual([]);
+    expect(results.meta.mode).toBe('quick');
+    expect(results.projects).toHaveLength(1);
+    const project = results.projects[0];
+    expect(project.lines).toBeGreaterThan(1_000);
+    for (const server of ['assistant-ls', 'typescript-language-server']) {
+      const lsp = project.lsp[server];
+      expectStats(lsp.startup.initialize, `${server} initialize`);
+      expectStats(lsp.startup.firstCodeAction, `${server} first code action`);
+      expectStats(lsp.positions.codeAction, `${server} code actions`);
+      expect(lsp.positions.peakRssMB).toBeGreaterThan(0);
+    }
+    for (const key of ['initializeMedian', 'codeActionMedian', 'codeActionP99', 'peakRss']) expect(typeof project.lsp.ratios[key], key).toBe('number');
+    expect(project.repositoryTools.get_class_info).toBe('not yet implemented');
+    expectStats(project.repositoryTools.retrievalIndex.build, 'index build');
+    expectStats(project.repositoryTools.retrievalIndex.query, 'index query');
+    expectStats(project.oracle.cold, 'oracle cold');
+    expectStats(project.oracle.warm, 'oracle warm');
+    expectStats(project.orchestration.overhead, 'orchestration overhead');
+    expectStats(project.orchestration.promptTokens, 'prompt tokens');
+    expect(project.orchestration.wholeFileTokens).toBeGreaterThan(0);
+    expect(project.orchestration.applied).toBeGreaterThan(0);
+    expect(results.trace.map((t: { size: number }) => t.size)).toEqual([100, 300]);
+    for (const trace of results.trace) {
+      expectStats(trace.append, 'trace append');
+      expectStats(trace.queryByTask, 'trace query by task');
+      expectStats(trace.queryByPosition, 'trace query by position');
+      expect(typeof trace.appendMaxStallMs).toBe('number');
+      expect(trace.peakRssMB).toBeGreaterThan(0);
+    }
+    expect(results.targets.length).toBeGreaterThan(5);
+    for (const target of results.targets) expect(['pass', 'FAIL', 'n/a', 'not yet implemented']).toContain(target.pass);
+  }, 180_000);
+});
