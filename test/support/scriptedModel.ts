@@ -25,6 +25,8 @@ export type ScriptStep =
   | { kind: 'stall'; afterHeaders?: boolean }
   | { kind: 'truncate'; content: string; stopAfterChars: number }
   | { kind: 'garbage'; stream?: boolean }
+  /** The connection is reset before any response, like a proxy or server that drops it. */
+  | { kind: 'reset' }
   | { kind: 'dynamic'; respond: (req: RecordedRequest) => ScriptStep };
 
 export interface ScriptedModel {
@@ -328,6 +330,10 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
         return;
       case 'truncate':
         answerTruncate(ctx, step);
+        return;
+      case 'reset':
+        serverDestroyed.add(rec);
+        res.socket?.resetAndDestroy();
         return;
       case 'garbage':
         if (step.stream ?? ctx.wantsStream) {

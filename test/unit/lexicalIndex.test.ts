@@ -2,7 +2,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { IgnoreRules, LexicalIndex, isSecretPath, redactSecrets, splitIdentifier, stem, terms } from '../../server/src/repo/lexicalIndex.js';
+import { LexicalIndex, splitIdentifier, stem, terms } from '../../server/src/repo/lexicalIndex.js';
+import { IgnoreRules, isSecretPath } from '../../server/src/privacy/exclusion.js';
+import { redactSecrets } from '../../server/src/privacy/secrets.js';
 import { copyFixture } from '../support/lspClient.js';
 
 /** A fresh copy of the question fixture, with the git-ignored folder the repository cannot commit. */

@@ -1,6 +1,6 @@
 // Unit tests of the model client against the scripted endpoint: streaming, retries, the idle watchdog, the budget, and aborts closing the request.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ModelClient, ModelError } from '../../server/src/agents/modelClient.js';
+import { MAX_ANSWER_CHARS, ModelClient, ModelError } from '../../server/src/agents/modelClient.js';
 import type { ModelEndpoint } from '../../server/src/agents/modelClient.js';
 import { startScriptedModel } from '../support/scriptedModel.js';
 import type { ScriptedModel } from '../support/scriptedModel.js';
@@ -63,6 +63,25 @@ describe('ModelClient', () => {
     const error = await client({ maxRetries: 1 }).complete(messages, signal()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ModelError);
     expect((error as ModelError).kind).toBe('incomplete');
+    expect(model.requests).toHaveLength(2);
+  });
+
+  it('retries a connection reset before any answer, and says so when it keeps happening', async () => {
+    model.enqueue({ kind: 'reset' }, { kind: 'text', content: 'after the reset' });
+    expect((await client({ maxRetries: 1 }).complete(messages, signal())).text).toBe('after the reset');
+    model.setDefault({ kind: 'reset' });
+    const error = (await client({ maxRetries: 1 }).complete(messages, signal()).catch((e: unknown) => e)) as ModelError;
+    expect(error).toBeInstanceOf(ModelError);
+    expect(['connection', 'incomplete']).toContain(error.kind);
+    expect(error.message).toMatch(/127\.0\.0\.1/);
+    expect(model.requests).toHaveLength(4);
+  });
+
+  it('abandons a huge answer past MAX_ANSWER_CHARS instead of holding it in memory, streamed or not, without retrying', async () => {
+    const huge = 'x'.repeat(MAX_ANSWER_CHARS + 10);
+    model.setDefault({ kind: 'text', content: huge, chunkSize: 100_000 });
+    await expect(client({ maxRetries: 2 }).complete(messages, signal())).rejects.toMatchObject({ kind: 'too-large', message: expect.stringContaining('exceeded 1,000,000 characters') });
+    await expect(client({ maxRetries: 2, stream: false }).complete(messages, signal())).rejects.toMatchObject({ kind: 'too-large' });
     expect(model.requests).toHaveLength(2);
   });
 

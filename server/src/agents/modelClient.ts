@@ -1,6 +1,7 @@
-// Calls an OpenAI-compatible chat endpoint through the openai package: streaming, budgets, an idle watchdog, retries and cancellation.
+// Calls an OpenAI-compatible chat endpoint through the openai package: redaction of secrets, streaming, budgets, an idle watchdog, retries and cancellation.
 import OpenAI from 'openai';
 import type { TokenUsage } from './agent.js';
+import { Redactor } from '../privacy/secrets.js';
 
 export interface ModelEndpoint {
   baseURL?: string;
@@ -25,9 +26,19 @@ export interface Completion {
   text: string;
   usage?: TokenUsage;
   finishReason: string;
+  /** Distinct secrets replaced by markers in the messages sent (and put back in `text`). */
+  redacted?: number;
 }
 
-export type ModelErrorKind = 'auth' | 'rate-limit' | 'server' | 'bad-request' | 'connection' | 'timeout' | 'idle' | 'incomplete' | 'malformed';
+export interface CompleteOptions {
+  /** Values to redact wherever they appear (a workspace's .env values, literals of ignored files), with their kind. */
+  knownSecrets?: ReadonlyMap<string, string>;
+}
+
+export type ModelErrorKind = 'auth' | 'rate-limit' | 'server' | 'bad-request' | 'connection' | 'timeout' | 'idle' | 'incomplete' | 'malformed' | 'too-large';
+
+/** Longest answer read from a model (about 250,000 tokens): beyond it the request is abandoned, so memory stays bounded. */
+export const MAX_ANSWER_CHARS = 1_000_000;
 
 /** A model failure, with a message fit to show to the user. */
 export class ModelError extends Error {
@@ -51,8 +62,21 @@ export class ModelClient {
     this.client = new OpenAI({ apiKey: endpoint.apiKey, baseURL: endpoint.baseURL, maxRetries: 0, timeout: endpoint.timeoutMs });
   }
 
-  /** One chat completion; rejects with a ModelError, or with the signal's reason once `signal` aborts. */
-  async complete(messages: ChatMessage[], signal: AbortSignal): Promise<Completion> {
+  /**
+   * One chat completion; rejects with a ModelError, or with the signal's reason once `signal` aborts.
+   *
+   * **Architecture Invariant**: this is the one place messages leave the process, so it is where secrets are
+   * redacted (every message: prompts, context, retrieved code, earlier answers, test output fed back). The markers
+   * the model echoes are put back in the answer, so code built from it keeps the user's own values.
+   */
+  async complete(messages: ChatMessage[], signal: AbortSignal, options: CompleteOptions = {}): Promise<Completion> {
+    const redactor = new Redactor(options.knownSecrets);
+    const outgoing = messages.map((message) => ({ role: message.role, content: redactor.redact(message.content) }));
+    const completion = await this.send(outgoing, signal);
+    return { ...completion, text: redactor.restore(completion.text), ...(redactor.count > 0 ? { redacted: redactor.count } : {}) };
+  }
+
+  private async send(messages: ChatMessage[], signal: AbortSignal): Promise<Completion> {
     let lastError: ModelError | undefined;
     for (let attempt = 0; attempt <= this.endpoint.maxRetries; attempt++) {
       signal.throwIfAborted();
@@ -85,6 +109,7 @@ export class ModelClient {
         const response = await this.client.chat.completions.create({ ...body, stream: false }, { signal: controller.signal });
         const choice = response.choices?.[0];
         if (!choice || typeof choice.message?.content !== 'string') throw new ModelError('malformed', 'the model answered without any text');
+        if (choice.message.content.length > MAX_ANSWER_CHARS) throw tooLarge();
         return finish(choice.message.content, choice.finish_reason, usageOf(response.usage));
       }
       const stream = await this.client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal: controller.signal });
@@ -97,6 +122,7 @@ export class ModelClient {
         const choice = chunk.choices?.[0];
         if (!choice) continue;
         if (typeof choice.delta?.content === 'string') text += choice.delta.content;
+        if (text.length > MAX_ANSWER_CHARS) throw tooLarge();
         if (choice.finish_reason) finishReason = choice.finish_reason;
       }
       if (!finishReason) throw new ModelError('incomplete', 'the model’s answer stopped halfway');
@@ -112,6 +138,10 @@ export class ModelClient {
       if (!controller.signal.aborted) controller.abort();
     }
   }
+}
+
+function tooLarge(): ModelError {
+  return new ModelError('too-large', `the model's answer exceeded ${MAX_ANSWER_CHARS.toLocaleString('en-US')} characters and was abandoned`);
 }
 
 function finish(text: string, finishReason: string | null | undefined, usage: TokenUsage | undefined): Completion {

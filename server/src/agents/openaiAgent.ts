@@ -6,6 +6,8 @@ import type { ChatMessage, ModelEndpoint } from './modelClient.js';
 import { modelStrategy, modelTasks } from './modelTasks.js';
 import type { AskModel } from './modelTask.js';
 import { buildClassificationPrompt, parseClassification } from './modelClassifier.js';
+import { describeExclusion, workspaceExclusion } from '../privacy/exclusion.js';
+import { protectedValues } from '../privacy/workspaceSecrets.js';
 
 export interface OpenAIAgentConfig {
   name: string;
@@ -32,6 +34,11 @@ export class OpenAIAgent implements Agent {
   async run(request: AgentRequest, signal: AbortSignal, progress?: AgentProgress): Promise<AgentAnswer> {
     const strategy = modelStrategy(request.task);
     if (!strategy) return { text: '' };
+    // A file the workspace keeps from models is not sent, whatever the task. A question is built from retrieval
+    // (which leaves such files out) and never reads the document it is asked from.
+    const excluded = request.task !== 'question' && request.document.fsPath ? workspaceExclusion(request.project.root).check(request.document.fsPath) : undefined;
+    if (excluded) return { text: '', reason: `not sent to ${this.descriptor.model}: ${describeExclusion(excluded)}` };
+    const knownSecrets = protectedValues(request.project.root, request.document);
     const override = this.config.prompts?.[request.task];
     const usage: TokenUsage = {};
     const ask: AskModel = async (prompt, callSignal) => {
@@ -44,7 +51,7 @@ export class OpenAIAgent implements Agent {
       for (const earlier of request.history) {
         messages.push({ role: 'assistant', content: earlier.answer }, { role: 'user', content: `That was rejected:\n${earlier.feedback}\nAnswer again, fixing this.` });
       }
-      const completion = await this.client.complete(messages, callSignal);
+      const completion = await this.client.complete(messages, callSignal, { knownSecrets });
       usage.promptTokens = (usage.promptTokens ?? 0) + (completion.usage?.promptTokens ?? 0);
       usage.completionTokens = (usage.completionTokens ?? 0) + (completion.usage?.completionTokens ?? 0);
       return completion;

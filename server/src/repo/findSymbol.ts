@@ -5,6 +5,7 @@ import type { DocumentSource, DocumentSnapshot } from '../workspace/documentSnap
 import { languageIdForPath, pathToUri } from '../workspace/documentSnapshot.js';
 import { declarationsNamed } from './declarations.js';
 import type { DeclarationTarget } from './declarations.js';
+import { workspaceExclusion } from '../privacy/exclusion.js';
 
 export interface FoundDeclaration {
   document: DocumentSnapshot;
@@ -16,7 +17,10 @@ const SKIP_DIRS = new Set(['node_modules', '.git', 'dist', 'build', 'out', 'cove
 const MAX_FILES = 5_000;
 const MAX_FILE_BYTES = 2_000_000;
 
-/** Declarations named `name` (a simple name or `Container.member`), nearest scope first. */
+/**
+ * Declarations named `name` (a simple name or `Container.member`), nearest scope first. Files on disk that the
+ * workspace keeps from the assistant (ignored, secret-looking) are not searched; open documents are.
+ */
 export function findDeclarations(name: string, root: string, documents: DocumentSource, preferred?: DocumentSnapshot, signal?: AbortSignal): FoundDeclaration[] {
   const seen = new Set<string>();
   const results: FoundDeclaration[] = [];
@@ -56,6 +60,11 @@ export function findDeclarations(name: string, root: string, documents: Document
 
 function* sourceFiles(root: string): Generator<string> {
   const stack = [root];
+  const exclusion = workspaceExclusion(root).view();
+  const excluded = (file: string, isDirectory: boolean): boolean => {
+    const relative = exclusion.relative(file);
+    return relative !== undefined && exclusion.checkRelative(relative, isDirectory) !== undefined;
+  };
   let count = 0;
   while (stack.length) {
     const dir = stack.pop() as string;
@@ -67,8 +76,8 @@ function* sourceFiles(root: string): Generator<string> {
     }
     for (const entry of entries) {
       if (entry.isDirectory()) {
-        if (!SKIP_DIRS.has(entry.name) && !entry.name.startsWith('.')) stack.push(path.join(dir, entry.name));
-      } else if (entry.isFile() && SOURCE.test(entry.name) && !entry.name.endsWith('.d.ts')) {
+        if (!SKIP_DIRS.has(entry.name) && !entry.name.startsWith('.') && !excluded(path.join(dir, entry.name), true)) stack.push(path.join(dir, entry.name));
+      } else if (entry.isFile() && SOURCE.test(entry.name) && !entry.name.endsWith('.d.ts') && !excluded(path.join(dir, entry.name), false)) {
         if (++count > MAX_FILES) return;
         yield path.join(dir, entry.name);
       }

@@ -2,6 +2,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ts } from 'ts-morph';
+import { isSecretPath, workspaceExclusion } from '../privacy/exclusion.js';
+import type { WorkspaceExclusion } from '../privacy/exclusion.js';
+import { PRIVATE_KEY_HEADER, redactSecrets } from '../privacy/secrets.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Public shapes
@@ -227,125 +230,6 @@ function wordTerms(word: string): readonly string[] {
 
 const SOURCE_FILE = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/i;
 const SKIP_DIRS: ReadonlySet<string> = new Set(['node_modules', 'dist', 'build', 'out', 'coverage', 'bower_components', 'jspm_packages']);
-
-/** Names of files that hold or look like they hold credentials; never indexed, whatever their extension. */
-export function isSecretPath(relativePath: string): boolean {
-  const base = path.posix.basename(relativePath.split(path.sep).join('/')).toLowerCase();
-  return (
-    base.startsWith('.env') ||
-    /\.(pem|key|p12|pfx|keystore|jks|crt|cer|der|asc|gpg)$/.test(base) ||
-    /^id_(rsa|dsa|ecdsa|ed25519)/.test(base) ||
-    ['.npmrc', '.netrc', '.pypirc', '.htpasswd'].includes(base) ||
-    /(^|[._-])(secrets?|credentials?|passwords?)([._-]|$)/.test(base)
-  );
-}
-
-const PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----/;
-
-/** Redacts values that look like credentials (API keys, tokens, private keys, assigned passwords) from text about to be shown or sent. */
-export function redactSecrets(text: string): string {
-  return text
-    .replace(/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g, '[redacted private key]')
-    .replace(/\b(?:sk|pk|rk)-[A-Za-z0-9_-]{16,}/g, '[redacted]')
-    .replace(/\bAKIA[0-9A-Z]{16}\b/g, '[redacted]')
-    .replace(/\bgh[pousr]_[A-Za-z0-9]{20,}/g, '[redacted]')
-    .replace(/\bxox[baprs]-[A-Za-z0-9-]{10,}/g, '[redacted]')
-    .replace(/\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g, '[redacted]')
-    .replace(/((?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret)\w*["']?\s*[:=]\s*)(["'`])([^"'`\s]{6,})\2/gi, '$1$2[redacted]$2');
-}
-
-interface IgnoreRule {
-  negate: boolean;
-  dirOnly: boolean;
-  regex: RegExp;
-}
-
-/** The glob subset of .gitignore: `*`, `?`, `**`, `[…]`, `!` negation, trailing `/` for directories, `/` anchoring. */
-function globToRegex(glob: string): string {
-  let out = '';
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i] as string;
-    if (c === '*') {
-      if (glob[i + 1] === '*') {
-        const slashAfter = glob[i + 2] === '/';
-        out += slashAfter ? '(?:.*/)?' : '.*';
-        i += slashAfter ? 2 : 1;
-      } else {
-        out += '[^/]*';
-      }
-    } else if (c === '?') {
-      out += '[^/]';
-    } else if (c === '[') {
-      const close = glob.indexOf(']', i + 1);
-      if (close < 0) {
-        out += '\\[';
-      } else {
-        out += `[${glob.slice(i + 1, close).replace(/^!/, '^').replace(/\\/g, '\\\\')}]`;
-        i = close;
-      }
-    } else if (c === '\\' && i + 1 < glob.length) {
-      out += (glob[++i] as string).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-    } else {
-      out += c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-    }
-  }
-  return out;
-}
-
-/** Parsed ignore patterns of one workspace (root-level `.gitignore` and `.assistantignore`); the last matching rule wins. */
-export class IgnoreRules {
-  private readonly rules: IgnoreRule[] = [];
-
-  constructor(...sources: string[]) {
-    for (const source of sources) {
-      for (const raw of source.split(/\r?\n/)) {
-        const line = raw.replace(/(?<!\\)\s+$/, '');
-        if (line === '' || line.startsWith('#')) continue;
-        const negate = line.startsWith('!');
-        let pattern = negate ? line.slice(1) : line;
-        if (pattern.startsWith('\\')) pattern = pattern.slice(1);
-        const dirOnly = pattern.endsWith('/');
-        if (dirOnly) pattern = pattern.replace(/\/+$/, '');
-        if (pattern === '') continue;
-        // A slash anywhere but at the end anchors the pattern to the root; otherwise it matches at any depth.
-        const anchored = pattern.includes('/');
-        pattern = pattern.replace(/^\/+/, '');
-        const body = globToRegex(pattern);
-        this.rules.push({ negate, dirOnly, regex: new RegExp(anchored ? `^${body}$` : `(?:^|/)${body}$`) });
-      }
-    }
-  }
-
-  /** Reads the root's ignore files (missing ones are empty). */
-  static load(root: string): IgnoreRules {
-    const read = (name: string): string => {
-      try {
-        return fs.readFileSync(path.join(root, name), 'utf8');
-      } catch {
-        return '';
-      }
-    };
-    return new IgnoreRules(read('.gitignore'), read('.assistantignore'));
-  }
-
-  private matches(relativePath: string, isDirectory: boolean): boolean {
-    let ignored = false;
-    for (const rule of this.rules) {
-      if (rule.dirOnly && !isDirectory) continue;
-      if (rule.regex.test(relativePath)) ignored = !rule.negate;
-    }
-    return ignored;
-  }
-
-  /** Whether a workspace-relative path (`/`-separated) is ignored, itself or through a parent directory. */
-  ignores(relativePath: string, isDirectory = false): boolean {
-    const parts = relativePath.split('/');
-    for (let i = 1; i < parts.length; i++) {
-      if (this.matches(parts.slice(0, i).join('/'), true)) return true;
-    }
-    return this.matches(relativePath, isDirectory);
-  }
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Documents: declarations and comment blocks extracted by syntax alone.
@@ -637,8 +521,7 @@ export class LexicalIndex {
   private readonly lengthSums = new Float64Array(FIELD_COUNT);
   private documentCount = 0;
   private nextDocumentId = 0;
-  private ignore: IgnoreRules | undefined;
-  private ignoreStamp = '';
+  private readonly exclusion: WorkspaceExclusion;
   private lastWalk = 0;
   private walking: Promise<void> | undefined;
   private truncated = false;
@@ -649,6 +532,7 @@ export class LexicalIndex {
   ) {
     this.root = path.resolve(root);
     this.limits = { ...DEFAULT_LIMITS, ...limits };
+    this.exclusion = workspaceExclusion(this.root);
   }
 
   /** Files, documents and terms held, and whether a limit left files out. */
@@ -664,7 +548,7 @@ export class LexicalIndex {
     if (!SOURCE_FILE.test(posix) || posix.endsWith('.d.ts') || isSecretPath(posix)) return undefined;
     const segments = posix.split('/');
     if (segments.slice(0, -1).some((s) => s.startsWith('.') || SKIP_DIRS.has(s))) return undefined;
-    if (this.ignoreRules().ignores(posix)) return undefined;
+    if (this.exclusion.view().ignores(posix)) return undefined;
     return posix;
   }
 
@@ -727,27 +611,9 @@ export class LexicalIndex {
     return this.rank(query, options);
   }
 
-  private ignoreRules(): IgnoreRules {
-    const stamp = ['.gitignore', '.assistantignore']
-      .map((name) => {
-        try {
-          const stat = fs.statSync(path.join(this.root, name));
-          return `${stat.mtimeMs}:${stat.size}`;
-        } catch {
-          return '-';
-        }
-      })
-      .join('|');
-    if (!this.ignore || stamp !== this.ignoreStamp) {
-      this.ignore = IgnoreRules.load(this.root);
-      this.ignoreStamp = stamp;
-    }
-    return this.ignore;
-  }
-
   private async walk(): Promise<void> {
     this.compactVocabulary();
-    const ignore = this.ignoreRules();
+    const ignore = this.exclusion.view();
     const seen = new Set<string>();
     const stack = [''];
     let listed = 0;
@@ -807,7 +673,7 @@ export class LexicalIndex {
     }
     // Minified bundles and files with private keys are not code anyone asks about.
     const lines = text.split('\n').length;
-    if ((text.length > 20_000 && text.length / lines > 300) || PRIVATE_KEY.test(text)) {
+    if ((text.length > 20_000 && text.length / lines > 300) || PRIVATE_KEY_HEADER.test(text)) {
       this.removeFile(relative);
       return true;
     }

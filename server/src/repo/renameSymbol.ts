@@ -304,15 +304,15 @@ export class PreparedRename {
   private readonly described: ts.Node | undefined;
   private readonly root: string;
 
-  /** Where the symbol is declared and a few places it is used, as `path:line: code` lines. */
-  usages(max = 6): string[] {
+  /** Where the symbol is declared and a few places it is used, as `path:line: code` lines; `include` can leave files out. */
+  usages(max = 6, include: (fileName: string) => boolean = () => true): string[] {
     const lines: string[] = [];
     // The declaration is shown whole elsewhere; its name is not a use.
     const name = (this.described as (ts.Node & { name?: ts.Node }) | undefined)?.name;
     const declared = name ? `${name.getSourceFile().fileName}:${name.getStart()}` : undefined;
     for (const site of this.sites) {
       const file = this.files.get(site.fileName);
-      if (!file || `${site.fileName}:${site.start}` === declared) continue;
+      if (!file || `${site.fileName}:${site.start}` === declared || !include(site.fileName)) continue;
       const lineStart = file.text.lastIndexOf('\n', site.start - 1) + 1;
       const lineEnd = file.text.indexOf('\n', site.start);
       const code = file.text.slice(lineStart, lineEnd < 0 ? undefined : lineEnd).trim();
@@ -322,6 +322,11 @@ export class PreparedRename {
       if (lines.length >= max) break;
     }
     return lines;
+  }
+
+  /** The file the declaration whose code `declarationCode` shows is in. */
+  declarationFile(): string | undefined {
+    return this.described?.getSourceFile().fileName;
   }
 
   /** The code of the declaration (its whole statement), for a model to read. */

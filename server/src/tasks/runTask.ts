@@ -60,8 +60,56 @@ export interface Candidate {
 }
 
 export interface TaskResult {
+  /** The interaction with the run's responses, as it is (or will be) recorded. */
   interaction: Interaction;
   candidates: Candidate[];
+
+}
+
+/**
+ * How long a run may go unrecorded: a run still working after this is written to the trace (so a crash leaves its
+ * record), while a quick one is written once, with its answers, which keeps a durable write off the fast path.
+ */
+const PROVISIONAL_RECORD_MS = 50;
+
+/** Writes one run's interaction: provisionally once it has run for a while, completely when asked to. */
+class RunRecorder {
+  private added: Promise<void> | undefined;
+  private completed: Promise<Interaction> | undefined;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly trace: TraceStore,
+    private readonly interaction: Interaction,
+  ) {
+    this.timer = setTimeout(() => void this.addProvisionally().catch(() => undefined), PROVISIONAL_RECORD_MS);
+  }
+
+  private addProvisionally(): Promise<void> {
+    return (this.added ??= this.trace.add(this.interaction));
+  }
+
+  /** Records the run with its responses, once: the provisional record is completed, or the whole run written now. */
+  record(responses: TraceResponse[], message: string | undefined): Promise<Interaction> {
+    if (this.completed) return this.completed;
+    clearTimeout(this.timer);
+    const complete = (i: Interaction): void => {
+      i.responses = responses;
+      if (message) i.message = message;
+    };
+    this.completed = (async () => {
+      if (this.added) {
+        await this.added;
+        return this.trace.update(this.interaction.id, complete);
+      }
+      const whole: Interaction = { ...this.interaction };
+      complete(whole);
+      this.added = this.trace.add(whole);
+      await this.added;
+      return this.trace.get(whole.id) ?? whole;
+    })();
+    return this.completed;
+  }
 }
 
 /** Proposals of recent responses; bounded so a long session does not grow without end. */
@@ -87,8 +135,9 @@ interface Evaluated {
 }
 
 /**
- * The interaction is recorded before any agent runs and again with every answer, so the trace holds it even if
- * the server dies mid-way; each write is durable before this resolves.
+ * The interaction is recorded provisionally once the run has lasted PROVISIONAL_RECORD_MS (so a crash during a long
+ * model call leaves its record), and completely with its answers, durably, before this resolves (a quick run in one
+ * write). A cancelled or failed run is recorded too, saying so.
  */
 export async function runTask(env: TaskEnvironment, run: TaskRun, signal: AbortSignal, progress: ProgressSink): Promise<TaskResult> {
   const definition = taskDefinition(run.task);
@@ -106,12 +155,23 @@ export async function runTask(env: TaskEnvironment, run: TaskRun, signal: AbortS
     context: contextOf(env.root, run.document, run.target),
     responses: [],
   };
-  await env.trace.add(interaction);
+  const recorder = new RunRecorder(env.trace, interaction);
   if (!definition || agents.length === 0) {
     const message = `No agent serves the ${run.task} task yet.`;
-    await env.trace.update(interaction.id, (i) => (i.message = message));
-    return { interaction: { ...interaction, message }, candidates: [] };
+    const stored = await recorder.record([], message);
+    return { interaction: stored, candidates: [] };
   }
+  try {
+    return await runAgentsAndCheck(env, run, definition, agents, interaction, recorder, signal, progress);
+  } catch (error) {
+    // Cancelled or failed: the interaction is still recorded, saying so.
+    const message = signal.aborted ? 'Cancelled before an answer was chosen.' : `Failed: ${error instanceof Error ? error.message : String(error)}`;
+    await recorder.record([], message).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function runAgentsAndCheck(env: TaskEnvironment, run: TaskRun, definition: TaskDefinition, agents: Agent[], interaction: Interaction, recorder: RunRecorder, signal: AbortSignal, progress: ProgressSink): Promise<TaskResult> {
 
   progress.report(`${agents.length} agent${agents.length > 1 ? 's' : ''} working on ${run.target.name}`, 5);
   const view: TaskRunView = { document: run.document, target: run.target, parameters: run.parameters ?? {} };
@@ -149,10 +209,8 @@ export async function runTask(env: TaskEnvironment, run: TaskRun, signal: AbortS
   const message = usable.length === 0 ? noAnswerMessage(run, responses) : undefined;
   // Every answer stays in the trace; with `best-passing` only the best usable one is offered.
   const candidates = env.strategy === 'best-passing' && usable.length > 1 ? ranked.filter((c) => c === usable[0] || !(c.proposal || c.shown)) : ranked;
-  const stored = await env.trace.update(interaction.id, (i) => {
-    i.responses = responses;
-    if (message) i.message = message;
-  });
+  // Written before anything is applied or shown: annotations in inserted code point at this record.
+  const stored = await recorder.record(responses, message);
   signal.throwIfAborted();
   return { interaction: stored, candidates };
 }

@@ -6,6 +6,8 @@ import { Low } from 'lowdb';
 import type { Interaction, TraceParams, TraceResult, TraceSession } from '../protocol.js';
 import { DurableJsonFile } from './durableJsonFile.js';
 import { compareNewestFirst, queryInteractions } from './traceQuery.js';
+import { redactSecrets } from '../privacy/secrets.js';
+import { describeExclusion, workspaceExclusion } from '../privacy/exclusion.js';
 
 export const SEGMENT_FORMAT = 1;
 
@@ -94,6 +96,32 @@ export function isSegmentFile(data: unknown): data is SegmentFile {
           typeof response.text === 'string',
       ),
   );
+}
+
+/**
+ * Secrets never reach the trace raw: the free text of an interaction (its request, code fragment, message) and of
+ * each response (answer, error, verdict, feedback) is redacted as it is written, and the code fragment of a file
+ * the workspace keeps from models (`workspace`: its root) is not recorded at all. Edits and insertion records are
+ * kept as they are, since applying and reverting need them exactly; they hold the user's own code.
+ */
+export function redactInteraction(interaction: Interaction, workspace?: string): void {
+  interaction.text = redactSecrets(interaction.text);
+  if (interaction.message !== undefined) interaction.message = redactSecrets(interaction.message);
+  const fragment = interaction.context?.fragment;
+  const fullPath = interaction.context?.resource?.fullPath;
+  const excluded = workspace && fullPath ? workspaceExclusion(workspace).check(fullPath) : undefined;
+  if (fragment && excluded) fragment.text = `[not recorded: ${describeExclusion(excluded).replace(/, so it is never sent to a model$/, '')}]`;
+  else if (fragment && typeof fragment.text === 'string') fragment.text = redactSecrets(fragment.text);
+  for (const response of interaction.responses) {
+    response.text = redactSecrets(response.text);
+    if (response.error !== undefined) response.error = redactSecrets(response.error);
+    if (response.outcomeReason !== undefined) response.outcomeReason = redactSecrets(response.outcomeReason);
+    if (response.feedback) response.feedback = response.feedback.map(redactSecrets);
+    if (response.verdict) {
+      response.verdict.summary = redactSecrets(response.verdict.summary);
+      if (response.verdict.details) response.verdict.details = response.verdict.details.map(redactSecrets);
+    }
+  }
 }
 
 /** What we return is a copy, so callers cannot change the trace without going through a durable write. */
@@ -186,6 +214,7 @@ export class TraceStore {
   /** Appends an interaction of this session; resolves once it is durably on disk. */
   add(interaction: Interaction): Promise<void> {
     const record = copy(interaction);
+    redactInteraction(record, this.session.workspace);
     return this.enqueue(async () => {
       if (record.sessionId !== this.session.id) {
         throw new Error(
@@ -221,6 +250,7 @@ export class TraceStore {
       return Promise.reject(new Error(`TraceStore: interaction ${id} has no response ${responseId}`));
     }
     const amendment: Amendment = { interactionId: id, responseId, at: new Date().toISOString(), patch: copy(patch) };
+    if (amendment.patch.feedback !== undefined) amendment.patch.feedback = redactSecrets(amendment.patch.feedback);
     return this.enqueue(async () => {
       const { segment, created } = await this.appendTarget();
       const list = (segment.db.data.amendments ??= []);
@@ -290,11 +320,14 @@ export class TraceStore {
         );
       }
       const { segment, interaction: before } = entry;
-      const after = copy(before);
-      change(after);
-      if (after.id !== before.id || after.sessionId !== before.sessionId) {
+      const changed = copy(before);
+      change(changed);
+      if (changed.id !== before.id || changed.sessionId !== before.sessionId) {
         throw new Error(`TraceStore: update of ${id} must not change its id or sessionId`);
       }
+      // A copy again: `change` may have put the caller's own objects in, which redaction must not touch.
+      const after = copy(changed);
+      redactInteraction(after, this.session.workspace);
       const list = segment.db.data.interactions;
       const position = list.indexOf(before);
       if (position < 0) throw new Error(`TraceStore: internal error, interaction ${id} is missing from its segment`);

@@ -2,7 +2,9 @@
 import type { ModelTaskStrategy } from '../modelTask.js';
 import { clip, fillTemplate, standardValues } from '../modelTask.js';
 import { codeStructure } from '../../repo/codeStructure.js';
+import type { CodeStructure } from '../../repo/codeStructure.js';
 import { explainStructure } from '../offline/explainAgent.js';
+import { workspaceExclusion } from '../../privacy/exclusion.js';
 
 const SYSTEM =
   'You explain code to a developer inside their editor. You are given the code and facts about it that the TypeScript ' +
@@ -23,9 +25,20 @@ const USER =
 /** Longest structure sent: the facts are a summary, and a very long one would crowd out the code. */
 const MAX_STRUCTURE_CHARS = 6_000;
 
+/** The facts without the references in files the workspace keeps from models (their names and lines are their content). */
+export function withoutExcludedFiles(facts: CodeStructure, root: string): CodeStructure {
+  const refs = facts.references;
+  if (!refs) return facts;
+  const exclusion = workspaceExclusion(root).view();
+  const kept = refs.files.filter((file) => !exclusion.checkRelative(file.file));
+  if (kept.length === refs.files.length) return facts;
+  const total = kept.reduce((sum, file) => sum + file.count, 0);
+  return { ...facts, references: { ...refs, files: kept, total, calls: Math.min(refs.calls, total) } };
+}
+
 export const explainModel: ModelTaskStrategy = {
   buildPrompt(request, override) {
-    const facts = codeStructure(request.project, request.document, request.target);
+    const facts = withoutExcludedFiles(codeStructure(request.project, request.document, request.target), request.project.root);
     const structure = clip(explainStructure(facts), MAX_STRUCTURE_CHARS);
     // A selection has no name of its own: the prompt calls it by its lines.
     const selection = request.target.declaration ? {} : { kind: 'selection', symbol: facts.line === facts.endLine ? `line ${facts.line}` : `lines ${facts.line}–${facts.endLine}` };

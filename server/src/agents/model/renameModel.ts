@@ -4,6 +4,7 @@ import type { AskModel, ModelTaskStrategy, Prompt } from '../modelTask.js';
 import { clip, fillTemplate, standardValues } from '../modelTask.js';
 import { normaliseNewName, prepareRename, renameAnchor } from '../../repo/renameSymbol.js';
 import type { PreparedRename } from '../../repo/renameSymbol.js';
+import { workspaceExclusion } from '../../privacy/exclusion.js';
 
 /** What stands for the name in the prompt that hides it. */
 export const MASK = '__NAME__';
@@ -58,12 +59,17 @@ function conventionText(prepared: PreparedRename): string {
 /** The two prompts: one showing the current name, one with every occurrence of it replaced by the mask. */
 export function renamePrompts(request: AgentRequest, prepared: PreparedRename, override: string | undefined): { named: Prompt; masked: Prompt } {
   const standard = standardValues(request);
+  // Files the workspace keeps from models lend neither their code nor their uses to the prompt.
+  const exclusion = workspaceExclusion(request.project.root).view();
+  const sendable = (fileName: string): boolean => exclusion.check(fileName) === undefined;
+  const declarationFile = prepared.declarationFile();
+  const declaration = declarationFile === undefined || sendable(declarationFile) ? prepared.declarationCode() : '';
   const values = {
     ...standard,
     symbol: prepared.oldName,
     kind: prepared.kindLabel,
-    code: clip(prepared.declarationCode() || (standard.code ?? ''), 8_000),
-    usages: prepared.usages().join('\n') || '(no other uses)',
+    code: clip(declaration || (standard.code ?? ''), 8_000),
+    usages: prepared.usages(6, sendable).join('\n') || '(no other uses)',
     convention: conventionText(prepared),
   };
   const mask = (text: string): string => text.replace(wholeName(prepared.oldName), MASK);

@@ -1,0 +1,148 @@
+// Values a workspace keeps from models wherever they turn up: its .env values, and the literals of ignored files a document imports.
+import fs from 'node:fs';
+import path from 'node:path';
+import { workspaceExclusion } from './exclusion.js';
+import { looksRandom, secretKeyKind } from './secrets.js';
+
+/** Files larger than this are not read for values: a .env or a config module is small. */
+const MAX_FILE_BYTES = 256 * 1024;
+const MAX_VALUES = 500;
+
+const fileCache = new Map<string, { stamp: string; values: Map<string, string> }>();
+
+function readValues(file: string, parse: (text: string) => Map<string, string>): Map<string, string> {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch {
+    return new Map();
+  }
+  if (!stat.isFile() || stat.size > MAX_FILE_BYTES) return new Map();
+  const stamp = `${stat.mtimeMs}:${stat.size}:${stat.ino}`;
+  const cached = fileCache.get(file);
+  if (cached?.stamp === stamp) return cached.values;
+  let values: Map<string, string>;
+  try {
+    values = parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    values = new Map();
+  }
+  fileCache.set(file, { stamp, values });
+  if (fileCache.size > 200) fileCache.delete(fileCache.keys().next().value as string);
+  return values;
+}
+
+/**
+ * The values of a .env file worth hiding: every value of a secret-named key, and any value that looks like a
+ * credential; `NODE_ENV=development` or `PORT=3000` are left alone, since hiding them everywhere would only blur prompts.
+ */
+export function dotenvValues(text: string): Map<string, string> {
+  const values = new Map<string, string>();
+  for (const line of text.split(/\r?\n/)) {
+    const match = /^\s*(?:export\s+)?([A-Za-z_][\w.-]*)\s*=\s*(.*)$/.exec(line);
+    if (!match) continue;
+    const key = match[1] as string;
+    let value = (match[2] as string).trim();
+    const quote = value[0];
+    if ((quote === '"' || quote === "'" || quote === '`') && value.lastIndexOf(quote) > 0) value = value.slice(1, value.lastIndexOf(quote));
+    else value = value.replace(/\s+#.*$/, '');
+    if (value.length < 4 || /^\$\{?\w+\}?$/.test(value)) continue;
+    const named = secretKeyKind(key) !== undefined;
+    const credentialLike = value.length >= 8 && ((/\d/.test(value) && /[A-Za-z]/.test(value)) || looksRandom(value));
+    if (named || credentialLike) values.set(value, 'dotenv');
+    // A value with spaces may reach a prompt one word at a time; its distinctive words are hidden too.
+    for (const word of value.split(/\s+/)) if (word !== value && word.length >= 8 && /\d/.test(word) && /[A-Za-z]/.test(word)) values.set(word, 'dotenv');
+  }
+  return values;
+}
+
+/** String literals of an ignored source or JSON file (at least 8 characters, not a path or URL). */
+export function literalValues(text: string): Map<string, string> {
+  const values = new Map<string, string>();
+  const literal = /(["'`])((?:(?!\1)[^\\\n]|\\.){8,}?)\1/g;
+  for (const match of text.matchAll(literal)) {
+    const value = match[2] as string;
+    if (value.includes('${') || /^(?:\.{1,2}\/|\/|[a-z][a-z0-9+.-]*:\/\/|node:|@[\w-]+\/)/i.test(value) || value === 'use strict') continue;
+    values.set(value, 'ignored-file');
+    if (values.size >= MAX_VALUES) break;
+  }
+  return values;
+}
+
+const IMPORT = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)["'](\.{1,2}\/[^"'\n]+)["']/g;
+const EXTENSIONS = ['', '.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs', '.json', '/index.ts', '/index.tsx', '/index.js'];
+
+/** Recent import resolutions: every model request about a document asks again, and each costs a stat per candidate. */
+const resolvedImports: { fsPath: string; text: string; at: number; files: string[] }[] = [];
+const RESOLVED_IMPORTS_TTL_MS = 5_000;
+
+/** The files a document's relative imports resolve to (ESM `.js` specifiers find their `.ts` sources too). */
+function importedFiles(fsPath: string, text: string): string[] {
+  const now = Date.now();
+  const cached = resolvedImports.find((r) => r.fsPath === fsPath && r.text === text && now - r.at < RESOLVED_IMPORTS_TTL_MS);
+  if (cached) return cached.files;
+  const files = resolveImports(fsPath, text);
+  resolvedImports.unshift({ fsPath, text, at: now, files });
+  if (resolvedImports.length > 8) resolvedImports.pop();
+  return files;
+}
+
+function resolveImports(fsPath: string, text: string): string[] {
+  const files = new Set<string>();
+  for (const match of text.matchAll(IMPORT)) {
+    const base = path.resolve(path.dirname(fsPath), match[1] as string);
+    const stems = [base, base.replace(/\.(c|m)?jsx?$/, '')];
+    for (const stem of stems) {
+      const found = EXTENSIONS.map((extension) => stem + extension).find((candidate) => {
+        try {
+          return fs.statSync(candidate).isFile();
+        } catch {
+          return false;
+        }
+      });
+      if (found) {
+        files.add(found);
+        break;
+      }
+    }
+    if (files.size >= 50) break;
+  }
+  return [...files];
+}
+
+/**
+ * Values to redact from every message about a document, wherever they appear: the values of the .env files in the
+ * workspace root and in each folder down to the document, and the string literals of the ignored or secret files
+ * the document imports (which the type checker or a test run could otherwise quote).
+ */
+export function protectedValues(root: string, document?: { fsPath?: string; text: string }): Map<string, string> {
+  const values = new Map<string, string>();
+  const add = (found: Map<string, string>): void => {
+    for (const [value, kind] of found) if (values.size < MAX_VALUES) values.set(value, kind);
+  };
+  const resolvedRoot = path.resolve(root);
+  const folders = [resolvedRoot];
+  if (document?.fsPath) {
+    const relative = path.relative(resolvedRoot, path.dirname(document.fsPath));
+    if (relative && !relative.startsWith('..') && !path.isAbsolute(relative)) {
+      let folder = resolvedRoot;
+      for (const part of relative.split(path.sep)) folders.push((folder = path.join(folder, part)));
+    }
+  }
+  for (const folder of folders) {
+    let names: string[];
+    try {
+      names = fs.readdirSync(folder).filter((name) => name.startsWith('.env'));
+    } catch {
+      continue;
+    }
+    for (const name of names) add(readValues(path.join(folder, name), dotenvValues));
+  }
+  if (document?.fsPath) {
+    const exclusion = workspaceExclusion(resolvedRoot).view();
+    for (const file of importedFiles(document.fsPath, document.text)) {
+      if (exclusion.check(file)) add(readValues(file, file.endsWith('.env') ? dotenvValues : literalValues));
+    }
+  }
+  return values;
+}

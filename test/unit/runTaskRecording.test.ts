@@ -1,0 +1,104 @@
+// Unit tests for how runTask records a run in a real trace store: one durable write for a quick run, a provisional record for a slow one, and a record of a cancelled run.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { TraceStore } from '../../server/src/trace/traceStore.js';
+import { AgentRegistry } from '../../server/src/agents/registry.js';
+import type { Agent } from '../../server/src/agents/agent.js';
+import { PlanCache, runTask } from '../../server/src/tasks/runTask.js';
+import type { TaskEnvironment } from '../../server/src/tasks/runTask.js';
+import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
+import { declarationAt } from '../../server/src/repo/declarations.js';
+import { declarationTarget } from '../../server/src/tasks/documentTask.js';
+import { noProgress } from '../../server/src/editorPort.js';
+import { DEFAULT_SETTINGS } from '../../protocol/src/index.js';
+import type { DocumentSnapshot } from '../../server/src/workspace/documentSnapshot.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const TEXT = 'export function twice(n: number): number {\n  return n * 2;\n}\n';
+
+/** A documenting agent that answers after `delayMs`, honouring cancellation. */
+function agent(delayMs: number): Agent {
+  return {
+    descriptor: { name: 'slow-doc', technology: 'rule', isLLM: false },
+    tasks: ['document'],
+    description: 'test agent',
+    run: (_request, signal) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => resolve({ text: '/** Doubles a number. */' }), delayMs);
+        signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          reject(signal.reason);
+        });
+      }),
+  };
+}
+
+async function setUp(delayMs: number): Promise<{ env: TaskEnvironment; trace: TraceStore; writes: string[]; document: DocumentSnapshot }> {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'runtask-record-'));
+  dirs.push(root);
+  const session = { id: 'session-1', startedAt: new Date().toISOString(), user: 'u', role: 'developer' as const, workspace: root, pid: process.pid };
+  const trace = await TraceStore.open({ directory: path.join(root, '.assistant', 'trace'), session, segmentSize: 100 });
+  const writes: string[] = [];
+  const add = trace.add.bind(trace);
+  const update = trace.update.bind(trace);
+  trace.add = (i) => (writes.push('add'), add(i));
+  trace.update = (id, change) => (writes.push('update'), update(id, change));
+  const env: TaskEnvironment = {
+    root,
+    project: new WorkspaceProject(root),
+    registry: new AgentRegistry([agent(delayMs)]),
+    trace,
+    sessionId: session.id,
+    user: 'u',
+    role: 'developer',
+    agentTimeoutMs: 10_000,
+    maxAttempts: 1,
+    strategy: 'offer-all',
+    oracle: DEFAULT_SETTINGS.oracle,
+    annotations: false,
+    plans: new PlanCache(),
+  };
+  const fsPath = path.join(root, 'twice.ts');
+  const document: DocumentSnapshot = { uri: `file://${fsPath}`, fsPath, languageId: 'typescript', version: 1, text: TEXT };
+  return { env, trace, writes, document };
+}
+
+function run(env: TaskEnvironment, document: DocumentSnapshot, signal: AbortSignal): ReturnType<typeof runTask> {
+  const target = declarationTarget(declarationAt(document.fsPath!, TEXT, 20)!);
+  return runTask(env, { task: 'document', document, target, text: 'document twice', source: 'command' }, signal, noProgress);
+}
+
+describe('runTask recording', () => {
+  it('writes a quick run once, with its answers', async () => {
+    const { env, trace, writes, document } = await setUp(0);
+    const result = await run(env, document, new AbortController().signal);
+    expect(writes).toEqual(['add']);
+    expect(trace.get(result.interaction.id)!.responses).toHaveLength(1);
+  });
+
+  it('records a slow run provisionally while it works, then completes the record', async () => {
+    const { env, trace, writes, document } = await setUp(400);
+    const pending = run(env, document, new AbortController().signal);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(writes).toEqual(['add']);
+    expect(trace.all()[0]).toMatchObject({ text: 'document twice', responses: [] });
+    const result = await pending;
+    expect(writes).toEqual(['add', 'update']);
+    expect(trace.get(result.interaction.id)!.responses).toHaveLength(1);
+  });
+
+  it('records a cancelled run, saying so', async () => {
+    const { env, trace, document } = await setUp(5_000);
+    const controller = new AbortController();
+    const pending = run(env, document, controller.signal);
+    setTimeout(() => controller.abort(), 10);
+    await expect(pending).rejects.toBeDefined();
+    expect(trace.all()[0]).toMatchObject({ text: 'document twice', message: 'Cancelled before an answer was chosen.' });
+  });
+});
