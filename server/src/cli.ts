@@ -1,7 +1,10 @@
 // The assistant-ls command line: starts the language server on stdio or a socket.
-import { StreamMessageReader, StreamMessageWriter, SocketMessageReader, SocketMessageWriter } from 'vscode-languageserver/node';
+import { StreamMessageWriter, SocketMessageWriter } from 'vscode-languageserver/node';
+import type { MessageWriter } from 'vscode-languageserver/node';
 import net from 'node:net';
+import type { Readable } from 'node:stream';
 import { format } from 'node:util';
+import { FramedMessageReader, FramingError } from './lsp/framedReader.js';
 import { startServer } from './lsp/server.js';
 
 const USAGE = `assistant-ls: a language server with a traceable, multi-agent development assistant.
@@ -14,6 +17,30 @@ Usage:
 
 Environment: OPENAI_API_KEY registers a model agent; OPENAI_BASE_URL points it at any
 OpenAI-compatible endpoint; ASSISTANT_MODEL chooses the model.`;
+
+/**
+ * Serves on a byte stream. The process ends when the stream ends or its framing breaks (see docs/protocol.md,
+ * "Robustness"), with 0 when the client had sent `shutdown`, 1 otherwise.
+ */
+function serve(input: Readable, writer: MessageWriter): void {
+  const reader = new FramedMessageReader(input, (response) => void writer.write(response).catch(() => undefined));
+  const { gate } = startServer(reader, writer);
+  const end = (): never => process.exit(gate.shutdownReceived ? 0 : 1);
+  reader.onError((error) => {
+    if (error instanceof FramingError) process.stderr.write(`assistant-ls: closing the connection: ${error.message}\n`);
+  });
+  reader.onClose(end);
+  input.on('end', end);
+  input.on('close', end);
+}
+
+/** A failure nobody awaited is logged and the server keeps serving; one rejected promise must not end every request. */
+function keepServingOnUnhandledRejections(): void {
+  process.on('unhandledRejection', (reason) => {
+    const detail = reason instanceof Error ? (reason.stack ?? reason.message) : String(reason);
+    process.stderr.write(`assistant-ls: unhandled rejection: ${detail}\n`);
+  });
+}
 
 function main(argv: string[]): void {
   if (argv.includes('--help') || argv.includes('-h')) {
@@ -30,11 +57,9 @@ function main(argv: string[]): void {
     for (const level of ['log', 'info', 'warn', 'error', 'debug'] as const) {
       console[level] = (...args: unknown[]) => void process.stderr.write(`${format(...args)}\n`);
     }
-    const { gate } = startServer(new StreamMessageReader(process.stdin), new StreamMessageWriter(process.stdout));
-    // A client that vanishes ends the server; the code says whether it had asked to shut down.
-    const end = (): never => process.exit(gate.shutdownReceived ? 0 : 1);
-    process.stdin.on('end', end);
-    process.stdin.on('close', end);
+    keepServingOnUnhandledRejections();
+    // A client that vanishes (stdin closed) ends the server; the code says whether it had asked to shut down.
+    serve(process.stdin, new StreamMessageWriter(process.stdout));
     return;
   }
   if (socketArg) {
@@ -48,8 +73,8 @@ function main(argv: string[]): void {
       process.stderr.write(`assistant-ls: cannot connect to 127.0.0.1:${port}: ${error.message}\n`);
       process.exit(1);
     });
-    const { gate } = startServer(new SocketMessageReader(socket), new SocketMessageWriter(socket));
-    socket.on('close', () => process.exit(gate.shutdownReceived ? 0 : 1));
+    keepServingOnUnhandledRejections();
+    serve(socket, new SocketMessageWriter(socket));
     return;
   }
   process.stderr.write(`${USAGE}\n`);

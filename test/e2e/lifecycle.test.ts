@@ -2,7 +2,24 @@
 import { spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ALL_COMMANDS, CUSTOM_METHODS } from '../../protocol/src/index.js';
 import { TestEditor, copyFixture, FULL_CAPABILITIES } from '../support/lspClient.js';
+import { startScriptedModel } from '../support/scriptedModel.js';
+
+/** Every request method the server declares or handles, with plausible params, plus ones it does not know. */
+function everyRequest(uri: string): [string, unknown][] {
+  const range = { start: { line: 9, character: 16 }, end: { line: 9, character: 16 } };
+  const args = { textDocument: { uri, version: 1 }, range, symbol: 'parseConfig' };
+  return [
+    ['textDocument/codeAction', { textDocument: { uri }, range, context: { diagnostics: [] } }],
+    ['codeAction/resolve', { title: 'x', data: { task: 'document', args } }],
+    ...ALL_COMMANDS.map((command): [string, unknown] => ['workspace/executeCommand', { command, arguments: [args] }]),
+    ...CUSTOM_METHODS.map((method): [string, unknown] => [method, { text: 'document parseConfig', interactionId: 'x', responseId: 'y', rating: 'up' }]),
+    ['shutdown', undefined],
+    ['textDocument/hover', { textDocument: { uri }, position: range.start }],
+    ['no/such/method', {}],
+  ];
+}
 
 const editors: TestEditor[] = [];
 afterEach(async () => {
@@ -27,6 +44,71 @@ describe('server lifecycle', () => {
     expect(result.capabilities.codeActionProvider).toMatchObject({ resolveProvider: true });
     const agents = await editor.request<{ agents: { name: string; technology: string }[] }>('assistant/agents', {});
     expect(agents.agents.map((a) => a.name)).toContain('doc-offline');
+  });
+
+  it('answers every request before initialize with -32002 and drops notifications, whatever the method', async () => {
+    const editor = track(TestEditor.spawn({ root: copyFixture('basic') }));
+    const uri = editor.uri('src/config.ts');
+    for (const [method, params] of everyRequest(uri)) {
+      await expect(editor.request(method, params), method).rejects.toMatchObject({ code: -32002 });
+    }
+    // A document opened before initialize was never seen: after it, the server reads the file from disk.
+    const phantom = editor.uri('src/phantom.ts');
+    await editor.connection.sendNotification('textDocument/didOpen', { textDocument: { uri: phantom, languageId: 'typescript', version: 1, text: 'export function phantom(): void {}\n' } });
+    // initialize without its parameters is refused and leaves the server uninitialized.
+    await expect(editor.connection.sendRequest('initialize')).rejects.toMatchObject({ code: -32602 });
+    await expect(editor.request('assistant/agents', {})).rejects.toMatchObject({ code: -32002 });
+    await editor.initialize(FULL_CAPABILITIES);
+    const position = { line: 0, character: 17 };
+    expect(await editor.request('textDocument/codeAction', { textDocument: { uri: phantom }, range: { start: position, end: position }, context: { diagnostics: [] } })).toEqual([]);
+    // initialize is sent once: a second one is refused, and the session goes on.
+    await expect(editor.request('initialize', { processId: null, rootUri: null, capabilities: {} })).rejects.toMatchObject({ code: -32600 });
+    expect((await editor.request<{ agents: unknown[] }>('assistant/agents', {})).agents.length).toBeGreaterThan(0);
+  });
+
+  it('answers every request after shutdown with InvalidRequest, then exits 0', async () => {
+    const { editor } = await TestEditor.start({ root: copyFixture('basic') });
+    track(editor);
+    await editor.request('shutdown', null);
+    for (const [method, params] of [...everyRequest(editor.uri('src/config.ts')), ['initialize', { processId: null, rootUri: null, capabilities: {} }] as [string, unknown]]) {
+      await expect(editor.request(method, params), method).rejects.toMatchObject({ code: -32600 });
+    }
+    await editor.connection.sendNotification('exit');
+    expect(await editor.exited).toBe(0);
+  });
+
+  it('exits 1 on exit before initialize', async () => {
+    const editor = track(TestEditor.spawn({ root: copyFixture('basic') }));
+    await editor.connection.sendNotification('exit');
+    expect(await editor.exited).toBe(1);
+  });
+
+  it('exits 0 when the client closes stdin after shutdown', async () => {
+    const { editor } = await TestEditor.start({ root: copyFixture('basic') });
+    track(editor);
+    await editor.request('shutdown', null);
+    editor.child.stdin!.end();
+    expect(await editor.exited).toBe(0);
+  });
+
+  it('ends promptly when the client vanishes while a model request is in flight, closing that request', async () => {
+    const model = await startScriptedModel();
+    try {
+      model.setDefault({ kind: 'stall', afterHeaders: true });
+      const { editor } = await TestEditor.start({ root: copyFixture('basic'), env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: model.baseURL, ASSISTANT_MODEL: 'scripted' }, initializationOptions: { assistant: { disabledAgents: ['doc-offline'] } } });
+      track(editor);
+      const doc = await editor.open('src/config.ts');
+      const position = editor.position(doc.uri, 'parseConfig(text');
+      void editor.request('workspace/executeCommand', { command: 'assistant.document', arguments: [{ textDocument: { uri: doc.uri, version: 1 }, range: { start: position, end: position }, symbol: 'parseConfig' }] }).catch(() => undefined);
+      await model.waitForRequests(1);
+      const vanishedAt = Date.now();
+      editor.child.stdin!.end();
+      expect(await editor.exited).toBe(1);
+      expect(Date.now() - vanishedAt).toBeLessThan(2_000);
+      expect((await model.waitForClose(0, 2_000)) - vanishedAt).toBeLessThan(2_000);
+    } finally {
+      await model.close();
+    }
   });
 
   it('answers an unknown method with MethodNotFound once running', async () => {

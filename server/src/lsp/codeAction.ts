@@ -6,6 +6,7 @@ import type { TaskCommandArgs, ResponseAppliedArgs, TaskId } from '../protocol.j
 import { isRange } from '../edits/textEdits.js';
 import { isSupportedLanguage } from '../workspace/documentSnapshot.js';
 import { handleRequest } from './handleRequest.js';
+import { expectTaskArgs, onlyKinds } from './paramShapes.js';
 import { withProgress } from './withProgress.js';
 import type { ServerContext } from './serverContext.js';
 
@@ -26,18 +27,19 @@ export function register(ctx: ServerContext): void {
   ctx.connection.onCodeAction(
     handleRequest('textDocument/codeAction', ctx.log, async (params: CodeActionParams): Promise<CodeAction[]> => {
       if (!params?.textDocument?.uri || !isRange(params.range)) return [];
+      const only = onlyKinds(params.context?.only);
       const document = ctx.documents.get(params.textDocument.uri);
       if (!document || !isSupportedLanguage(document.languageId)) return [];
       const resolves = ctx.resolvesEdits();
       const assistant = await ctx.assistant();
       const traceKind = 'source.assistant.showInteraction';
       const showInteraction: CodeAction[] =
-        kindAllowed(traceKind, params.context?.only) && assistant.hasInteractionAt(document.uri, params.range.start)
+        kindAllowed(traceKind, only) && assistant.hasInteractionAt(document.uri, params.range.start)
           ? [{ title: 'Assistant: Show the interaction behind this code', kind: traceKind, command: { title: 'Show the interaction', command: Commands.showInteraction, arguments: [{ textDocument: { uri: document.uri }, position: params.range.start }] } }]
           : [];
       return assistant
         .offers(params.textDocument.uri, params.range, params.context?.diagnostics)
-        .filter((offer) => kindAllowed(offer.kind, params.context?.only))
+        .filter((offer) => kindAllowed(offer.kind, only))
         .flatMap((offer): CodeAction[] => {
           const command = TASK_COMMAND[offer.task];
           if (!command) return [];
@@ -65,6 +67,7 @@ export function register(ctx: ServerContext): void {
     handleRequest('codeAction/resolve', ctx.log, async (action: CodeAction, _signal, controller): Promise<CodeAction> => {
       const data = action?.data as ActionData | undefined;
       if (!data || !isTaskId(data.task) || !data.args) return action;
+      expectTaskArgs('codeAction/resolve', data.args);
       const resolved = await withProgress(ctx, undefined, action.title, controller, async (progress) => (await ctx.assistant()).resolveCommand(data.task, data.args, controller.signal, progress, ctx.port()));
       if (resolved.kind === 'shown') return { ...action, data: undefined };
       if (resolved.kind === 'none') {

@@ -1,22 +1,68 @@
 // The editor's open documents (incremental sync, UTF-16 positions) as a DocumentSource, falling back to the disk.
 import fs from 'node:fs';
 import { TextDocuments } from 'vscode-languageserver/node';
-import type { Connection } from 'vscode-languageserver/node';
+import type { Connection, DidChangeTextDocumentParams, DidOpenTextDocumentParams } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
+import { isRange } from '../edits/textEdits.js';
 import type { DocumentSnapshot, DocumentSource } from '../workspace/documentSnapshot.js';
 import { languageIdForPath, uriToPath } from '../workspace/documentSnapshot.js';
 
 const MAX_DISK_BYTES = 5_000_000;
 
+type TextDocumentConnection = Parameters<TextDocuments<TextDocument>['listen']>[0];
+
+function hasUri(params: unknown): boolean {
+  const document = (params as { textDocument?: { uri?: unknown } } | null | undefined)?.textDocument;
+  return typeof document?.uri === 'string';
+}
+
+function validOpen(params: DidOpenTextDocumentParams | null | undefined): boolean {
+  const document = params?.textDocument;
+  return hasUri(params) && typeof document?.languageId === 'string' && Number.isInteger(document.version) && typeof document.text === 'string';
+}
+
+function validChange(params: DidChangeTextDocumentParams | null | undefined): boolean {
+  return (
+    hasUri(params) &&
+    Number.isInteger(params?.textDocument.version) &&
+    Array.isArray(params?.contentChanges) &&
+    params.contentChanges.every((change: unknown) => {
+      const c = change as { text?: unknown; range?: unknown } | null;
+      return typeof c?.text === 'string' && (c.range === undefined || isRange(c.range));
+    })
+  );
+}
+
 export class LspDocuments implements DocumentSource {
   private readonly documents = new TextDocuments(TextDocument);
 
+  /**
+   * Listens to document sync, dropping notifications that do not have the protocol's shape (a document with no
+   * string uri or text, a change with a broken range): the rest of the server can then trust every open document.
+   */
   listen(connection: Connection): void {
-    this.documents.listen(connection);
+    const onlyIf =
+      <P, R>(valid: (params: P) => boolean, method: string, handler: (params: P) => R) =>
+      (params: P): R | undefined => {
+        if (valid(params)) return handler(params);
+        connection.console.log(`${method}: ignored a notification whose parameters do not have the protocol's shape`);
+        return undefined;
+      };
+    const filtered: TextDocumentConnection = {
+      onDidOpenTextDocument: (handler) => connection.onDidOpenTextDocument(onlyIf(validOpen, 'textDocument/didOpen', handler)),
+      onDidChangeTextDocument: (handler) => connection.onDidChangeTextDocument(onlyIf(validChange, 'textDocument/didChange', handler)),
+      onDidCloseTextDocument: (handler) => connection.onDidCloseTextDocument(onlyIf(hasUri, 'textDocument/didClose', handler)),
+      onWillSaveTextDocument: (handler) => connection.onWillSaveTextDocument(onlyIf(hasUri, 'textDocument/willSave', handler)),
+      onWillSaveTextDocumentWaitUntil: (handler) => connection.onWillSaveTextDocumentWaitUntil((params, token) => (hasUri(params) ? handler(params, token) : [])),
+      onDidSaveTextDocument: (handler) => connection.onDidSaveTextDocument(onlyIf(hasUri, 'textDocument/didSave', handler)),
+    };
+    this.documents.listen(filtered);
   }
 
   /** The open document, or the file on disk (version null) when the editor does not have it open. */
   get(uri: string): DocumentSnapshot | undefined {
+    // Clients send URIs inside arbitrary JSON: anything but a string names no document.
+    if (typeof uri !== 'string') return undefined;
     const open = this.documents.get(uri);
     const fsPath = uriToPath(uri);
     if (open) return { uri, fsPath, languageId: open.languageId, version: open.version, text: open.getText() };
@@ -45,6 +91,6 @@ export class LspDocuments implements DocumentSource {
 
   /** Whether the editor has the document open (edits to it must carry its version). */
   isOpen(uri: string): boolean {
-    return this.documents.get(uri) !== undefined;
+    return typeof uri === 'string' && this.documents.get(uri) !== undefined;
   }
 }

@@ -3,7 +3,8 @@ import type { ExecuteCommandParams } from 'vscode-languageserver/node';
 import { ExecuteCommandRequest, ResponseError, ErrorCodes } from 'vscode-languageserver/node';
 import { Commands, COMMAND_TASKS } from '../protocol.js';
 import type { ResponseAppliedArgs, ShowInteractionArgs, ShowInteractionResult, TaskCommandArgs, TaskCommandResult } from '../protocol.js';
-import { handleRequest } from './handleRequest.js';
+import { commit, handleRequest } from './handleRequest.js';
+import { expectPositionArgs, expectResponseIds, expectTaskArgs } from './paramShapes.js';
 import { withProgress } from './withProgress.js';
 import type { ServerContext } from './serverContext.js';
 
@@ -14,23 +15,32 @@ export function register(ctx: ServerContext): void {
     ExecuteCommandRequest.type,
     handleRequest('workspace/executeCommand', ctx.log, async (params: ExecuteCommandParams, _signal, controller): Promise<TaskCommandResult | ShowInteractionResult | null> => {
       const command = params?.command;
+      if (params?.workDoneToken !== undefined && typeof params.workDoneToken !== 'string' && !Number.isInteger(params.workDoneToken)) {
+        throw new ResponseError(ErrorCodes.InvalidParams, '"workDoneToken" must be a string or an integer.');
+      }
       const task = typeof command === 'string' ? COMMAND_TASKS[command] : undefined;
       if (task) {
         const args = params.arguments?.[0] as TaskCommandArgs | undefined;
         if (!args) throw new ResponseError(ErrorCodes.InvalidParams, `${command} needs one argument: { textDocument, range }.`);
+        expectTaskArgs(command, args);
         const title = `Assistant: ${task}${args.symbol ? ` ${args.symbol}` : ''}`;
-        return withProgress(ctx, params.workDoneToken, title, controller, async (progress) => (await ctx.assistant()).runCommand(task, args, controller.signal, progress, ctx.port()));
+        const result = await withProgress(ctx, params.workDoneToken, title, controller, async (progress) => (await ctx.assistant()).runCommand(task, args, controller.signal, progress, ctx.port()));
+        // The editor applied the edit, or the user was shown the answer: a cancel that came too late must not hide that.
+        if (result.applied || result.outcome === 'shown') commit(controller);
+        return result;
       }
       if (command === Commands.responseApplied) {
         const args = params.arguments?.[0] as ResponseAppliedArgs | undefined;
-        if (!args?.interactionId || !args.responseId) throw new ResponseError(ErrorCodes.InvalidParams, `${command} needs { interactionId, responseId }.`);
-        await (await ctx.assistant()).responseApplied(args.interactionId, args.responseId);
+        expectResponseIds(command, args);
+        await (await ctx.assistant()).responseApplied(args!.interactionId, args!.responseId);
+        commit(controller);
         return null;
       }
       if (command === Commands.showInteraction) {
+        expectPositionArgs(command, params.arguments?.[0]);
         return (await ctx.assistant()).showInteraction(params.arguments?.[0] as ShowInteractionArgs, ctx.port());
       }
-      throw new ResponseError(ErrorCodes.InvalidParams, `Unknown command "${String(command)}".`);
+      throw new ResponseError(ErrorCodes.InvalidParams, typeof command === 'string' ? `Unknown command "${command}".` : '"command" must be a string.');
     }),
   );
 }

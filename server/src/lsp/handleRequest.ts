@@ -36,6 +36,16 @@ export function toResponseError(error: unknown, signal: AbortSignal, method: str
   return new ResponseError(ErrorCodes.InternalError, `${method} failed: ${error instanceof Error ? error.message : String(error)}`);
 }
 
+const committed = new WeakSet<AbortController>();
+
+/**
+ * Marks a request's work as done for good (an edit the editor applied, a trace record written): a cancel that
+ * arrives afterwards no longer turns the result into RequestCancelled, since the client must learn what happened.
+ */
+export function commit(controller: AbortController): void {
+  committed.add(controller);
+}
+
 /**
  * Wraps a handler: it receives an AbortSignal tied to `$/cancelRequest`, and every failure
  * (expected or not) reaches the client as a ResponseError while the server keeps serving.
@@ -45,7 +55,7 @@ export function handleRequest<P, R>(method: string, log: (m: string) => void, ha
     const { signal, controller, dispose } = signalOf(token);
     try {
       const result = await handler(params, signal, controller);
-      if (signal.aborted) return new ResponseError(LSPErrorCodes.RequestCancelled, `${method} was cancelled.`);
+      if (signal.aborted && !committed.has(controller)) return new ResponseError(LSPErrorCodes.RequestCancelled, `${method} was cancelled.`);
       return result;
     } catch (error) {
       return toResponseError(error, signal, method, log);

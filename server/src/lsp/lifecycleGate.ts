@@ -1,18 +1,35 @@
-// Enforces the LSP lifecycle on incoming messages: -32002 before `initialize`, InvalidRequest after `shutdown`.
+// Enforces the LSP lifecycle on incoming messages: -32002 before `initialize`, InvalidRequest after `shutdown` or on a second `initialize`.
 import type { DataCallback, Disposable, Message, MessageReader, MessageWriter, PartialMessageInfo, RequestMessage, ResponseMessage } from 'vscode-jsonrpc/node';
 import type { Event } from 'vscode-jsonrpc/node';
 import { ErrorCodes } from 'vscode-jsonrpc/node';
 
 type Phase = 'uninitialized' | 'running' | 'shutdown';
 
-function isRequest(message: Message): message is RequestMessage {
-  const m = message as Partial<RequestMessage>;
-  return typeof m.method === 'string' && (typeof m.id === 'number' || typeof m.id === 'string');
+function isObject(message: unknown): message is Partial<RequestMessage> {
+  return typeof message === 'object' && message !== null && !Array.isArray(message);
 }
 
-function isNotification(message: Message): message is Message & { method: string } {
-  const m = message as Partial<RequestMessage>;
-  return typeof m.method === 'string' && m.id === undefined;
+function hasId(message: Partial<RequestMessage>): message is Partial<RequestMessage> & { id: number | string } {
+  return typeof message.id === 'number' || typeof message.id === 'string';
+}
+
+/** Reads `[x]` as `x`, and `null` or `[]` as no parameters. */
+function normalizeParams(request: RequestMessage): RequestMessage {
+  let params: unknown = request.params;
+  if (Array.isArray(params) && params.length <= 1) params = params[0];
+  if (params === null) params = undefined;
+  if (params === request.params) return request;
+  const copy: Record<string, unknown> = { ...request };
+  delete copy.params;
+  return (params === undefined ? copy : { ...copy, params }) as unknown as RequestMessage;
+}
+
+function isRequest(message: unknown): message is RequestMessage {
+  return isObject(message) && typeof message.method === 'string' && hasId(message);
+}
+
+function isNotification(message: unknown): message is Message & { method: string } {
+  return isObject(message) && typeof message.method === 'string' && message.id === undefined;
 }
 
 /**
@@ -43,7 +60,12 @@ export class LifecycleGate implements MessageReader {
   }
 
   listen(callback: DataCallback): Disposable {
-    return this.inner.listen((message) => {
+    return this.inner.listen((received) => {
+      let message = received;
+      if (isObject(message) && hasId(message) && 'method' in message && typeof message.method !== 'string') {
+        this.refuse(message as RequestMessage, ErrorCodes.InvalidRequest, 'Invalid request: "method" must be a string.');
+        return;
+      }
       if (isRequest(message)) {
         if (this.phase === 'uninitialized' && message.method !== 'initialize') {
           this.refuse(message, ErrorCodes.ServerNotInitialized, `The server is not initialized: send "initialize" before "${message.method}".`);
@@ -53,11 +75,34 @@ export class LifecycleGate implements MessageReader {
           this.refuse(message, ErrorCodes.InvalidRequest, `The server is shutting down: only "exit" is accepted after "shutdown", not "${message.method}".`);
           return;
         }
-        if (message.method === 'initialize') this.phase = 'running';
-        else if (message.method === 'shutdown') this.phase = 'shutdown';
-      } else if (isNotification(message) && message.method !== 'exit' && this.phase !== 'running') {
-        // Notifications other than exit are dropped before initialize and after shutdown.
-        return;
+        if (message.method === 'initialize' && this.phase === 'running') {
+          this.refuse(message, ErrorCodes.InvalidRequest, 'The server is already initialized: "initialize" is sent once.');
+          return;
+        }
+        // Every method here takes one parameter object. vscode-jsonrpc sends a lone non-object parameter by position
+        // (`shutdown` with `[null]`), so `[x]` is read as `x`, and null or `[]` as no parameters; other arrays would
+        // be spread into the handler's arguments, and a number or string is no parameter object.
+        const request = normalizeParams(message);
+        if (request.params !== undefined && !isObject(request.params)) {
+          this.refuse(request, ErrorCodes.InvalidParams, `"${request.method}" takes its parameters as an object.`);
+          return;
+        }
+        if (request.method === 'initialize' && request.params === undefined) {
+          this.refuse(request, ErrorCodes.InvalidParams, '"initialize" needs its parameters (InitializeParams).');
+          return;
+        }
+        if (request.method === 'initialize') this.phase = 'running';
+        else if (request.method === 'shutdown') this.phase = 'shutdown';
+        message = request;
+      } else if (isNotification(message) && message.method !== 'exit') {
+        // Notifications other than exit are dropped before initialize and after shutdown, and so are those whose
+        // params are not an object (there is no one to tell: a notification has no answer).
+        if (this.phase !== 'running') return;
+        const notification = normalizeParams(message as RequestMessage);
+        if (notification.params !== undefined && !isObject(notification.params)) return;
+        // The library reads `params.id` of a cancel without looking; one with no usable id cancels nothing.
+        if (notification.method === '$/cancelRequest' && !(isObject(notification.params) && hasId(notification.params))) return;
+        message = notification;
       }
       callback(message);
     });

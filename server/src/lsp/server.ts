@@ -35,8 +35,14 @@ export function startServer(reader: MessageReader, writer: MessageWriter): { gat
   revert.register(ctx);
 
   // The server type-checks open files itself, so fixes are offered even when the client sends no diagnostics.
+  // Background work: a failure is logged, never an unhandled rejection.
   const whenReady = (use: (assistant: Awaited<ReturnType<ServerContext['assistant']>>) => void): void => {
-    if (ctx.hasAssistant()) void ctx.assistant().then(use, () => undefined);
+    if (ctx.hasAssistant()) {
+      void ctx
+        .assistant()
+        .then(use)
+        .catch((error: unknown) => ctx.log(`document sync: ${(error as Error).message}`));
+    }
   };
   documents.onDidChange((uri) => whenReady((assistant) => assistant.documentChanged(uri)));
   documents.onDidClose((uri) => whenReady((assistant) => assistant.documentClosed(uri)));

@@ -2,11 +2,15 @@
 import { TraceRequest } from '../protocol.js';
 import type { TraceParams } from '../protocol.js';
 import { handleRequest } from './handleRequest.js';
+import { expectTraceParams } from './paramShapes.js';
 import type { ServerContext } from './serverContext.js';
 
 export function register(ctx: ServerContext): void {
   ctx.connection.onRequest(
     TraceRequest.type,
-    handleRequest(TraceRequest.method, ctx.log, async (params: TraceParams) => (await ctx.assistant()).trace(params)),
+    handleRequest(TraceRequest.method, ctx.log, async (params: TraceParams) => {
+      expectTraceParams(params);
+      return (await ctx.assistant()).trace(params);
+    }),
   );
 }

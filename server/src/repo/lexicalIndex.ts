@@ -47,6 +47,18 @@ export interface CodeLocation {
   matched: string[];
 }
 
+/** A declaration as the index knows it, located by 1-based inclusive lines. */
+export interface IndexedDeclaration {
+  path: string;
+  fsPath: string;
+  kind: LocationKind;
+  name: string;
+  startLine: number;
+  endLine: number;
+  /** The declaration up to its body, on one line. */
+  signature: string;
+}
+
 export interface SearchOptions {
   /** Most locations returned (default 10). */
   limit?: number;
@@ -264,6 +276,8 @@ interface IndexedDocument {
   startLine: number;
   endLine: number;
   commentLine: number;
+  /** The declaration up to its body, on one line: what the repository tools print. */
+  signature: string;
   /** Term ids, ascending, for binary search. */
   terms: Uint32Array;
   /** FIELD_COUNT counts per term. */
@@ -763,6 +777,7 @@ export class LexicalIndex {
       startLine: lineOf(starts, draft.start),
       endLine: lineOf(starts, Math.max(draft.start, draft.end - 1)),
       commentLine: lineOf(starts, draft.commentStart),
+      signature: draft.fields[1].replace(/\s*[{=]?\s*$/, '').trim(),
       terms: termArray,
       counts: countArray,
       lengths,
@@ -857,6 +872,30 @@ export class LexicalIndex {
     } catch {
       return undefined;
     }
+  }
+
+  /** The indexed declarations whose display name (`load`, `Config.load`) passes `accept`, in file order: the repository tools' symbol lookup. */
+  declarations(accept: (name: string, kind: LocationKind) => boolean, max = 200): IndexedDeclaration[] {
+    const found: IndexedDeclaration[] = [];
+    for (const file of this.files.values()) {
+      for (const document of file.documents) {
+        if (document.kind === 'comment' || document.kind === 'module' || !accept(document.name, document.kind)) continue;
+        found.push({ path: file.relativePath, fsPath: file.fsPath, kind: document.kind, name: document.name, startLine: document.startLine, endLine: document.endLine, signature: document.signature });
+        if (found.length >= max) return found;
+      }
+    }
+    return found;
+  }
+
+  /** The indexed files, workspace-relative, in no particular order. */
+  indexedFiles(): string[] {
+    return [...this.files.keys()];
+  }
+
+  /** The current text of an indexed file (the editor's, when it gave one), unredacted: callers redact what they send. */
+  fileText(relativePath: string): string | undefined {
+    const file = this.files.get(relativePath);
+    return file ? this.textOf(file) : undefined;
   }
 
   /**
