@@ -5,11 +5,17 @@ import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Adapter } from 'lowdb';
 
-export interface DurableJsonFileOptions {
+export interface DurableJsonFileOptions<T = unknown> {
   /** Shape check for parsed data; a document failing it is treated like unparsable text. */
   validate?: (data: unknown) => boolean;
   /** Told when a damaged file is found (and set aside); defaults to stderr, which is safe beside an LSP stdio channel. */
   onWarning?: (message: string) => void;
+  /**
+   * Turns the data into the file's JSON text (without the final newline); defaults to `JSON.stringify(data, null, 2)`.
+   * It may give the UTF-8 bytes in pieces instead: a writer that keeps the bytes of unchanged parts then writes a large
+   * document without serialising or copying it again.
+   */
+  serialize?: (data: T) => string | readonly Uint8Array[];
 }
 
 export interface DurableReadOptions {
@@ -40,21 +46,39 @@ function defaultWarning(message: string): void {
   process.stderr.write(`[assistant-ls] ${message}\n`);
 }
 
+const NEWLINE = new Uint8Array([0x0a]);
+
+/** Writes every byte of the pieces, in order, from the start of a new file (`writev` may write less than asked). */
+async function writeAll(handle: fsp.FileHandle, pieces: readonly Uint8Array[]): Promise<void> {
+  let rest = pieces.filter((piece) => piece.byteLength > 0);
+  while (rest.length > 0) {
+    const { bytesWritten } = await handle.writev(rest as Uint8Array[]);
+    if (bytesWritten <= 0) throw new Error('writev wrote nothing');
+    let written = bytesWritten;
+    let first = 0;
+    while (first < rest.length && written >= (rest[first] as Uint8Array).byteLength) written -= (rest[first++] as Uint8Array).byteLength;
+    rest = rest.slice(first);
+    if (written > 0 && rest.length > 0) rest[0] = (rest[0] as Uint8Array).subarray(written);
+  }
+}
+
 export class DurableJsonFile<T> implements Adapter<T> {
   readonly filePath: string;
   private readonly directory: string;
   private readonly baseName: string;
   private readonly validate: (data: unknown) => boolean;
   private readonly onWarning: (message: string) => void;
+  private readonly serialize: (data: T) => string | readonly Uint8Array[];
   /** Tail of the write chain; never rejects, so one failed write does not poison the next. */
   private queue: Promise<void> = Promise.resolve();
 
-  constructor(filePath: string, options: DurableJsonFileOptions = {}) {
+  constructor(filePath: string, options: DurableJsonFileOptions<T> = {}) {
     this.filePath = path.resolve(filePath);
     this.directory = path.dirname(this.filePath);
     this.baseName = path.basename(this.filePath);
     this.validate = options.validate ?? (() => true);
     this.onWarning = options.onWarning ?? defaultWarning;
+    this.serialize = options.serialize ?? ((data) => JSON.stringify(data, null, 2));
   }
 
   async read(): Promise<T | null> {
@@ -83,8 +107,9 @@ export class DurableJsonFile<T> implements Adapter<T> {
 
   write(data: T): Promise<void> {
     // Serialise now so the file gets the value as of this call, even if the caller mutates `data` while queued.
-    const text = `${JSON.stringify(data, null, 2)}\n`;
-    const run = this.queue.then(() => this.writeNow(text));
+    const serialized = this.serialize(data);
+    const content = typeof serialized === 'string' ? `${serialized}\n` : [...serialized, NEWLINE];
+    const run = this.queue.then(() => this.writeNow(content));
     this.queue = run.then(
       () => undefined,
       () => undefined,
@@ -121,7 +146,7 @@ export class DurableJsonFile<T> implements Adapter<T> {
     return null;
   }
 
-  private async writeNow(text: string): Promise<void> {
+  private async writeNow(content: string | readonly Uint8Array[]): Promise<void> {
     const tempPath = path.join(
       this.directory,
       `${this.baseName}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`,
@@ -129,7 +154,8 @@ export class DurableJsonFile<T> implements Adapter<T> {
     try {
       const handle = await fsp.open(tempPath, 'wx');
       try {
-        await handle.writeFile(text, 'utf8');
+        if (typeof content === 'string') await handle.writeFile(content, 'utf8');
+        else await writeAll(handle, content);
         // Without this the rename below can reach the disk before the data, leaving an empty file after a power cut.
         await handle.sync();
       } finally {

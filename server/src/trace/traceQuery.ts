@@ -27,7 +27,7 @@ export function parseIsoInstant(value: string): number | undefined {
 }
 
 /** Timestamps that do not parse sort as the oldest, so a bad record cannot hide newer ones. */
-function instantOf(interaction: Interaction): number {
+export function instantOf(interaction: Interaction): number {
   const instant = Date.parse(interaction.timestamp);
   return Number.isNaN(instant) ? Number.NEGATIVE_INFINITY : instant;
 }
@@ -60,40 +60,84 @@ function countOf(name: 'limit' | 'offset', value: unknown, fallback: number): nu
   return value;
 }
 
-export function queryInteractions(all: Interaction[], params: TraceParams): TraceResult {
+/** A query's parameters, checked and normalised once. */
+export interface TraceFilter {
+  id?: string;
+  sessionId?: string;
+  task?: string;
+  agent?: string;
+  /** Epoch milliseconds, inclusive. */
+  since?: number;
+  /** Epoch milliseconds, exclusive. */
+  until?: number;
+  used?: boolean;
+  /** Lower-cased; absent when empty. */
+  needle?: string;
+  limit: number;
+  offset: number;
+}
+
+/** Checks the parameters of a query; throws a TypeError naming the first malformed one. */
+export function parseTraceParams(params: TraceParams): TraceFilter {
   const since = boundOf('since', params.since);
   const until = boundOf('until', params.until);
   const limit = Math.min(MAX_LIMIT, Math.max(1, countOf('limit', params.limit, DEFAULT_LIMIT)));
   const offset = countOf('offset', params.offset, 0);
   const needle = params.text?.toLowerCase();
+  const filter: TraceFilter = { limit, offset };
+  if (params.id !== undefined) filter.id = params.id;
+  if (params.sessionId !== undefined) filter.sessionId = params.sessionId;
+  if (params.task !== undefined) filter.task = params.task;
+  if (params.agent !== undefined) filter.agent = params.agent;
+  if (since !== undefined) filter.since = since;
+  if (until !== undefined) filter.until = until;
+  if (params.used !== undefined) filter.used = params.used;
+  if (needle !== undefined && needle !== '') filter.needle = needle;
+  return filter;
+}
 
-  const matches = all.filter((interaction) => {
-    if (params.id !== undefined && interaction.id !== params.id) return false;
-    if (params.sessionId !== undefined && interaction.sessionId !== params.sessionId) return false;
-    if (params.task !== undefined && interaction.task !== params.task) return false;
-    if (params.agent !== undefined && !interaction.responses.some((response) => response.agent.name === params.agent)) {
-      return false;
-    }
-    if (since !== undefined || until !== undefined) {
-      const instant = Date.parse(interaction.timestamp);
-      if (Number.isNaN(instant)) return false;
-      if (since !== undefined && instant < since) return false;
-      if (until !== undefined && instant >= until) return false;
-    }
-    if (params.used !== undefined && interaction.responses.some((response) => response.used) !== params.used) {
-      return false;
-    }
-    if (needle !== undefined && needle !== '') {
-      const found =
-        interaction.text.toLowerCase().includes(needle) ||
-        interaction.responses.some((response) => response.text.toLowerCase().includes(needle));
-      if (!found) return false;
-    }
-    return true;
-  });
+/** Which of a filter's conditions an index has already applied. */
+export interface AppliedConditions {
+  id?: boolean;
+  sessionId?: boolean;
+  task?: boolean;
+  agent?: boolean;
+  time?: boolean;
+}
 
+/** Whether an interaction passes the filter's conditions, leaving out those already applied. */
+export function matchesFilter(interaction: Interaction, filter: TraceFilter, applied: AppliedConditions = {}): boolean {
+  if (!applied.id && filter.id !== undefined && interaction.id !== filter.id) return false;
+  if (!applied.sessionId && filter.sessionId !== undefined && interaction.sessionId !== filter.sessionId) return false;
+  if (!applied.task && filter.task !== undefined && interaction.task !== filter.task) return false;
+  if (!applied.agent && filter.agent !== undefined && !interaction.responses.some((response) => response.agent.name === filter.agent)) {
+    return false;
+  }
+  if (!applied.time && (filter.since !== undefined || filter.until !== undefined)) {
+    const instant = Date.parse(interaction.timestamp);
+    if (Number.isNaN(instant)) return false;
+    if (filter.since !== undefined && instant < filter.since) return false;
+    if (filter.until !== undefined && instant >= filter.until) return false;
+  }
+  if (filter.used !== undefined && interaction.responses.some((response) => response.used) !== filter.used) {
+    return false;
+  }
+  if (filter.needle !== undefined) {
+    const needle = filter.needle;
+    const found =
+      interaction.text.toLowerCase().includes(needle) ||
+      interaction.responses.some((response) => response.text.toLowerCase().includes(needle));
+    if (!found) return false;
+  }
+  return true;
+}
+
+/** The reference query: filters and sorts a plain list (the store answers the same from its indexes). */
+export function queryInteractions(all: Interaction[], params: TraceParams): TraceResult {
+  const filter = parseTraceParams(params);
+  const matches = all.filter((interaction) => matchesFilter(interaction, filter));
   matches.sort(compareNewestFirst);
-  const result: TraceResult = { interactions: matches.slice(offset, offset + limit), total: matches.length };
-  if (offset + limit < matches.length) result.nextOffset = offset + limit;
+  const result: TraceResult = { interactions: matches.slice(filter.offset, filter.offset + filter.limit), total: matches.length };
+  if (filter.offset + filter.limit < matches.length) result.nextOffset = filter.offset + filter.limit;
   return result;
 }

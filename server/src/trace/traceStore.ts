@@ -5,7 +5,8 @@ import * as path from 'node:path';
 import { Low } from 'lowdb';
 import type { Interaction, TraceParams, TraceResult, TraceSession } from '../protocol.js';
 import { DurableJsonFile } from './durableJsonFile.js';
-import { compareNewestFirst, queryInteractions } from './traceQuery.js';
+import { parseTraceParams } from './traceQuery.js';
+import { TraceIndex, type TraceEntry } from './traceIndex.js';
 import { redactSecrets } from '../privacy/secrets.js';
 import { describeExclusion, workspaceExclusion } from '../privacy/exclusion.js';
 
@@ -56,6 +57,13 @@ export interface TraceStoreOptions {
   /** Interactions per segment file before a new one starts. */
   segmentSize: number;
   onWarning?: (message: string) => void;
+  /**
+   * `'open'` (the default): `open` resolves once every session's segments are loaded. `'background'`: it resolves
+   * once this session's own segments are loaded, so appends need not wait for the history; other sessions' segments
+   * load in the background (`historyLoaded()`), reads see what has loaded so far, and `update`/`amendResponse` of an
+   * interaction not loaded yet wait for it.
+   */
+  history?: 'open' | 'background';
 }
 
 const SEGMENT_NAME = /^segment-(\d{6,})\.json$/;
@@ -129,23 +137,126 @@ function copy<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
 
+/** A deep copy of JSON data (what the store holds), cheaper than a round trip through text. */
+function cloneJson<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(cloneJson) as T;
+  const result: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const item = cloneJson((value as Record<string, unknown>)[key]);
+    if (key === '__proto__') Object.defineProperty(result, key, { value: item, enumerable: true, writable: true, configurable: true });
+    else result[key] = item;
+  }
+  return result as T;
+}
+
+function indent(json: string, spaces: string): string {
+  return json.replace(/\n/g, `\n${spaces}`);
+}
+
+const SEPARATOR = Buffer.from(',\n');
+
+/**
+ * The bytes of `JSON.stringify(data, null, 2)` for a segment, in pieces: each interaction's bytes are kept in `texts`
+ * (interactions are never changed in place: an update stores a new object), so an append serialises only itself
+ * and the file is written from the pieces without copying the rest.
+ */
+export function serializeSegment(data: SegmentFile, texts?: WeakMap<Interaction, Uint8Array>): Uint8Array[] {
+  const pieces: Uint8Array[] = [];
+  let text = '{';
+  let first = true;
+  for (const key of Object.keys(data)) {
+    const value: unknown = (data as unknown as Record<string, unknown>)[key];
+    const list = key === 'interactions' && Array.isArray(value);
+    const json = list ? '' : (JSON.stringify(value, null, 2) as string | undefined);
+    if (json === undefined) continue;
+    text += `${first ? '' : ','}\n  ${JSON.stringify(key)}: `;
+    first = false;
+    if (!list) {
+      text += indent(json, '  ');
+      continue;
+    }
+    const interactions = value as Interaction[];
+    if (interactions.length === 0) {
+      text += '[]';
+      continue;
+    }
+    pieces.push(Buffer.from(`${text}[\n`));
+    interactions.forEach((interaction, n) => {
+      let bytes = texts?.get(interaction);
+      if (bytes === undefined) {
+        bytes = Buffer.from(`    ${indent(JSON.stringify(interaction, null, 2) ?? 'null', '    ')}`);
+        if (typeof interaction === 'object' && interaction !== null) texts?.set(interaction, bytes);
+      }
+      if (n > 0) pieces.push(SEPARATOR);
+      pieces.push(bytes);
+    });
+    text = '\n  ]';
+  }
+  pieces.push(Buffer.from(first ? '{}' : `${text}\n}`));
+  return pieces;
+}
+
 /** Identifies one version of a file or directory; every durable write replaces the inode, so `ino` changes too. */
 function signatureOf(stat: fs.Stats): string {
   return `${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
 }
 
-function statSignature(target: string): string | undefined {
+function statNow(target: string): fs.Stats | undefined {
   try {
-    return signatureOf(fs.statSync(target));
+    return fs.statSync(target, { throwIfNoEntry: false });
   } catch {
     return undefined;
   }
 }
 
-function lineInRange(line: number, range: { start: { line: number }; end: { line: number; character: number } }): boolean {
-  // An insertion of whole lines ends at character 0 of the following line, which holds none of the inserted code.
-  const lastLine = range.end.character === 0 && range.end.line > range.start.line ? range.end.line - 1 : range.end.line;
-  return line >= range.start.line && line <= lastLine;
+async function statLater(target: string): Promise<fs.Stats | undefined> {
+  try {
+    return await fsp.stat(target);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A foreign session whose folder changed this recently may be writing now (a run writes its record, then its outcome):
+ * it is checked on every read. Quiet longer, it is left to the sweep unless its server process runs here.
+ */
+const RECENT_MS = 2_000;
+/**
+ * File-system times can be this coarse (a jiffy on Linux, 2 s on FAT): a folder that changed this recently may change
+ * again without its time moving, so until then its files are checked one by one.
+ */
+const SETTLE_MS = 2_500;
+/** Other foreign sessions are swept in the background, this many folders (asynchronous stats) per interval. */
+const SWEEP_BATCH = 64;
+const SWEEP_INTERVAL_MS = 250;
+/** While loading, new entries are sorted into the indexes in batches of about this many. */
+const LOAD_BATCH = 4_096;
+/** Segment files read ahead of the one being indexed while loading, so the disk and the parser overlap. */
+const READ_AHEAD = 4;
+
+function changedAt(stat: fs.Stats): number {
+  return Math.max(stat.mtimeMs, stat.ctimeMs);
+}
+
+function isUnsettled(stat: fs.Stats, now: number): boolean {
+  return now - changedAt(stat) < SETTLE_MS;
+}
+
+/** Whether a session's server process runs on this machine (another process: ours cannot be another server). */
+function processRuns(pid: unknown): boolean {
+  if (typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return typeof error === 'object' && error !== null && 'code' in error && error.code === 'EPERM';
+  }
+}
+
+function yieldToLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 interface Segment {
@@ -156,18 +267,23 @@ interface Segment {
   db: Low<SegmentFile>;
   /** Only for other sessions' segments: the file version `db.data` was read from. */
   signature?: string;
+  /** Only for this session's last segment: the bytes of each interaction as written. */
+  texts?: WeakMap<Interaction, Uint8Array>;
 }
 
 interface ForeignSession {
+  id: string;
   directory: string;
-  /** The directory version whose listing `segments` reflects. */
+  /** The directory version whose listing and files `segments` reflects. */
   signature?: string;
+  /** The directory changed so recently that its time may not move on the next change (see SETTLE_MS). */
+  unsettled: boolean;
+  /** When it was last seen to change (epoch ms). */
+  lastChange: number;
+  /** The pid its segments record, and whether that process runs here: then it is checked on every read. */
+  pid?: unknown;
+  live: boolean;
   segments: Map<number, Segment>;
-}
-
-interface Entry {
-  interaction: Interaction;
-  segment: Segment;
 }
 
 export class TraceStore {
@@ -176,14 +292,27 @@ export class TraceStore {
   readonly segmentSize: number;
   private readonly onWarning: (message: string) => void;
   private readonly sessionDirectory: string;
-  private readonly entries = new Map<string, Entry>();
+  private readonly index = new TraceIndex<Segment>();
   /** Amendments by interaction id, from every session's segments. */
   private readonly amendments = new Map<string, { amendment: Amendment; segment: Segment }[]>();
   /** This session's segments, oldest first; only the last one is appended to. */
   private readonly ownSegments: Segment[] = [];
   private nextSegmentIndex = 1;
   private readonly foreign = new Map<string, ForeignSession>();
+  /**
+   * Foreign sessions checked on every read: those that changed within RECENT_MS or whose process runs here. The
+   * others are past sessions as a rule; the background sweep stats their folders and moves any that changed here.
+   */
+  private readonly hot = new Set<ForeignSession>();
+  private sweepOrder: ForeignSession[] = [];
+  private sweepCursor = 0;
+  private sweeping = false;
+  private sweepTimer: NodeJS.Timeout | undefined;
   private rootSignature: string | undefined;
+  private rootUnsettled = false;
+  /** Other sessions' segments are still loading (`open` with `history: 'background'`). */
+  private loading = false;
+  private history: Promise<void> = Promise.resolve();
   /** Tail of the write chain; never rejects, so one failed write does not block later ones. */
   private queue: Promise<void> = Promise.resolve();
   private closed = false;
@@ -207,8 +336,27 @@ export class TraceStore {
     }
     const store = new TraceStore(options);
     await fsp.mkdir(store.directory, { recursive: true });
-    await store.load();
+    await store.loadOwn();
+    store.loading = true;
+    const history = store.loadHistory().finally(() => {
+      store.loading = false;
+    });
+    if (options.history === 'background') {
+      store.history = history.catch((error: unknown) => {
+        // Whatever did not load is listed again (and read) by the next read.
+        store.rootSignature = undefined;
+        store.onWarning(`could not load the trace history: ${error instanceof Error ? error.message : String(error)}`);
+      });
+    } else {
+      await history;
+    }
+    store.startSweep();
     return store;
+  }
+
+  /** Resolves once every session's segments present at `open` are loaded (at once unless `history: 'background'`). */
+  historyLoaded(): Promise<void> {
+    return this.history;
   }
 
   /** Appends an interaction of this session; resolves once it is durably on disk. */
@@ -221,17 +369,17 @@ export class TraceStore {
           `TraceStore: interaction ${record.id} belongs to session ${record.sessionId}, not to this session (${this.session.id})`,
         );
       }
-      if (this.entries.has(record.id)) throw new Error(`TraceStore: interaction ${record.id} is already recorded`);
+      if (this.index.get(record.id) !== undefined) throw new Error(`TraceStore: interaction ${record.id} is already recorded`);
 
       const { segment, created } = await this.appendTarget();
       segment.db.data.interactions.push(record);
-      this.entries.set(record.id, { interaction: record, segment });
+      this.index.set(record, segment);
       try {
         await segment.db.write();
       } catch (error) {
         // Keep memory equal to disk: what did not reach the file is not in the trace.
         segment.db.data.interactions.pop();
-        this.entries.delete(record.id);
+        this.index.delete(record.id);
         this.dropIfCreated(created);
         throw error;
       }
@@ -244,8 +392,11 @@ export class TraceStore {
    * Resolves with the amended interaction once durably on disk.
    */
   amendResponse(id: string, responseId: string, patch: ResponsePatch): Promise<Interaction> {
-    const entry = this.entries.get(id) ?? (this.refresh(), this.entries.get(id));
-    if (entry === undefined) return Promise.reject(new Error(`TraceStore: no interaction with id ${id}`));
+    const entry = this.index.get(id) ?? (this.refresh(), this.index.get(id));
+    if (entry === undefined) {
+      if (this.loading) return this.history.then(() => this.amendResponse(id, responseId, patch));
+      return Promise.reject(new Error(`TraceStore: no interaction with id ${id}`));
+    }
     if (!entry.interaction.responses.some((r) => r.id === responseId)) {
       return Promise.reject(new Error(`TraceStore: interaction ${id} has no response ${responseId}`));
     }
@@ -263,7 +414,7 @@ export class TraceStore {
         throw error;
       }
       this.indexAmendment(amendment, segment);
-      return copy(this.view(this.entries.get(id)?.interaction ?? entry.interaction));
+      return this.snapshot((this.index.get(id) ?? entry).interaction);
     });
   }
 
@@ -272,6 +423,8 @@ export class TraceStore {
     const last = this.ownSegments.at(-1);
     if (last !== undefined && last.db.data.interactions.length < this.segmentSize) return { segment: last, created: false };
     if (last === undefined) await fsp.mkdir(this.sessionDirectory, { recursive: true });
+    // A full segment is rewritten only by the rare update: its interactions' texts need not stay in memory.
+    else delete last.texts;
     const segment = this.createSegment(this.session.id, this.nextSegmentIndex, this.sessionDirectory);
     segment.db.data = { format: SEGMENT_FORMAT, session: this.session, interactions: [] };
     this.nextSegmentIndex += 1;
@@ -285,11 +438,11 @@ export class TraceStore {
     this.nextSegmentIndex -= 1;
   }
 
-  /** The interaction with every amendment applied, oldest first; the stored object itself when there are none. */
-  private view(interaction: Interaction): Interaction {
+  /** A copy of the interaction with every amendment applied, oldest first. */
+  private snapshot(interaction: Interaction): Interaction {
+    const result = cloneJson(interaction);
     const amendments = this.amendments.get(interaction.id);
-    if (!amendments?.length) return interaction;
-    const result = copy(interaction);
+    if (!amendments?.length) return result;
     for (const { amendment } of [...amendments].sort((a, b) => (a.amendment.at < b.amendment.at ? -1 : 1))) {
       applyResponsePatch(result, amendment.responseId, amendment.patch);
     }
@@ -297,9 +450,9 @@ export class TraceStore {
   }
 
   private indexAmendment(amendment: Amendment, segment: Segment): void {
-    const list = this.amendments.get(amendment.interactionId) ?? [];
-    list.push({ amendment, segment });
-    this.amendments.set(amendment.interactionId, list);
+    const list = this.amendments.get(amendment.interactionId);
+    if (list) list.push({ amendment, segment });
+    else this.amendments.set(amendment.interactionId, [{ amendment, segment }]);
   }
 
   /**
@@ -308,18 +461,24 @@ export class TraceStore {
    */
   update(id: string, change: (interaction: Interaction) => void): Promise<Interaction> {
     return this.enqueue(async () => {
-      let entry = this.entries.get(id);
+      let entry = this.index.get(id);
       if (entry === undefined) {
         this.refresh();
-        entry = this.entries.get(id);
+        entry = this.index.get(id);
+      }
+      if (entry === undefined && this.loading) {
+        await this.history;
+        this.refresh();
+        entry = this.index.get(id);
       }
       if (entry === undefined) throw new Error(`TraceStore: no interaction with id ${id}`);
-      if (entry.segment.sessionId !== this.session.id) {
+      const segment = entry.source;
+      if (segment.sessionId !== this.session.id) {
         throw new Error(
-          `TraceStore: interaction ${id} belongs to session ${entry.segment.sessionId}; only that session may change it`,
+          `TraceStore: interaction ${id} belongs to session ${segment.sessionId}; only that session may change it`,
         );
       }
-      const { segment, interaction: before } = entry;
+      const before = entry.interaction;
       const changed = copy(before);
       change(changed);
       if (changed.id !== before.id || changed.sessionId !== before.sessionId) {
@@ -332,45 +491,44 @@ export class TraceStore {
       const position = list.indexOf(before);
       if (position < 0) throw new Error(`TraceStore: internal error, interaction ${id} is missing from its segment`);
       list[position] = after;
-      this.entries.set(id, { interaction: after, segment });
+      this.index.set(after, segment);
       try {
         await segment.db.write();
       } catch (error) {
         list[position] = before;
-        this.entries.set(id, entry);
+        this.index.set(before, segment);
         throw error;
       }
-      return copy(this.view(after));
+      return this.snapshot(after);
     });
   }
 
   get(id: string): Interaction | undefined {
     this.refresh();
-    const entry = this.entries.get(id);
-    return entry === undefined ? undefined : copy(this.view(entry.interaction));
+    const entry = this.index.get(id);
+    return entry === undefined ? undefined : this.snapshot(entry.interaction);
   }
 
+  /** Answers like `queryInteractions` over every interaction, from the indexes: it touches little more than the page. */
   query(params: TraceParams): TraceResult {
+    const filter = parseTraceParams(params);
     this.refresh();
-    const result = queryInteractions(this.interactions(), params);
-    return copy(result);
+    const { entries, total } = this.index.query(filter);
+    const result: TraceResult = { interactions: entries.map((entry) => this.snapshot(entry.interaction)), total };
+    if (filter.offset + filter.limit < total) result.nextOffset = filter.offset + filter.limit;
+    return result;
   }
 
   /** Every interaction of every session, newest first. */
   all(): Interaction[] {
     this.refresh();
-    return copy(this.interactions().sort(compareNewestFirst));
+    return this.index.newestFirst().map((entry) => this.snapshot(entry.interaction));
   }
 
   /** Interactions with a response inserted at `uri` over the 0-based `line`, newest first. */
   findByInsertion(uri: string, line: number): Interaction[] {
     this.refresh();
-    const found = this.interactions().filter((interaction) =>
-      interaction.responses.some((response) =>
-        (response.insertedAt ?? []).some((insertion) => insertion.uri === uri && lineInRange(line, insertion.range)),
-      ),
-    );
-    return copy(found.sort(compareNewestFirst));
+    return this.index.atInsertion(uri, line).map((entry) => this.snapshot(entry.interaction));
   }
 
   /** Waits for every add and update issued so far. */
@@ -378,14 +536,13 @@ export class TraceStore {
     return this.queue;
   }
 
-  /** Flushes; later adds and updates are refused, reads keep working. */
+  /** Flushes; later adds and updates are refused, reads keep working (checking every session's files each time). */
   async close(): Promise<void> {
     this.closed = true;
+    if (this.sweepTimer !== undefined) clearInterval(this.sweepTimer);
+    this.sweepTimer = undefined;
     await this.flush();
-  }
-
-  private interactions(): Interaction[] {
-    return Array.from(this.entries.values(), (entry) => this.view(entry.interaction));
+    await this.history;
   }
 
   private enqueue<R>(operation: () => Promise<R>): Promise<R> {
@@ -400,24 +557,41 @@ export class TraceStore {
 
   private createSegment(sessionId: string, index: number, directory: string): Segment {
     const filePath = path.join(directory, segmentName(index));
-    const adapter = new DurableJsonFile<SegmentFile>(filePath, { validate: isSegmentFile, onWarning: this.onWarning });
-    const db = new Low<SegmentFile>(adapter, { format: SEGMENT_FORMAT, session: this.session, interactions: [] });
-    return { sessionId, index, filePath, adapter, db };
+    const own = sessionId === this.session.id;
+    const segment = { sessionId, index, filePath } as Segment;
+    if (own) segment.texts = new WeakMap();
+    segment.adapter = new DurableJsonFile<SegmentFile>(filePath, {
+      validate: isSegmentFile,
+      onWarning: this.onWarning,
+      ...(own ? { serialize: (data: SegmentFile) => serializeSegment(data, segment.texts) } : {}),
+    });
+    segment.db = new Low<SegmentFile>(segment.adapter, { format: SEGMENT_FORMAT, session: this.session, interactions: [] });
+    return segment;
   }
 
-  private static listSegments(directory: string): Array<{ index: number; name: string }> {
-    let names: string[];
-    try {
-      names = fs.readdirSync(directory);
-    } catch {
-      return [];
-    }
+  private static segmentsIn(names: readonly string[]): Array<{ index: number; name: string }> {
     const found: Array<{ index: number; name: string }> = [];
     for (const name of names) {
       const match = SEGMENT_NAME.exec(name);
       if (match?.[1] !== undefined) found.push({ index: Number(match[1]), name });
     }
     return found.sort((a, b) => a.index - b.index);
+  }
+
+  private static listSegments(directory: string): Array<{ index: number; name: string }> {
+    try {
+      return TraceStore.segmentsIn(fs.readdirSync(directory));
+    } catch {
+      return [];
+    }
+  }
+
+  private static async listSegmentsLater(directory: string): Promise<Array<{ index: number; name: string }>> {
+    try {
+      return TraceStore.segmentsIn(await fsp.readdir(directory));
+    } catch {
+      return [];
+    }
   }
 
   private listSessionDirectories(): string[] {
@@ -431,97 +605,224 @@ export class TraceStore {
     }
   }
 
-  private async load(): Promise<void> {
-    this.rootSignature = statSignature(this.directory);
-    for (const sessionId of this.listSessionDirectories()) {
+  /** This session's own segments (when it continues a session id): appends continue the last one. */
+  private async loadOwn(): Promise<void> {
+    for (const { index } of await TraceStore.listSegmentsLater(this.sessionDirectory)) {
+      const segment = this.createSegment(this.session.id, index, this.sessionDirectory);
+      const data = await segment.adapter.read();
+      this.nextSegmentIndex = Math.max(this.nextSegmentIndex, index + 1);
+      if (data === null) continue;
+      segment.db.data = data;
+      this.ownSegments.push(segment);
+      this.indexSegment(segment);
+    }
+    // Only the last segment is appended to; the others are rewritten whole on the rare update.
+    for (const segment of this.ownSegments.slice(0, -1)) delete segment.texts;
+    this.index.flush();
+  }
+
+  /**
+   * Every other session's segments, indexed one file at a time with a turn of the event loop in between (a few files
+   * are read ahead), so that loading a long history never blocks the server for more than one file's parse.
+   */
+  private async loadHistory(): Promise<void> {
+    const rootStat = await statLater(this.directory);
+    this.rootSignature = rootStat && signatureOf(rootStat);
+    this.rootUnsettled = rootStat !== undefined && isUnsettled(rootStat, Date.now());
+    let names: string[];
+    try {
+      names = (await fsp.readdir(this.directory, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name);
+    } catch {
+      names = [];
+    }
+    const jobs: Array<{ foreign: ForeignSession; index: number; last: boolean }> = [];
+    for (const sessionId of names) {
+      if (sessionId === this.session.id || this.foreign.has(sessionId)) continue;
       const directory = path.join(this.directory, sessionId);
-      const own = sessionId === this.session.id;
-      const foreign: ForeignSession | undefined = own ? undefined : { directory, segments: new Map() };
-      if (foreign) {
-        foreign.signature = statSignature(directory);
-        this.foreign.set(sessionId, foreign);
-      }
-      for (const { index } of TraceStore.listSegments(directory)) {
-        const segment = this.createSegment(sessionId, index, directory);
-        // Stat before reading: if the file changes in between, the next refresh sees a new version and re-reads.
-        const signature = own ? undefined : statSignature(segment.filePath);
+      // Stat before listing and reading: whatever changes after that changes this signature, and is read again.
+      const stat = await statLater(directory);
+      const foreign: ForeignSession = {
+        id: sessionId,
+        directory,
+        unsettled: stat !== undefined && isUnsettled(stat, Date.now()),
+        lastChange: stat === undefined ? Date.now() : changedAt(stat),
+        live: false,
+        segments: new Map(),
+      };
+      if (stat !== undefined) foreign.signature = signatureOf(stat);
+      const segments = await TraceStore.listSegmentsLater(directory);
+      if (segments.length === 0) this.addForeign(foreign);
+      segments.forEach(({ index }, n) => jobs.push({ foreign, index, last: n === segments.length - 1 }));
+    }
+    type Read = { segment: Segment; signature?: string; data: SegmentFile | null } | { error: unknown };
+    const read = async ({ foreign, index }: (typeof jobs)[number]): Promise<Read> => {
+      try {
+        const segment = this.createSegment(foreign.id, index, foreign.directory);
+        const fileStat = await statLater(segment.filePath);
         const data = await segment.adapter.read();
-        if (own) this.nextSegmentIndex = Math.max(this.nextSegmentIndex, index + 1);
-        if (data === null) continue;
-        segment.db.data = data;
-        if (own) {
-          this.ownSegments.push(segment);
-        } else if (foreign) {
-          segment.signature = signature;
-          foreign.segments.set(index, segment);
-        }
-        this.index(segment);
+        return fileStat === undefined ? { segment, data } : { segment, signature: signatureOf(fileStat), data };
+      } catch (error) {
+        return { error };
       }
+    };
+    const reads: Array<Promise<Read> | undefined> = [];
+    for (let n = 0; n < jobs.length; n++) {
+      while (reads.length < Math.min(jobs.length, n + READ_AHEAD)) reads.push(read(jobs[reads.length] as (typeof jobs)[number]));
+      const result = await (reads[n] as Promise<Read>);
+      reads[n] = undefined;
+      const { foreign, index, last } = jobs[n] as (typeof jobs)[number];
+      if ('error' in result) {
+        // Leave no half-loaded session behind: the next listing of the directory finds it again.
+        for (const segment of foreign.segments.values()) this.unindexSegment(segment);
+        throw result.error;
+      }
+      const { segment, signature, data } = result;
+      if (data !== null) {
+        if (signature !== undefined) segment.signature = signature;
+        segment.db.data = data;
+        foreign.segments.set(index, segment);
+        this.indexSegment(segment);
+        this.noteOwner(foreign, data);
+        if (this.index.pendingCount >= LOAD_BATCH) this.index.flush();
+      }
+      // Registered once loaded whole, so a read meanwhile never checks a half-loaded session.
+      if (last) this.addForeign(foreign);
+      await yieldToLoop();
     }
+    this.index.flush();
   }
 
-  private index(segment: Segment): void {
+  private noteOwner(foreign: ForeignSession, data: SegmentFile): void {
+    if (foreign.pid !== undefined) return;
+    foreign.pid = data.session.pid;
+    foreign.live = processRuns(foreign.pid);
+    if (foreign.live && this.foreign.get(foreign.id) === foreign) this.hot.add(foreign);
+  }
+
+  private addForeign(foreign: ForeignSession): void {
+    this.foreign.set(foreign.id, foreign);
+    this.sweepOrder.push(foreign);
+    if (foreign.live || Date.now() - foreign.lastChange < RECENT_MS || foreign.unsettled) this.hot.add(foreign);
+  }
+
+  private removeForeign(foreign: ForeignSession): void {
+    for (const segment of foreign.segments.values()) this.unindexSegment(segment);
+    this.foreign.delete(foreign.id);
+    this.hot.delete(foreign);
+    this.sweepOrder = this.sweepOrder.filter((item) => item !== foreign);
+  }
+
+  private indexSegment(segment: Segment): void {
     for (const amendment of segment.db.data.amendments ?? []) this.indexAmendment(amendment, segment);
-    for (const interaction of segment.db.data.interactions) {
-      const existing = this.entries.get(interaction.id);
-      // Ids are unique by construction; should two files disagree, this session's own record wins.
-      if (existing !== undefined && existing.segment.sessionId === this.session.id) continue;
-      this.entries.set(interaction.id, { interaction, segment });
-    }
+    // Ids are unique by construction; should two files disagree, this session's own record wins.
+    const keep = this.keepOwn(segment);
+    for (const interaction of segment.db.data.interactions) this.index.set(interaction, segment, keep);
   }
 
-  private unindex(segment: Segment): void {
-    for (const [id, list] of this.amendments) {
-      const kept = list.filter((item) => item.segment !== segment);
+
+  /** For indexing `segment`: whether an entry already indexed from elsewhere stays (it does when it is our own). */
+  private keepOwn(segment: Segment): (existing: TraceEntry<Segment>) => boolean {
+    return (existing) => existing.source !== segment && existing.source.sessionId === this.session.id;
+  }
+
+  private unindexAmendments(segment: Segment): void {
+    for (const id of new Set((segment.db.data.amendments ?? []).map((amendment) => amendment.interactionId))) {
+      const kept = (this.amendments.get(id) ?? []).filter((item) => item.segment !== segment);
       if (kept.length) this.amendments.set(id, kept);
       else this.amendments.delete(id);
     }
+  }
+
+  private unindexSegment(segment: Segment): void {
+    this.unindexAmendments(segment);
     for (const interaction of segment.db.data.interactions) {
-      if (this.entries.get(interaction.id)?.segment === segment) this.entries.delete(interaction.id);
+      if (this.index.get(interaction.id)?.source === segment) this.index.delete(interaction.id);
+    }
+  }
+
+  /** Replaces a foreign segment's content: unchanged interactions keep their place in the indexes. */
+  private reindexSegment(segment: Segment, data: SegmentFile): void {
+    const before = segment.db.data;
+    this.unindexAmendments(segment);
+    segment.db.data = data;
+    for (const amendment of data.amendments ?? []) this.indexAmendment(amendment, segment);
+    const present = new Set<string>();
+    const keep = this.keepOwn(segment);
+    for (const interaction of data.interactions) {
+      present.add(interaction.id);
+      this.index.set(interaction, segment, keep);
+    }
+    for (const interaction of before.interactions) {
+      if (!present.has(interaction.id) && this.index.get(interaction.id)?.source === segment) this.index.delete(interaction.id);
     }
   }
 
   /**
-   * Picks up what other servers on this workspace wrote since we last looked. Cheap when nothing changed:
-   * one stat per directory and per segment file, no reads.
+   * Picks up what other servers on this workspace wrote since we last looked. Cheap when nothing changed: one stat
+   * of the trace directory and one per foreign session that may be writing now (see `hot`); no reads.
    */
   private refresh(): void {
-    const rootSignature = statSignature(this.directory);
-    if (rootSignature !== this.rootSignature) {
-      this.rootSignature = rootSignature;
-      const present = new Set(this.listSessionDirectories());
-      for (const sessionId of present) {
-        if (sessionId !== this.session.id && !this.foreign.has(sessionId)) {
-          this.foreign.set(sessionId, { directory: path.join(this.directory, sessionId), segments: new Map() });
-        }
-      }
-      for (const [sessionId, foreign] of this.foreign) {
-        if (present.has(sessionId)) continue;
-        for (const segment of foreign.segments.values()) this.unindex(segment);
-        this.foreign.delete(sessionId);
-      }
-    }
-    for (const [sessionId, foreign] of this.foreign) this.refreshSession(sessionId, foreign);
+    const now = Date.now();
+    // While the history loads, the loader owns the listing of sessions.
+    if (!this.loading) this.refreshRoot(now);
+    // (Deleting the current element while iterating a Set is well defined: refreshSession may demote it.)
+    for (const foreign of this.closed ? this.foreign.values() : this.hot) this.refreshSession(foreign, now);
   }
 
-  private refreshSession(sessionId: string, foreign: ForeignSession): void {
-    const signature = statSignature(foreign.directory);
-    if (signature !== foreign.signature) {
-      foreign.signature = signature;
+  private refreshRoot(now: number): void {
+    const stat = statNow(this.directory);
+    const signature = stat && signatureOf(stat);
+    if (signature === this.rootSignature && !this.rootUnsettled) return;
+    this.rootSignature = signature;
+    this.rootUnsettled = stat !== undefined && isUnsettled(stat, now);
+    const present = new Set(this.listSessionDirectories());
+    for (const sessionId of present) {
+      if (sessionId === this.session.id || this.foreign.has(sessionId)) continue;
+      this.addForeign({ id: sessionId, directory: path.join(this.directory, sessionId), unsettled: false, lastChange: now, live: false, segments: new Map() });
+    }
+    for (const [sessionId, foreign] of this.foreign) {
+      if (!present.has(sessionId)) this.removeForeign(foreign);
+    }
+  }
+
+  private refreshSession(foreign: ForeignSession, now: number): void {
+    const stat = statNow(foreign.directory);
+    const signature = stat && signatureOf(stat);
+    const changed = signature !== foreign.signature;
+    if (!changed && !foreign.unsettled) {
+      // Quiet for RECENT_MS and no process of its own here: from now on the sweep watches it.
+      if (!foreign.live && !this.closed && now - foreign.lastChange >= RECENT_MS) this.hot.delete(foreign);
+      return;
+    }
+    if (changed) foreign.lastChange = now;
+    foreign.signature = signature;
+    foreign.unsettled = stat !== undefined && isUnsettled(stat, now);
+    // Unchanged but unsettled: the files are stat'ed, and the folder listed again only if one appeared or went.
+    const files = new Map<Segment, fs.Stats | undefined>();
+    let relist = changed;
+    if (!changed) {
+      for (const segment of foreign.segments.values()) {
+        const fileStat = statNow(segment.filePath);
+        files.set(segment, fileStat);
+        if (fileStat === undefined) relist = true;
+      }
+      const next = Math.max(0, ...foreign.segments.keys()) + 1;
+      if (statNow(path.join(foreign.directory, segmentName(next))) !== undefined) relist = true;
+    }
+    if (relist) {
       const listed = new Map(TraceStore.listSegments(foreign.directory).map((entry) => [entry.index, entry]));
       for (const [index, segment] of foreign.segments) {
         if (listed.has(index)) continue;
-        this.unindex(segment);
+        this.unindexSegment(segment);
         foreign.segments.delete(index);
       }
       for (const index of listed.keys()) {
-        if (!foreign.segments.has(index)) {
-          foreign.segments.set(index, this.createSegment(sessionId, index, foreign.directory));
-        }
+        if (!foreign.segments.has(index)) foreign.segments.set(index, this.createSegment(foreign.id, index, foreign.directory));
       }
     }
     for (const segment of foreign.segments.values()) {
-      const fileSignature = statSignature(segment.filePath);
+      const fileStat = files.has(segment) ? files.get(segment) : statNow(segment.filePath);
+      const fileSignature = fileStat && signatureOf(fileStat);
       if (fileSignature === segment.signature) continue;
       segment.signature = fileSignature;
       if (fileSignature === undefined) continue;
@@ -534,9 +835,46 @@ export class TraceStore {
         continue;
       }
       if (data === null) continue;
-      this.unindex(segment);
-      segment.db.data = data;
-      this.index(segment);
+      this.reindexSegment(segment, data);
+      this.noteOwner(foreign, data);
+    }
+  }
+
+  /**
+   * The background check of quiet foreign sessions: a batch of folders per tick, stat'ed asynchronously; one that
+   * changed is checked on the next read (and on every read while it stays active).
+   */
+  private startSweep(): void {
+    if (this.closed) return;
+    this.sweepTimer = setInterval(() => void this.sweep(), SWEEP_INTERVAL_MS);
+    this.sweepTimer.unref();
+  }
+
+  private async sweep(): Promise<void> {
+    if (this.sweeping || this.loading || this.closed) return;
+    this.sweeping = true;
+    try {
+      for (const foreign of this.hot) {
+        if (foreign.live && !processRuns(foreign.pid)) foreign.live = false;
+      }
+      const order = this.sweepOrder;
+      const batch: ForeignSession[] = [];
+      for (let n = 0; n < order.length && batch.length < SWEEP_BATCH; n++) {
+        this.sweepCursor = (this.sweepCursor + 1) % order.length;
+        const foreign = order[this.sweepCursor] as ForeignSession;
+        if (!this.hot.has(foreign)) batch.push(foreign);
+      }
+      await Promise.all(
+        batch.map(async (foreign) => {
+          const stat = await statLater(foreign.directory);
+          const signature = stat && signatureOf(stat);
+          if (signature === foreign.signature || this.foreign.get(foreign.id) !== foreign) return;
+          foreign.lastChange = Date.now();
+          this.hot.add(foreign);
+        }),
+      );
+    } finally {
+      this.sweeping = false;
     }
   }
 }
