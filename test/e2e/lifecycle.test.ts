@@ -118,6 +118,16 @@ describe('server lifecycle', () => {
     expect((await editor.request<{ agents: unknown[] }>('assistant/agents', {})).agents.length).toBeGreaterThan(0);
   });
 
+  it('reads params sent with an absent cancellation token ([params, null], as vscode-jsonrpc sends them) as params', async () => {
+    const { editor } = await TestEditor.start({ root: copyFixture('basic') });
+    track(editor);
+    // vscode-jsonrpc turns sendRequest(method, params, undefined) into the array [params, null].
+    const trace = await editor.connection.sendRequest<{ total: number }>('assistant/trace', { limit: 1 }, undefined);
+    expect(trace.total).toBe(0);
+    await expect(editor.connection.sendRequest('assistant/apply', { interactionId: 'nope', responseId: 'nope' }, undefined)).rejects.toMatchObject({ message: expect.stringContaining('nope') });
+    await expect(editor.connection.sendRequest('assistant/apply', { interactionId: 'nope', responseId: 'nope' }, { x: 1 })).rejects.toMatchObject({ code: -32602 });
+  });
+
   it('refuses requests after shutdown with InvalidRequest and exits 0 on exit', async () => {
     const { editor } = await TestEditor.start({ root: copyFixture('basic') });
     track(editor);

@@ -49,7 +49,8 @@ export class ServerHost implements vscode.Disposable {
     const client = this.client;
     if (!client?.isRunning()) throw new Error('The assistant-ls server is not running; see the "assistant-ls" output, or run "Assistant: Restart the Server".');
     // By method name: the declaration's shape is all the client needs (parameters go by name either way).
-    return new AssistantApi(<P, R>(type: RequestDeclaration<P, R>, params: P) => client.sendRequest<R>(type.method, params, token));
+    // An absent token must not be passed: vscode-jsonrpc would send it as a second parameter, `[params, null]`.
+    return new AssistantApi(<P, R>(type: RequestDeclaration<P, R>, params: P) => (token ? client.sendRequest<R>(type.method, params, token) : client.sendRequest<R>(type.method, params)));
   }
 
   isRunning(): boolean {

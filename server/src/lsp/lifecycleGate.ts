@@ -13,10 +13,17 @@ function hasId(message: Partial<RequestMessage>): message is Partial<RequestMess
   return typeof message.id === 'number' || typeof message.id === 'string';
 }
 
-/** Reads `[x]` as `x`, and `null` or `[]` as no parameters. */
+/**
+ * Reads `[x]` as `x`, and `null` or `[]` as no parameters. Trailing nulls go first: vscode-jsonrpc sends
+ * `sendRequest(method, params, undefined)` (a client passing an absent cancellation token) as `[params, null]`.
+ */
 function normalizeParams(request: RequestMessage): RequestMessage {
   let params: unknown = request.params;
-  if (Array.isArray(params) && params.length <= 1) params = params[0];
+  if (Array.isArray(params)) {
+    let length = params.length;
+    while (length > 1 && params[length - 1] === null) length--;
+    if (length <= 1) params = params[0];
+  }
   if (params === null) params = undefined;
   if (params === request.params) return request;
   const copy: Record<string, unknown> = { ...request };

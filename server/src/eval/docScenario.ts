@@ -1,0 +1,150 @@
+// The doc scenario (Copilot harness): document functions and methods longer than three lines; scored on syntax and format correctness.
+import { createHash } from 'node:crypto';
+import type { DeclarationKind, DeclarationTarget } from '../repo/declarations.js';
+import { KIND_LABEL, listDeclarations, parseDocument } from '../repo/declarations.js';
+import type { WorkspaceProject } from '../repo/workspaceProject.js';
+import { declarationTarget } from '../tasks/documentTask.js';
+import { languageIdForPath, pathToUri } from '../workspace/documentSnapshot.js';
+import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
+import { lineStarts, offsetToPosition } from '../edits/textEdits.js';
+import { runCaseTask } from './caseRun.js';
+import { checkDocFormat, signatureFacts, startsItsLine, syntaxErrors } from './docFormat.js';
+import { hasMinifiedLines, repositorySourceFiles } from './sourceFiles.js';
+import type { SkipCounts } from './sourceFiles.js';
+import type { EvalCase, Scenario, Score } from './scenario.js';
+
+/** Functions and methods, as the harness takes them (classes and interfaces are not cases). */
+const FUNCTION_KINDS: ReadonlySet<DeclarationKind> = new Set(['function', 'method', 'arrow-function', 'constructor', 'getter', 'setter']);
+/** A case's declaration spans more lines than this. */
+const MIN_LINES = 3;
+
+export interface DocCase extends EvalCase {
+  fsPath: string;
+  /** The file with the target's own doc comment (if it had one) removed: what the agent is asked to document. */
+  text: string;
+  declaration: DeclarationTarget;
+  /** The target had a doc comment in the repository (removed for the case). */
+  hadDoc: boolean;
+}
+
+export const docScenario: Scenario<DocCase> = {
+  id: 'doc',
+  task: 'document',
+  title: 'Documentation generation from code',
+  metrics: [
+    { id: 'syntax', label: 'syntax correctness', overProposals: true },
+    { id: 'format', label: 'format correctness' },
+  ],
+  primaryMetric: 'format',
+
+  async buildCases(context, signal) {
+    const skipped: SkipCounts = { generated: 0, minified: 0, ignored: 0, declaration: 0, large: 0, unreadable: 0 };
+    const files = repositorySourceFiles(context.scratch.root, skipped);
+    const cases: DocCase[] = [];
+    let brokenFiles = 0;
+    let short = 0;
+    let misplaced = 0;
+    for (const file of files) {
+      signal.throwIfAborted();
+      if (syntaxErrors(file.fsPath, file.text).length > 0) {
+        brokenFiles++;
+        continue;
+      }
+      const starts = lineStarts(file.text);
+      for (const declaration of listDeclarations(file.fsPath, file.text)) {
+        if (!FUNCTION_KINDS.has(declaration.kind)) continue;
+        const code = file.text.slice(declaration.start, declaration.end);
+        if (code.split('\n').length <= MIN_LINES) {
+          short++;
+          continue;
+        }
+        if (hasMinifiedLines(code)) continue;
+        if (!startsItsLine(file.text, declaration)) {
+          misplaced++;
+          continue;
+        }
+        const made = withoutOwnDoc(file.fsPath, file.text, declaration);
+        if (!made) continue;
+        const line = offsetToPosition(file.text, declaration.start, starts).line + 1;
+        cases.push({
+          id: `doc:${file.relative}:${line}:${declaration.name}`,
+          file: file.relative,
+          line,
+          target: `${KIND_LABEL[declaration.kind]} ${declaration.name}`,
+          contentHash: hash(`${made.text}\u0000${made.declaration.start}\u0000${declaration.name}`),
+          fsPath: file.fsPath,
+          text: made.text,
+          declaration: made.declaration,
+          hadDoc: declaration.existingDoc !== undefined,
+        });
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+    const notes = [`${files.length} source files`, `${short} functions of ${MIN_LINES} lines or fewer left out`];
+    if (skipped.generated + skipped.minified > 0) notes.push(`${skipped.generated} generated and ${skipped.minified} minified files left out`);
+    if (brokenFiles > 0) notes.push(`${brokenFiles} files with syntax errors left out`);
+    if (misplaced > 0) notes.push(`${misplaced} declarations sharing their first line with other code left out`);
+    context.note(`doc: ${cases.length} cases (${notes.join('; ')})`);
+    return cases;
+  },
+
+  run(env, evalCase, agent, interactionId, signal) {
+    const document = snapshotOf(evalCase.fsPath, evalCase.text);
+    const declaration = evalCase.declaration;
+    return runCaseTask(env, { task: 'document', document, target: declarationTarget(declaration), text: `Document the ${KIND_LABEL[declaration.kind]} ${declaration.name}` }, agent, interactionId, signal);
+  },
+
+  async score(context, evalCase, run): Promise<Score> {
+    const fail = (failure: string, details: Record<string, unknown> = {}): Score => ({ metrics: { syntax: run.proposal ? 0 : null, format: 0 }, failure, details: { hadDoc: evalCase.hadDoc, ...details } });
+    if (!run.proposal) return fail(run.failure ?? 'no proposal');
+    const applied = context.scratch.applyAndReadBack(run.proposal);
+    if (!applied.ok) return fail(applied.reason);
+    const [file, ...others] = applied.files;
+    if (!file || others.length > 0 || file.created || file.fsPath !== evalCase.fsPath) return fail('the answer edits other files than the documented one');
+    const errors = syntaxErrors(evalCase.fsPath, file.after);
+    if (errors.length > 0) return fail(`the edited file does not parse: ${errors[0] ?? ''}`);
+    const facts = factsOf(context.env.project, evalCase);
+    const declaration = evalCase.declaration;
+    const verdict = checkDocFormat({ fileName: evalCase.fsPath, before: evalCase.text, after: file.after, target: { kind: declaration.kind, simpleName: declaration.simpleName, start: declaration.start }, facts });
+    const details = { hadDoc: evalCase.hadDoc, problems: verdict.problems, ...(verdict.comment ? { comment: verdict.comment } : {}) };
+    return { metrics: { syntax: 1, format: verdict.correct ? 1 : 0 }, ...(verdict.correct ? {} : { failure: verdict.problems.join('; ') }), details };
+  },
+
+  contextChars: (evalCase) => evalCase.declaration.end - evalCase.declaration.start,
+};
+
+/** The signature facts with the project's checker (inferred return types), from the syntax alone if the project fails. */
+function factsOf(project: WorkspaceProject, evalCase: DocCase): ReturnType<typeof signatureFacts> {
+  try {
+    const sourceFile = project.sourceFile(evalCase.fsPath, evalCase.text);
+    const program = sourceFile.getProject().getProgram().compilerObject;
+    const checker = program.getSourceFile(sourceFile.getFilePath()) ? program.getTypeChecker() : undefined;
+    return signatureFacts(sourceFile.compilerNode, evalCase.declaration, checker);
+  } catch {
+    return signatureFacts(parseDocument(evalCase.fsPath, evalCase.text), evalCase.declaration, undefined);
+  }
+}
+
+/**
+ * The file's text without the declaration's own doc comment, and the declaration found again in it: the comment's
+ * whole lines go when it stands on lines of its own, otherwise the comment and the spaces after it.
+ */
+export function withoutOwnDoc(fileName: string, text: string, declaration: DeclarationTarget): { text: string; declaration: DeclarationTarget } | undefined {
+  const doc = declaration.existingDoc;
+  if (!doc) return { text, declaration };
+  const docLineStart = text.lastIndexOf('\n', doc.start - 1) + 1;
+  const ownLines = text.slice(docLineStart, doc.start).trim() === '' && declaration.lineStart > doc.end && text.slice(doc.end, declaration.lineStart).trim() === '';
+  const [from, to] = ownLines ? [docLineStart, declaration.lineStart] : [doc.start, declaration.start];
+  const stripped = text.slice(0, from) + text.slice(to);
+  const start = declaration.start - (to - from);
+  const found = listDeclarations(fileName, stripped).find((d) => d.kind === declaration.kind && d.simpleName === declaration.simpleName && d.start === start);
+  return found && !found.existingDoc ? { text: stripped, declaration: found } : undefined;
+}
+
+function snapshotOf(fsPath: string, text: string): DocumentSnapshot {
+  return { uri: pathToUri(fsPath), fsPath, languageId: languageIdForPath(fsPath), version: 1, text };
+}
+
+export function hash(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 16);
+}

@@ -1,0 +1,310 @@
+// End-to-end `assistant-ls eval` with the built CLI on a copy of test/fixtures/eval-repo: offline agents, then a model agent on the scripted endpoint compared with them, resumed across runs; the repository is never written.
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { REPO_ROOT, copyFixture } from '../support/lspClient.js';
+import { startScriptedModel } from '../support/scriptedModel.js';
+import type { RecordedRequest, ScriptStep } from '../support/scriptedModel.js';
+import type { EvalReport } from '../../server/src/eval/runner.js';
+import type { EvalRecord } from '../../server/src/eval/records.js';
+
+const BIN = path.join(REPO_ROOT, 'bin', 'assistant-ls.js');
+const cleanup: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const undo of cleanup.splice(0).reverse()) await undo();
+});
+
+/** A copy of the fixture, with the dependencies "installed" (node_modules linked to this repository's). */
+function fixtureRepository(): string {
+  const root = copyFixture('eval-repo');
+  fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(root, 'node_modules'), 'junction');
+  cleanup.push(() => fs.rmSync(root, { recursive: true, force: true }));
+  return root;
+}
+
+/** A hash of every file (and link) under `root`: equal before and after means nothing was written. */
+function treeHash(root: string): string {
+  const hash = createHash('sha256');
+  const walk = (dir: string): void => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const full = path.join(dir, entry.name);
+      const relative = path.relative(root, full);
+      if (entry.isSymbolicLink()) hash.update(`link ${relative} ${fs.readlinkSync(full)}\n`);
+      else if (entry.isDirectory()) walk(full);
+      else hash.update(`file ${relative} ${fs.statSync(full).mtimeMs}\n`).update(fs.readFileSync(full));
+    }
+  };
+  walk(root);
+  return hash.digest('hex');
+}
+
+function outputDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-eval-out-'));
+  cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Runs the built CLI asynchronously (the scripted model answers from this process meanwhile). */
+function evalCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'eval', ...args], { env: { ...process.env, OPENAI_API_KEY: '', OPENAI_BASE_URL: '', ASSISTANT_MODEL: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const RECORD_FIELDS: Array<keyof EvalRecord> = [
+  'key', 'scenario', 'caseId', 'file', 'line', 'target', 'agent', 'model', 'isLLM', 'sample', 'status', 'metrics', 'proposed', 'failure',
+  'promptChars', 'contextChars', 'promptTokens', 'completionTokens', 'durationMs', 'agentMs', 'attempts', 'oraclePassed', 'answer', 'details', 'interactionId', 'finishedAt',
+];
+
+function expectComplete(record: EvalRecord): void {
+  for (const field of RECORD_FIELDS) expect(record[field], `${record.caseId} ${record.agent}: ${field}`).not.toBeUndefined();
+  expect(record.contextChars).toBeGreaterThan(0);
+  expect(record.durationMs).toBeGreaterThanOrEqual(0);
+  expect(record.attempts).toBeGreaterThanOrEqual(1);
+  expect(Object.keys(record.metrics).sort()).toEqual(record.scenario === 'doc' ? ['format', 'syntax'] : ['fix', 'syntax']);
+  expect(record.metrics.syntax === null).toBe(!record.proposed);
+  if (record.status === 'passed') expect(record.failure).toBeNull();
+  else expect(record.failure).toMatch(/\w/);
+  if (record.isLLM) {
+    expect(record.promptChars).toBeGreaterThan(0);
+    expect(record.promptTokens).toBeGreaterThan(0);
+    expect(record.completionTokens).toBeGreaterThan(0);
+  } else {
+    expect(record.promptChars).toBeNull();
+    expect(record.promptTokens).toBeNull();
+  }
+}
+
+describe('assistant-ls eval', () => {
+  it('runs the doc and fix scenarios offline: full doc format correctness, a fix rate, complete records, the repository untouched', async () => {
+    const repo = fixtureRepository();
+    const before = treeHash(repo);
+    const out = outputDir();
+    const json = path.join(out, 'offline.json');
+    const result = await evalCli([repo, '--scenarios', 'doc,fix,generate', '--json', json], {});
+    expect(result.code, result.stderr).toBe(0);
+    expect(treeHash(repo)).toBe(before);
+    expect(result.stderr).toContain('scenario generate is not available yet');
+    expect(result.stderr).toMatch(/eval: \d+\/\d+ .*done/);
+
+    const report = JSON.parse(fs.readFileSync(json, 'utf8')) as EvalReport;
+    expect(report.complete).toBe(true);
+    expect(report.unavailableScenarios.map((s) => s.id)).toEqual(['generate']);
+    const [doc, fix] = report.scenarios;
+    expect(doc).toMatchObject({ id: 'doc', agents: ['doc-offline'], summary: [{ agent: 'doc-offline', metrics: { syntax: 1, format: 1 } }] });
+    expect(doc!.cases).toBeGreaterThanOrEqual(15);
+    expect(fix).toMatchObject({ id: 'fix', agents: ['fix-offline'] });
+    const fixRate = fix!.summary[0]!.metrics.fix!;
+    expect(fixRate).toBeGreaterThan(0);
+    expect(fixRate).toBeLessThan(1);
+    expect(result.stdout).toMatch(/doc-offline\s+\d+\s+100\.0%\s+100\.0%/);
+    expect(result.stdout).toContain(`fix-offline`);
+    expect(result.stdout).toContain(`${(fixRate * 100).toFixed(1)}%`);
+
+    // Cases: long functions and methods only, the documented one without its comment; diagnostics but no import,
+    // configuration, generated or minified ones; ESLint findings next to the compiler's.
+    const records = report.records;
+    expect(records.length).toBe(doc!.cases + fix!.cases);
+    for (const record of records) expectComplete(record);
+    const docIds = records.filter((r) => r.scenario === 'doc').map((r) => r.caseId);
+    expect(docIds).toEqual(expect.arrayContaining(['doc:src/geometry.ts:24:Vector.scale', 'doc:src/geometry.ts:8:Vector.constructor', 'doc:src/geometry.ts:13:Vector.length', 'doc:src/geometry.ts:32:area']));
+    expect(docIds.some((id) => id.includes('identity'))).toBe(false);
+    expect(records.find((r) => r.caseId === 'doc:src/geometry.ts:32:area')?.details).toMatchObject({ hadDoc: true });
+    const fixIds = records.filter((r) => r.scenario === 'fix').map((r) => r.caseId);
+    expect(fixIds).toEqual(expect.arrayContaining(['fix:src/text.ts:12:15:TS2551', 'fix:src/inventory.ts:17:16:TS2339', 'fix:src/inventory.ts:22:22:TS2552', 'fix:src/text.ts:16:9:TS2322', 'fix:src/inventory.ts:33:7:eslint:prefer-const', 'fix:src/inventory.ts:34:21:eslint:eqeqeq']));
+    expect(fixIds.filter((id) => /TS2307|TS2305|TS2724|TS2584|generated|compact/.test(id))).toEqual([]);
+    expect(records.find((r) => r.caseId === 'fix:src/text.ts:12:15:TS2551')).toMatchObject({ status: 'passed', answer: "Change spelling to 'length'", details: { typescript: { new: 0 } } });
+    expect(records.find((r) => r.caseId === 'fix:src/text.ts:16:9:TS2322')).toMatchObject({ status: 'failed', proposed: false, metrics: { syntax: null, fix: 0 }, failure: expect.stringContaining('no code fix for TS2322') });
+    // Syntax correctness is over proposals: the compiler's fixes are always well-formed.
+    expect(fix!.summary[0]!.metrics.syntax).toBe(1);
+    expect(report.notes.join('\n')).toMatch(/left out: 2 import and 1 configuration diagnostics/);
+
+    // Records as they finished, and the run's own trace, next to the JSON; nothing in the repository.
+    expect(fs.readFileSync(path.join(out, 'offline.records.jsonl'), 'utf8').trim().split('\n')).toHaveLength(records.length);
+    expect(fs.existsSync(path.join(out, 'offline.trace'))).toBe(true);
+    expect(fs.existsSync(path.join(repo, '.assistant'))).toBe(false);
+  }, 60_000);
+
+  it('evaluates a model agent on the scripted endpoint next to the offline agents, compares them, and resumes without repeating cases', async () => {
+    const model = await startScriptedModel();
+    cleanup.push(() => model.close());
+    model.setDefault({ kind: 'dynamic', respond: scriptedAnswer });
+    const repo = fixtureRepository();
+    const before = treeHash(repo);
+    const out = outputDir();
+    const json = path.join(out, 'model.json');
+    const env = { OPENAI_API_KEY: 'test-key', OPENAI_BASE_URL: model.baseURL, ASSISTANT_MODEL: 'scripted-coder' };
+    const agent = `scripted-coder@${new URL(model.baseURL).host}`;
+
+    const first = await evalCli([repo, '--scenarios', 'doc,fix', '--limit', '2', '--json', json], env);
+    expect(first.code, first.stderr).toBe(0);
+    const firstReport = JSON.parse(fs.readFileSync(json, 'utf8')) as EvalReport;
+    expect(firstReport.records.filter((r) => r.agent === agent)).toHaveLength(4);
+    const firstSubjects = new Set(model.requests.map(subjectOf));
+    const firstCount = model.requests.length;
+    expect(firstCount).toBeGreaterThanOrEqual(4);
+
+    const second = await evalCli([repo, '--scenarios', 'doc,fix', '--json', json], env);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toMatch(/resuming: 8 of \d+ runs already recorded/);
+    const report = JSON.parse(fs.readFileSync(json, 'utf8')) as EvalReport;
+    // The cases of the first run were not asked again, and their records are the first run's.
+    const secondRequests = model.requests.slice(firstCount);
+    expect(secondRequests.filter((r) => firstSubjects.has(subjectOf(r)))).toEqual([]);
+    for (const old of firstReport.records) expect(report.records.find((r) => r.key === old.key)).toEqual(old);
+    const docCases = report.scenarios[0]!.cases;
+    expect(secondRequests.filter((r) => subjectOf(r).startsWith('doc ')).length).toBe(docCases - 2);
+
+    expect(treeHash(repo)).toBe(before);
+    const [doc, fix] = report.scenarios;
+    expect(doc!.agents).toEqual(['doc-offline', agent]);
+    expect(fix!.agents).toEqual(['fix-offline', agent]);
+    for (const record of report.records) expectComplete(record);
+
+    // The model's doc comments are complete except the one that leaves out a parameter.
+    const modelDoc = doc!.summary.find((s) => s.agent === agent)!;
+    expect(modelDoc.metrics).toEqual({ syntax: 1, format: (docCases - 1) / docCases });
+    expect(report.records.find((r) => r.agent === agent && r.caseId === 'doc:src/math.ts:2:clamp')).toMatchObject({ status: 'failed', metrics: { syntax: 1, format: 0 }, failure: 'no @param for max' });
+    const format = doc!.comparisons.find((c) => c.metric === 'format')!;
+    expect(format).toMatchObject({ a: 'doc-offline', b: agent, n: docCases, meanA: 1 });
+    expect(format.difference).toBeCloseTo(1 / docCases, 10);
+    expect(format.interval[0]).toBeLessThanOrEqual(format.difference);
+    expect(format.interval[1]).toBeGreaterThanOrEqual(format.difference);
+    expect(second.stdout).toContain('Differences (A − B, percentage points), paired bootstrap 95% interval over cases:');
+    expect(second.stdout).toMatch(new RegExp(`format correctness\\s+doc-offline\\s+${agent.replace(/[.]/g, '\\.')}\\s+${docCases}\\s+\\+${((1 / docCases) * 100).toFixed(1)}`));
+
+    // The model fixes what the compiler cannot, except the bad fix the oracle sent back twice.
+    const modelFix = fix!.summary.find((s) => s.agent === agent)!;
+    const offlineFix = fix!.summary.find((s) => s.agent === 'fix-offline')!;
+    expect(modelFix.metrics.fix!).toBeGreaterThan(offlineFix.metrics.fix!);
+    const bad = report.records.find((r) => r.agent === agent && r.caseId === 'fix:src/inventory.ts:27:37:TS7006')!;
+    expect(bad).toMatchObject({ status: 'failed', proposed: true, oraclePassed: false, attempts: 3, metrics: { syntax: 1, fix: 0 } });
+    expect(bad.failure).toMatch(/new diagnostic/);
+    expect(report.records.find((r) => r.agent === agent && r.caseId === 'fix:src/inventory.ts:33:7:eslint:prefer-const')).toMatchObject({ status: 'passed', details: { eslint: { new: 0 } } });
+    expect(fix!.comparisons.map((c) => c.metric)).toEqual(['syntax', 'fix']);
+  }, 60_000);
+
+  it('stops on Ctrl-C keeping the finished cases, and the next run does only the rest', async () => {
+    const model = await startScriptedModel();
+    cleanup.push(() => model.close());
+    // Each answer takes 150 ms (one streamed chunk), so the run is still going when it is interrupted.
+    model.setDefault({ kind: 'dynamic', respond: (request) => ({ ...(scriptedAnswer(request) as { kind: 'text'; content: string }), chunkSize: 100_000, delayMs: 150 }) });
+    const repo = fixtureRepository();
+    const out = outputDir();
+    const json = path.join(out, 'stopped.json');
+    const records = path.join(out, 'stopped.records.jsonl');
+    const env = { OPENAI_API_KEY: 'test-key', OPENAI_BASE_URL: model.baseURL, ASSISTANT_MODEL: 'scripted-coder' };
+    const agent = `scripted-coder@${new URL(model.baseURL).host}`;
+    const args = [repo, '--scenarios', 'doc', '--agents', agent, '--json', json];
+
+    const child = spawn(process.execPath, [BIN, 'eval', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const lines = (): number => (fs.existsSync(records) ? fs.readFileSync(records, 'utf8').trim().split('\n').filter(Boolean).length : 0);
+    for (let waited = 0; lines() < 3 && waited < 20_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    child.kill('SIGINT');
+    expect(await exited, stderr).toBe(130);
+    expect(stderr).toContain('eval: stopping; the finished cases are kept');
+    const partial = JSON.parse(fs.readFileSync(json, 'utf8')) as EvalReport;
+    expect(partial.complete).toBe(false);
+    const kept = lines();
+    expect(kept).toBeGreaterThanOrEqual(3);
+    expect(partial.records).toHaveLength(kept);
+    const cases = partial.scenarios[0]!.cases;
+    expect(kept).toBeLessThan(cases);
+    const asked = model.requests.length;
+
+    const rest = await evalCli(args, env);
+    expect(rest.code, rest.stderr).toBe(0);
+    expect(rest.stderr).toContain(`resuming: ${kept} of ${cases} runs already recorded`);
+    // The interrupted case (if one was in flight) is asked again; the finished ones are not.
+    const done = new Set(partial.records.map((r) => `doc ${r.target.replace(/^\S+ /, '')}`));
+    expect(model.requests.slice(asked).filter((r) => done.has(subjectOf(r)))).toEqual([]);
+    expect(model.requests.length - asked).toBe(cases - kept);
+    const report = JSON.parse(fs.readFileSync(json, 'utf8')) as EvalReport;
+    expect(report.complete).toBe(true);
+    expect(report.records).toHaveLength(cases);
+  }, 60_000);
+});
+
+/** What a model request is about: `doc <symbol>` or `fix <file>:<line>: <diagnostic>`. */
+function subjectOf(request: RecordedRequest): string {
+  const user = String((request.body as { messages: Array<{ role: string; content: string }> }).messages.find((m) => m.role === 'user')?.content ?? '');
+  const doc = /Write the JSDoc comment for the .+? `([^`]+)`/.exec(user);
+  if (doc) return `doc ${doc[1]}`;
+  const fix = /Fix this diagnostic in (\S+):\nline (\d+): (.+)/.exec(user);
+  return fix ? `fix ${fix[1]}:${fix[2]}: ${fix[3]}` : 'other';
+}
+
+/** Fixes a model "knows" for the fixture's declarations (the last one is wrong: it adds an error). */
+const FIXES: Array<[string, string]> = [
+  ['text.lenght', 'text.length'],
+  ["const padding: number = ' ';", "const padding: string = ' ';"],
+  ['const items = loadItems();', 'const items = await loadItems();'],
+  ['let label = item.name;', 'const label = item.name;'],
+  ['item.quantity == 0', 'item.quantity === 0'],
+  ['this.itemCount()', 'this.items.length'],
+  ['discount) {', 'discount: string) {'],
+];
+
+/** The scripted model: a doc comment built from the code it is shown (one with a parameter left out), or the code with known fixes applied. */
+function scriptedAnswer(request: RecordedRequest): ScriptStep {
+  const user = String((request.body as { messages: Array<{ role: string; content: string }> }).messages.find((m) => m.role === 'user')?.content ?? '');
+  const code = /```typescript\n([\s\S]*?)\n```/.exec(user)?.[1] ?? '';
+  const subject = subjectOf(request);
+  if (subject.startsWith('doc ')) {
+    const symbol = subject.slice(4);
+    const { parameters, returns } = signatureOf(code, symbol);
+    const documented = symbol === 'clamp' ? parameters.slice(0, -1) : parameters;
+    const lines = ['/**', ` * Handles ${symbol}.`, ' *', ...documented.map((p) => ` * @param ${p} - The ${p}.`), ...(returns ? [' * @returns The result.'] : []), ' */'];
+    return { kind: 'text', content: lines.join('\n') };
+  }
+  let fixed = code;
+  if (/\bclamp\(/.test(code) && !code.includes('function clamp')) fixed = `import { clamp } from './math.js';\n${code}`;
+  for (const [from, to] of FIXES) fixed = fixed.split(from).join(to);
+  return { kind: 'text', content: `Here is the fix.\n\`\`\`typescript\n${fixed}\n\`\`\`` };
+}
+
+/** Parameter names (destructured ones as `options`) and whether a value is returned, read from a declaration's first lines. */
+function signatureOf(code: string, symbol: string): { parameters: string[]; returns: boolean } {
+  const open = code.indexOf('(');
+  let depth = 0;
+  let close = open;
+  for (let i = open; i < code.length; i++) {
+    if ('([{'.includes(code[i]!)) depth++;
+    if (')]}'.includes(code[i]!)) depth--;
+    if (depth === 0) {
+      close = i;
+      break;
+    }
+  }
+  const parts: string[] = [];
+  let current = '';
+  depth = 0;
+  for (const char of code.slice(open + 1, close)) {
+    if ('([{<'.includes(char)) depth++;
+    if (')]}>'.includes(char)) depth--;
+    if (char === ',' && depth === 0) {
+      parts.push(current);
+      current = '';
+    } else current += char;
+  }
+  parts.push(current);
+  const parameters = parts
+    .map((p) => p.trim().replace(/^(readonly|private|public|protected)\s+/, ''))
+    .filter((p) => p !== '' && !p.startsWith('this'))
+    .map((p) => (/^[{[]/.test(p) ? 'options' : (/^(?:\.\.\.)?([\w$]+)/.exec(p)?.[1] ?? 'value')));
+  const annotation = /^\s*:\s*([^{=]+?)\s*(?:=>\s*)?\{/.exec(code.slice(close + 1))?.[1]?.trim();
+  const returns = !symbol.endsWith('constructor') && !/^\s*(?:export\s+)?set\s/.test(code) && annotation !== 'void' && annotation !== 'Promise<void>';
+  return { parameters, returns };
+}

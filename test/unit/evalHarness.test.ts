@@ -1,0 +1,173 @@
+// Unit tests for the harness's machinery: the scratch copy (the original never written), resumable records, the command line, progress lines.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ScratchCopy } from '../../server/src/eval/scratch.js';
+import { RecordStore, writeFileAtomically } from '../../server/src/eval/records.js';
+import type { EvalRecord } from '../../server/src/eval/records.js';
+import { parseEvalArguments } from '../../server/src/eval/cli.js';
+import { EvalUsageError } from '../../server/src/eval/runner.js';
+import { Progress } from '../../server/src/eval/progress.js';
+import { pathToUri } from '../../server/src/workspace/documentSnapshot.js';
+
+const cleanup: Array<() => void> = [];
+afterEach(() => {
+  for (const undo of cleanup.splice(0)) undo();
+});
+
+function tempDir(prefix: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+function repository(): string {
+  const root = tempDir('eval-repo-');
+  fs.mkdirSync(path.join(root, 'src'));
+  fs.mkdirSync(path.join(root, '.git'));
+  fs.mkdirSync(path.join(root, 'node_modules', 'dep'), { recursive: true });
+  fs.writeFileSync(path.join(root, '.git', 'HEAD'), 'ref: main\n');
+  fs.writeFileSync(path.join(root, 'node_modules', 'dep', 'index.js'), 'module.exports = 1;\n');
+  fs.writeFileSync(path.join(root, 'src', 'a.ts'), 'export const a = 1;\n');
+  fs.writeFileSync(path.join(root, 'tsconfig.json'), '{\n  // comment\n  "compilerOptions": { "strict": false, },\n  "include": ["src"]\n}\n');
+  return root;
+}
+
+function snapshot(root: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (dir: string): void => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else out.set(path.relative(root, full), fs.readFileSync(full, 'utf8'));
+    }
+  };
+  walk(root);
+  return out;
+}
+
+describe('scratch copy', () => {
+  it('copies the repository without .git, links node_modules, and turns compiler flags on in the copy only', () => {
+    const root = repository();
+    const before = snapshot(root);
+    const scratch = ScratchCopy.create(root, { strictFlags: ['strict', 'noUnusedLocals'] });
+    cleanup.push(() => scratch.dispose());
+    expect(scratch.root).not.toBe(root);
+    expect(fs.readFileSync(path.join(scratch.root, 'src', 'a.ts'), 'utf8')).toBe('export const a = 1;\n');
+    expect(fs.existsSync(path.join(scratch.root, '.git'))).toBe(false);
+    expect(fs.lstatSync(path.join(scratch.root, 'node_modules')).isSymbolicLink()).toBe(true);
+    expect(fs.readFileSync(path.join(scratch.root, 'node_modules', 'dep', 'index.js'), 'utf8')).toContain('module.exports');
+    const config = JSON.parse(fs.readFileSync(path.join(scratch.root, 'tsconfig.json'), 'utf8'));
+    expect(config).toEqual({ compilerOptions: { strict: true, noUnusedLocals: true }, include: ['src'] });
+    scratch.dispose();
+    expect(snapshot(root)).toEqual(before);
+    expect(fs.existsSync(path.join(root, 'node_modules', 'dep', 'index.js'))).toBe(true);
+  });
+
+  it('applies a proposal, reads the files back, restores the copy, and refuses paths outside it', () => {
+    const root = repository();
+    const scratch = ScratchCopy.create(root);
+    cleanup.push(() => scratch.dispose());
+    const file = path.join(scratch.root, 'src', 'a.ts');
+    const created = path.join(scratch.root, 'src', 'new', 'b.ts');
+    const result = scratch.applyAndReadBack({
+      documents: [{ uri: pathToUri(file), version: 1, baseText: 'export const a = 1;\n', edits: [{ start: 17, end: 18, newText: '2' }] }],
+      creates: [{ uri: pathToUri(created), text: 'export const b = 2;\n' }],
+    });
+    expect(result).toMatchObject({ ok: true, files: [{ fsPath: file, after: 'export const a = 2;\n', created: false }, { fsPath: created, before: undefined, after: 'export const b = 2;\n', created: true }] });
+    // Restored at once.
+    expect(fs.readFileSync(file, 'utf8')).toBe('export const a = 1;\n');
+    expect(fs.existsSync(path.join(scratch.root, 'src', 'new'))).toBe(false);
+
+    const outside = (uri: string): ReturnType<ScratchCopy['applyAndReadBack']> => scratch.applyAndReadBack({ documents: [{ uri, version: null, baseText: '', edits: [{ start: 0, end: 0, newText: 'x' }] }], creates: [] });
+    expect(outside(pathToUri(path.join(root, 'src', 'a.ts')))).toMatchObject({ ok: false, reason: expect.stringContaining('outside the repository') });
+    expect(outside(pathToUri(path.join(scratch.root, 'node_modules', 'dep', 'index.js')))).toMatchObject({ ok: false, reason: expect.stringContaining('node_modules') });
+    fs.symlinkSync(os.tmpdir(), path.join(scratch.root, 'escape'));
+    expect(outside(pathToUri(path.join(scratch.root, 'escape', 'x.ts')))).toMatchObject({ ok: false, reason: expect.stringContaining('symlink') });
+    expect(scratch.applyAndReadBack({ documents: [], creates: [{ uri: pathToUri(file), text: 'x' }] })).toMatchObject({ ok: false, reason: expect.stringContaining('exists') });
+    expect(fs.readFileSync(path.join(root, 'src', 'a.ts'), 'utf8')).toBe('export const a = 1;\n');
+  });
+});
+
+describe('record store', () => {
+  it('appends one line per record, reads them back by key, and ignores a torn last line', () => {
+    const dir = tempDir('eval-records-');
+    const file = RecordStore.fileFor(path.join(dir, 'out', 'results.json'));
+    expect(file).toBe(path.join(dir, 'out', 'results.records.jsonl'));
+    const store = RecordStore.open(file);
+    const record = { key: 'k1', metrics: { format: 1 } } as unknown as EvalRecord;
+    store.add(record);
+    store.add({ ...record, key: 'k2' });
+    fs.appendFileSync(file, '{"key":"k3","metr');
+    const again = RecordStore.open(file);
+    expect(again.get('k1')).toEqual(record);
+    expect(again.get('k2')).toBeDefined();
+    expect(again.get('k3')).toBeUndefined();
+    expect(RecordStore.open(undefined).get('k1')).toBeUndefined();
+    writeFileAtomically(path.join(dir, 'out', 'r.json'), '{}\n');
+    expect(fs.readdirSync(path.join(dir, 'out')).sort()).toEqual(['r.json', 'results.records.jsonl']);
+  });
+});
+
+describe('command line', () => {
+  it('reads every option, with values inline or separate, and defaults', () => {
+    const parsed = parseEvalArguments(['repo', '--scenarios', 'doc,fix', '--agents=doc-offline,gpt', '--limit', '5', '--samples=3', '--seed', '0', '--jobs', '2', '--json', 'out.json', '--strict-flags', '--no-eslint', '--attempts', '1', '--keep-scratch']);
+    expect(parsed).toEqual({
+      help: false,
+      options: { repository: 'repo', scenarios: ['doc', 'fix'], agents: ['doc-offline', 'gpt'], limit: 5, samples: 3, seed: 0, jobs: 2, json: 'out.json', eslint: false, strictFlags: ['strict', 'noUnusedLocals', 'noUnusedParameters', 'noImplicitReturns', 'noFallthroughCasesInSwitch', 'noImplicitOverride'], attempts: 1, keepScratch: true },
+    });
+    expect(parseEvalArguments(['repo', '--strict-flags=noUnusedLocals'])).toMatchObject({ options: { strictFlags: ['noUnusedLocals'], scenarios: ['doc', 'fix'], samples: 1, seed: 1, jobs: 1, eslint: true } });
+    expect(parseEvalArguments(['--help'])).toEqual({ help: true });
+    expect(parseEvalArguments(['repo', '--settings', 's.json'])).toMatchObject({ settingsFile: 's.json' });
+  });
+
+  it('rejects mistakes with a reason', () => {
+    const mistake = (argv: string[]): string => {
+      try {
+        parseEvalArguments(argv);
+      } catch (error) {
+        expect(error).toBeInstanceOf(EvalUsageError);
+        return (error as Error).message;
+      }
+      throw new Error('accepted');
+    };
+    expect(mistake([])).toContain('which repository');
+    expect(mistake(['a', 'b'])).toContain('one repository');
+    expect(mistake(['repo', '--limit', '0'])).toContain('--limit');
+    expect(mistake(['repo', '--limit'])).toContain('needs a value');
+    expect(mistake(['repo', '--jobs', 'two'])).toContain('--jobs');
+    expect(mistake(['repo', '--frobnicate'])).toContain('unknown option --frobnicate');
+    expect(mistake(['repo', '--strict-flags=no-way'])).toContain('--strict-flags');
+  });
+});
+
+describe('progress', () => {
+  it('writes a line per tenth without a terminal, once each', () => {
+    const lines: string[] = [];
+    let clock = 0;
+    const progress = new Progress({ write: (text: string) => lines.push(text), isTTY: false }, () => clock);
+    progress.start(20, 0);
+    for (let i = 0; i < 20; i++) {
+      progress.working(`case ${i}`);
+      progress.step(i !== 3);
+      clock += 10;
+    }
+    progress.finish();
+    expect(lines[0]).toBe('eval: 0/20 done\n');
+    expect(lines.at(-1)).toBe('eval: 20/20 (1 not passed) done\n');
+    expect(lines.length).toBe(11);
+    expect(new Set(lines).size).toBe(lines.length);
+  });
+
+  it('redraws one bar on a terminal', () => {
+    let written = '';
+    const progress = new Progress({ write: (text: string) => (written += text), isTTY: true, columns: 80 }, () => 0);
+    progress.start(4, 1);
+    progress.note('building');
+    progress.finish();
+    expect(written).toContain('\r\x1b[K[######..................] 1/4');
+    expect(written).toContain('eval: building\n');
+    expect(written.endsWith('\n')).toBe(true);
+  });
+});
