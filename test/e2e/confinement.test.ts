@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CodeAction, TextDocumentEdit } from 'vscode-languageserver-protocol';
 import type { RevertResult, TaskCommandResult, TraceResult } from '../../protocol/src/index.js';
-import { REPO_ROOT, TestEditor, copyFixture } from '../support/lspClient.js';
+import { TestEditor, copyFixture, linkModules } from '../support/lspClient.js';
 import { startScriptedModel } from '../support/scriptedModel.js';
 import type { ScriptedModel } from '../support/scriptedModel.js';
 
@@ -41,7 +41,7 @@ function run(editor: TestEditor, action: CodeAction): Promise<TaskCommandResult>
 describe('Confinement', { timeout: 120_000 }, () => {
   it('refuses to create a test file whose folder is a symlink leading outside the workspace', async () => {
     const root = fixture('tests-vitest');
-    fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(root, 'node_modules'), 'junction');
+    linkModules(root);
     // The folder the test of src/math/clamp.ts goes to (test/math/) really lives elsewhere: writing "inside" it
     // would write outside the workspace.
     const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-outside-'));

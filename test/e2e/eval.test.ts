@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { REPO_ROOT, copyFixture } from '../support/lspClient.js';
+import { REPO_ROOT, copyFixture, linkModules } from '../support/lspClient.js';
 import { startScriptedModel } from '../support/scriptedModel.js';
 import type { RecordedRequest, ScriptStep } from '../support/scriptedModel.js';
 import type { EvalReport } from '../../server/src/eval/runner.js';
@@ -20,7 +20,7 @@ afterEach(async () => {
 /** A copy of the fixture, with the dependencies "installed" (node_modules linked to this repository's). */
 function fixtureRepository(): string {
   const root = copyFixture('eval-repo');
-  fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(root, 'node_modules'), 'junction');
+  linkModules(root);
   cleanup.push(() => fs.rmSync(root, { recursive: true, force: true }));
   return root;
 }

@@ -1,10 +1,9 @@
 // End-to-end Generate and Optimize over --stdio with the scripted endpoint: offers only where a model serves them, type errors and broken tests rejected and retried, only the target replaced, agents routed per task, and the offer-all and best-passing strategies.
 import fs from 'node:fs';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CodeAction } from 'vscode-languageserver-protocol';
 import type { AskResult, TaskCommandResult, TraceResult } from '../../protocol/src/index.js';
-import { REPO_ROOT, TestEditor, copyFixture } from '../support/lspClient.js';
+import { TestEditor, copyFixture, linkModules } from '../support/lspClient.js';
 import { startScriptedModel } from '../support/scriptedModel.js';
 import type { RecordedRequest, ScriptedModel } from '../support/scriptedModel.js';
 
@@ -26,7 +25,7 @@ afterEach(async () => {
 function workspace(): string {
   const root = copyFixture('generate');
   roots.push(root);
-  fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(root, 'node_modules'), 'junction');
+  linkModules(root);
   return root;
 }
 

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ApplyWorkspaceEditParams, CodeAction, TextDocumentEdit } from 'vscode-languageserver-protocol';
 import type { TaskCommandResult } from '../../protocol/src/index.js';
 import { TestEditor, applyEdits, copyFixture } from '../support/lspClient.js';
+import { LONG_TESTS, prng, testSeed } from '../support/rawLsp.js';
 
 const editors: TestEditor[] = [];
 afterEach(async () => {
@@ -10,19 +11,7 @@ afterEach(async () => {
 });
 
 /** Races per run: 150 in CI (`ASSISTANT_RACES` sets another number); `ASSISTANT_LONG_TESTS=1` runs the thousand the reliability issue asks for. */
-const RACES = process.env.ASSISTANT_LONG_TESTS ? 1000 : Number(process.env.ASSISTANT_RACES ?? 150);
-
-/** A small seeded PRNG (mulberry32), so a failing race can be replayed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const RACES = LONG_TESTS ? 1000 : Number(process.env.ASSISTANT_RACES ?? 150);
 
 const DECLARATIONS = [
   { needle: 'parseConfig(text', line: 'export function parseConfig(' },
@@ -44,8 +33,8 @@ function typing(text: string, next: () => number): string {
 
 describe('Stale versions', { timeout: 600_000 }, () => {
   it(`lands no edit on a version other than the one it was computed or rebased for (${RACES} races)`, async () => {
-    const seed = Number(process.env.ASSISTANT_SEED ?? 20261122);
-    const next = random(seed);
+    const seed = testSeed(20261122);
+    const next = prng(seed).next;
     const { editor } = await TestEditor.start({ root: copyFixture('basic'), initializationOptions: { assistant: { annotations: { enabled: false } } } });
     editors.push(editor);
     const doc = await editor.open('src/config.ts');

@@ -6,7 +6,7 @@ import { Project } from 'ts-morph';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult, CodeAction, TextDocumentEdit } from 'vscode-languageserver-protocol';
 import type { RevertResult, TaskCommandResult, TraceResult } from '../../protocol/src/index.js';
-import { TestEditor, applyEdits, copyFixture, REPO_ROOT } from '../support/lspClient.js';
+import { TestEditor, applyEdits, copyFixture, linkModules } from '../support/lspClient.js';
 import { startScriptedModel } from '../support/scriptedModel.js';
 import type { ScriptedModel } from '../support/scriptedModel.js';
 
@@ -26,7 +26,7 @@ afterEach(async () => {
 function workspace(): string {
   const root = copyFixture('tests-vitest');
   roots.push(root);
-  fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(root, 'node_modules'), 'junction');
+  linkModules(root);
   return root;
 }
 

@@ -49,6 +49,12 @@ export function copyFixture(name: string): string {
   return target;
 }
 
+/** Links the repository's node_modules into a workspace, so a fixture's test framework (and its types) resolve. */
+export function linkModules(root: string): string {
+  fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(root, 'node_modules'), 'junction');
+  return root;
+}
+
 export interface StartOptions {
   root: string;
   env?: Record<string, string>;

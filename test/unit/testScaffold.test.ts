@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Project } from 'ts-morph';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { copyFixture, REPO_ROOT } from '../support/lspClient.js';
+import { copyFixture, linkModules } from '../support/lspClient.js';
 import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
 import { clearTestConventionCache } from '../../server/src/repo/testFramework.js';
 import { exportedTestTarget, mergeTestFile, testFileProposal, testPlaceOf, testTask } from '../../server/src/tasks/testTask.js';
@@ -26,7 +26,7 @@ afterEach(() => {
 function fixture(name: string, modules = false): string {
   const root = copyFixture(name);
   temporary.push(root);
-  if (modules) fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(root, 'node_modules'), 'junction');
+  if (modules) linkModules(root);
   return root;
 }
 
@@ -35,7 +35,7 @@ let sharedVitest: string | undefined;
 function vitestFixture(): string {
   if (!sharedVitest || !fs.existsSync(sharedVitest)) {
     sharedVitest = copyFixture('tests-vitest');
-    fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(sharedVitest, 'node_modules'), 'junction');
+    linkModules(sharedVitest);
   }
   return sharedVitest;
 }
@@ -180,7 +180,7 @@ describe('the scaffold in other frameworks', () => {
     fs.writeFileSync(path.join(root, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: ['node'] }, include: ['src'] }));
     fs.mkdirSync(path.join(root, 'src'));
     fs.writeFileSync(path.join(root, 'src', 'parse.ts'), "export function parsePort(text: string): number {\n  const port = Number(text);\n  if (Number.isNaN(port)) throw new TypeError('not a number');\n  return port;\n}\n");
-    fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(root, 'node_modules'), 'junction');
+    linkModules(root);
     const { scaffold, place } = scaffoldOf(root, 'src/parse.ts', 'parsePort');
     expect(path.relative(root, place.testPath)).toBe(path.join('src', 'parse.test.ts'));
     expect(scaffold.text.split('\n').slice(1, 4)).toEqual(["import { describe, it } from 'node:test';", "import { strict as assert } from 'node:assert';", "import { parsePort } from './parse.js';"]);

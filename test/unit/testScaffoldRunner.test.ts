@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { copyFixture, REPO_ROOT } from '../support/lspClient.js';
+import { copyFixture, REPO_ROOT, linkModules } from '../support/lspClient.js';
 import { runTestFile, failureLines } from '../../server/src/oracle/testRunner.js';
 import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
 import { exportedTestTarget, testTask } from '../../server/src/tasks/testTask.js';
@@ -12,7 +12,7 @@ import { pathToUri } from '../../server/src/workspace/documentSnapshot.js';
 import type { DocumentSnapshot } from '../../server/src/workspace/documentSnapshot.js';
 
 const root = copyFixture('tests-vitest');
-fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(root, 'node_modules'), 'junction');
+linkModules(root);
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
 const testFile = path.join(root, 'test', 'math', 'clamp.test.ts');
