@@ -31,13 +31,27 @@ export class WorkspaceProject {
     const existing = project.getSourceFile(fsPath);
     if (existing) {
       if (existing.getFullText() !== text) existing.replaceWithText(text);
-      return existing;
+      return withModuleFormat(existing, project);
     }
-    return project.createSourceFile(fsPath, text, { overwrite: true });
+    return withModuleFormat(project.createSourceFile(fsPath, text, { overwrite: true }), project);
   }
 
   /** The underlying ts-morph project, for repository tools. */
   tsProject(): Project {
     return this.get();
   }
+}
+
+/**
+ * Gives a file created from text the module format TypeScript would infer for it on disk (`.mts`, `.cts`, or the
+ * nearest package.json's `"type"` under node16/nodenext resolution). ts-morph leaves it unset, so an ES module
+ * was checked as CommonJS and `import.meta` reported as TS1470.
+ */
+export function withModuleFormat(file: SourceFile, project: Project): SourceFile {
+  const node = file.compilerNode as ts.SourceFile & { impliedNodeFormat?: ts.ResolutionMode };
+  if (node.impliedNodeFormat === undefined) {
+    const format = ts.getImpliedNodeFormatForFile(file.getFilePath(), undefined, ts.sys, project.getCompilerOptions());
+    if (format !== undefined) node.impliedNodeFormat = format;
+  }
+  return file;
 }
