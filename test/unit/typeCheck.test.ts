@@ -143,20 +143,6 @@ describe('diagnosticsOf', () => {
   }, 30_000);
 });
 
-describe('module format', () => {
-  it("checks a .ts file of a \"type\": \"module\" package as an ES module (no TS1470 on import.meta), and a CommonJS one's as CommonJS", () => {
-    const code = 'export const here = import.meta.url;\n';
-    for (const [type, expected] of [['module', []], ['commonjs', [1470]]] as const) {
-      const root = copyFixture('fix');
-      fs.writeFileSync(path.join(root, 'package.json'), JSON.stringify({ name: 'fmt', private: true, type }));
-      fs.writeFileSync(path.join(root, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true } }));
-      const file = path.join(root, 'src', 'here.ts');
-      expect(diagnosticsOf(new WorkspaceProject(root), file, code).map((d) => d.code), type).toEqual(expected);
-      fs.rmSync(root, { recursive: true, force: true });
-    }
-  }, 60_000);
-});
-
 describe('verdictOf', () => {
   it('says "diagnostics" when some are not errors and clips long details', () => {
     const warning = { code: 6133, message: "'x' is declared but its value is never read.", category: 'warning' as const, line: 1, start: 0, end: 1 };

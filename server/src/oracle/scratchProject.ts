@@ -4,7 +4,6 @@ import path from 'node:path';
 import { Project, ts } from 'ts-morph';
 import type { SourceFile } from 'ts-morph';
 import type { WorkspaceProject } from '../repo/workspaceProject.js';
-import { withModuleFormat } from '../repo/workspaceProject.js';
 
 /** A file as the scratch project should see it, whatever the disk holds. */
 export interface ScratchFile {
@@ -51,8 +50,8 @@ export function withScratchProject<T>(workspace: WorkspaceProject, files: readon
     if (!fs.existsSync(file.getFilePath())) file.forget();
     else refresh(file);
   }
-  for (const file of buffers) withModuleFormat(scratch.project.createSourceFile(file.path, file.text, { overwrite: true }), scratch.project);
-  const added = files.map((file) => withModuleFormat(scratch.project.createSourceFile(file.path, file.text, { overwrite: true }), scratch.project));
+  for (const file of buffers) scratch.project.createSourceFile(file.path, file.text, { overwrite: true });
+  const added = files.map((file) => scratch.project.createSourceFile(file.path, file.text, { overwrite: true }));
   try {
     return use(scratch.project);
   } finally {

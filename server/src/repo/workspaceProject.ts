@@ -31,27 +31,13 @@ export class WorkspaceProject {
     const existing = project.getSourceFile(fsPath);
     if (existing) {
       if (existing.getFullText() !== text) existing.replaceWithText(text);
-      return withModuleFormat(existing, project);
+      return existing;
     }
-    return withModuleFormat(project.createSourceFile(fsPath, text, { overwrite: true }), project);
+    return project.createSourceFile(fsPath, text, { overwrite: true });
   }
 
   /** The underlying ts-morph project, for repository tools. */
   tsProject(): Project {
     return this.get();
   }
-}
-
-/**
- * Gives a file created from text the module format TypeScript would infer for it on disk (`.mts`, `.cts`, or the
- * nearest package.json's `"type"` under node16/nodenext resolution). ts-morph leaves it unset, so an ES module
- * was checked as CommonJS and `import.meta` reported as TS1470.
- */
-export function withModuleFormat(file: SourceFile, project: Project): SourceFile {
-  const node = file.compilerNode as ts.SourceFile & { impliedNodeFormat?: ts.ResolutionMode };
-  if (node.impliedNodeFormat === undefined) {
-    const format = ts.getImpliedNodeFormatForFile(file.getFilePath(), undefined, ts.sys, project.getCompilerOptions());
-    if (format !== undefined) node.impliedNodeFormat = format;
-  }
-  return file;
 }
