@@ -476,7 +476,8 @@ function indexOfTerm(sorted: Uint32Array, id: number): number {
   return -1;
 }
 
-function lineStartsOf(text: string): number[] {
+/** Offsets where lines start, counting `\n` only: the lines the index's locations are numbered by. */
+export function lineStartsOf(text: string): number[] {
   const starts = [0];
   for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) starts.push(i + 1);
   return starts;

@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { ts } from 'ts-morph';
 import type { CodeLocation, IndexedDeclaration, LexicalIndex, LocationKind } from './lexicalIndex.js';
-import { workspaceIndex } from './lexicalIndex.js';
+import { lineStartsOf, workspaceIndex } from './lexicalIndex.js';
 import { detectTestConvention, moduleSpecifier } from './testFramework.js';
 import { redactSecrets } from '../privacy/secrets.js';
 
@@ -139,11 +139,15 @@ export class RepositoryTools {
         if (file) return `${file} is not a source file of the workspace (or it is excluded).`;
         continue;
       }
+      // Lines are counted forward from the previous hit, not from the file's start for each hit.
+      let line = 1;
+      let counted = 0;
       let at = text.indexOf(code);
       while (at >= 0) {
         total++;
         if (hits.length < MAX_HITS) {
-          const line = text.slice(0, at).split('\n').length;
+          for (let i = text.indexOf('\n', counted); i >= 0 && i < at; i = text.indexOf('\n', i + 1)) line++;
+          counted = at;
           hits.push(`${relative}:${line}: ${lineAt(text, at).trim()}`);
         }
         at = text.indexOf(code, at + Math.max(1, code.length));
@@ -241,9 +245,8 @@ export class RepositoryTools {
     const cached = this.parsed.get(relative);
     if (cached && cached.text === text) return cached;
     const source = ts.createSourceFile(relative, text, ts.ScriptTarget.Latest, true, /x$/i.test(relative) ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
-    const starts = [0];
-    for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) starts.push(i + 1);
-    const parsed = { text, source, starts };
+    // Numbered as the index numbers its locations, so a declaration's line finds its node.
+    const parsed = { text, source, starts: lineStartsOf(text) };
     this.parsed.set(relative, parsed);
     if (this.parsed.size > 64) this.parsed.delete(this.parsed.keys().next().value as string);
     return parsed;
