@@ -1,7 +1,7 @@
 // `assistant/ask`: classify free text into a task, run its agents, and return the candidates without applying them.
 import { MessageDirection, RequestType } from 'vscode-languageserver-protocol';
 import type { Range, VersionedTextDocumentIdentifier, TextDocumentIdentifier, WorkspaceEdit, WorkDoneProgressParams } from 'vscode-languageserver-protocol';
-import type { TaskOrNone } from './tasks.js';
+import type { TaskId, TaskOrNone } from './tasks.js';
 import type { AgentDescriptor, TraceResponse } from './traceTypes.js';
 
 export interface AskParams extends WorkDoneProgressParams {
@@ -11,6 +11,11 @@ export interface AskParams extends WorkDoneProgressParams {
   textDocument?: TextDocumentIdentifier | VersionedTextDocumentIdentifier;
   /** The selection the request is about; without it the symbol the text names, or the whole document. */
   range?: Range;
+  /**
+   * The task, when the client already knows it (a "Fix an issue" or "Generate a class" command): the text is not
+   * classified. An unknown task id is refused with -32602.
+   */
+  task?: TaskId;
 }
 
 /** One candidate answer. */

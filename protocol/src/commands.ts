@@ -56,6 +56,23 @@ export namespace Commands {
   export const generate = 'assistant.generate' as const;
   /** Optimises a function or a selection (`parameters.goal`: efficiency, readability, complexity or general). */
   export const optimize = 'assistant.optimize' as const;
+  /** Fixes an issue or adds a feature across the repository (`parameters.question`: the issue text), with the issue pipeline. */
+  export const issue = 'assistant.issue' as const;
+  /** Generates a new class from a description (`parameters.question`), as a new file, with the class pipeline. */
+  export const generateClass = 'assistant.class' as const;
+  /** Type-checks the whole project and publishes the errors as diagnostics: no arguments, result `ListenerRunResult`. */
+  export const checkTypes = 'assistant.checkTypes' as const;
+  /**
+   * Runs the project's tests in a scratch copy and publishes each failure at its assertion (expected, actual, stack):
+   * no arguments, result `ListenerRunResult`. Asks first unless `oracle.runTests` allows it (tests run project code).
+   */
+  export const runTests = 'assistant.runTests' as const;
+  /** Lints the project with its own ESLint and publishes the problems; the result lists them as a queue for `fixAll`. */
+  export const lint = 'assistant.lint' as const;
+  /** Works through lint problems one by one (`[FixAllArgs]`: the queue's ids, all by default), with progress and cancel. */
+  export const fixAll = 'assistant.fixAll' as const;
+  /** Applies a pasted unified diff (`[ApplyPatchArgs]`), moved onto the files as they are now; result `ApplyPatchResult`. */
+  export const applyPatch = 'assistant.applyPatch' as const;
   /**
    * Sent by clients after applying the edit of a resolved code action, so the trace marks the response used:
    * arguments `[ResponseAppliedArgs]`. Resolved code actions carry it; users never run it by hand.
@@ -95,6 +112,49 @@ export const COMMAND_TASKS: Readonly<Record<string, TaskId>> = {
   [Commands.question]: 'question',
   [Commands.generate]: 'generate',
   [Commands.optimize]: 'optimize',
+  [Commands.issue]: 'issue',
+  [Commands.generateClass]: 'class',
 };
 
-export const ALL_COMMANDS: readonly string[] = [...Object.keys(COMMAND_TASKS), Commands.responseApplied, Commands.showInteraction];
+/** What a check command (type-check, tests, lint) found. */
+export interface ListenerRunResult {
+  listener: 'typecheck' | 'tests' | 'lint';
+  /** False when the check did not run (tests not allowed, no ESLint), with why in `message`. */
+  ran: boolean;
+  /** Problems published as diagnostics. */
+  problems: number;
+  message: string;
+  /** For `assistant.lint`: the problems as a queue, in order, by id. */
+  items?: { id: string; uri: string; line: number; rule?: string; message: string }[];
+}
+
+/** Arguments of `assistant.fixAll`. */
+export interface FixAllArgs {
+  /** The queue items to fix; all of them when absent. */
+  ids?: string[];
+}
+
+/** How each item of a "fix all" run ended: `fixed`, `failed`, `skipped` (no fix), `gone` (no longer reported), `cancelled`. */
+export interface FixAllResult {
+  total: number;
+  fixed: number;
+  items: { id: string; outcome: 'fixed' | 'failed' | 'skipped' | 'cancelled' | 'gone'; detail?: string }[];
+  message: string;
+}
+
+/** Arguments of `assistant.applyPatch`. */
+export interface ApplyPatchArgs {
+  /** A unified diff (git or plain), as pasted; paths relative to the workspace folder. */
+  patch: string;
+}
+
+/** What applying a pasted patch did. */
+export interface ApplyPatchResult {
+  applied: boolean;
+  interactionId: string;
+  /** Workspace-relative paths the patch touches. */
+  files: string[];
+  message: string;
+}
+
+export const ALL_COMMANDS: readonly string[] = [...Object.keys(COMMAND_TASKS), Commands.responseApplied, Commands.showInteraction, Commands.checkTypes, Commands.runTests, Commands.lint, Commands.fixAll, Commands.applyPatch];

@@ -9,6 +9,7 @@ export * from './trace.js';
 export * from './agents.js';
 export * from './rate.js';
 export * from './revert.js';
+export * from './feedback.js';
 
 import { AskRequest } from './ask.js';
 import { ApplyRequest } from './apply.js';
@@ -16,9 +17,10 @@ import { TraceRequest } from './trace.js';
 import { AgentsRequest } from './agents.js';
 import { RateRequest } from './rate.js';
 import { RevertRequest } from './revert.js';
+import { FeedbackRequest, PipelineStepNotification } from './feedback.js';
 
 /** Every custom method, for the documentation guard and the shims' name check. */
-export const CUSTOM_METHODS: readonly string[] = [AskRequest.method, ApplyRequest.method, TraceRequest.method, AgentsRequest.method, RateRequest.method, RevertRequest.method];
+export const CUSTOM_METHODS: readonly string[] = [AskRequest.method, ApplyRequest.method, TraceRequest.method, AgentsRequest.method, RateRequest.method, RevertRequest.method, FeedbackRequest.method, PipelineStepNotification.method];
 
 /** Error codes of custom failures, in the JSON-RPC server-defined range. */
 export const AssistantErrorCodes = {

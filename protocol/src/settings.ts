@@ -27,6 +27,11 @@ export interface ModelAgentSettings {
   stream?: boolean;
   /** Per-task prompt template overrides; `{{code}}`, `{{language}}`, `{{symbol}}`, `{{request}}` are replaced. */
   prompts?: Partial<Record<TaskId | 'classify', string>>;
+  /**
+   * How the agent calls the repository tools: `functions` (the endpoint's function calling, the default) or `text`
+   * (lines `CALL <tool> <JSON>` in plain answers, for endpoints without function calling).
+   */
+  toolProtocol?: 'functions' | 'text';
 }
 
 /** How the answers of several agents reach the user. */
@@ -49,6 +54,16 @@ export interface AssistantSettings {
      * that passed the oracle (every answer is still recorded in the trace).
      */
     strategy: CandidateStrategy;
+  };
+  pipelines: {
+    /** Rounds of repository-tool calls a model may make while exploring, per step. */
+    toolRounds: number;
+    /** Times a failing issue patch goes back through self-fix (which step caused it, feedback, replay). */
+    maxSelfFixes: number;
+    /** Times a patch that cannot be parsed or applied goes back to the model within one patch step. */
+    patchAttempts: number;
+    /** Attempts of class generation (each after the oracle, tools and a reflection). */
+    classRounds: number;
   };
   oracle: {
     /** Run the project's tests in a scratch copy to check proposals (runs the project's code, so off by default). */
@@ -82,6 +97,7 @@ export const DEFAULT_SETTINGS: AssistantSettings = {
   useEnvironment: true,
   disabledAgents: [],
   orchestrator: { agentTimeoutMs: 60_000, maxAttempts: 3, strategy: 'offer-all' },
+  pipelines: { toolRounds: 6, maxSelfFixes: 2, patchAttempts: 3, classRounds: 4 },
   oracle: { runTests: false, testTimeoutMs: 120_000 },
   classifier: { threshold: 0.34 },
   trace: { directory: '.assistant/trace', segmentSize: 500 },

@@ -49,6 +49,11 @@ export interface InteractionContext {
   fragment?: CodeFragment;
   /** The symbol the task was run on, e.g. `Config.load`. */
   symbol?: string;
+  /**
+   * What model agents got besides the target (the enclosing declaration, named symbols, recent places, open
+   * documents): its size in estimated tokens, and what was left out for the budget or for privacy (paths only).
+   */
+  enrichment?: { tokens: number; omitted: string[] };
 }
 
 /** Where a response's code was inserted. */
@@ -82,6 +87,57 @@ export interface Verdict {
   testsPassed?: boolean;
 }
 
+/** One tool call a model made during a pipeline step, with the answer it got (cut for the trace). */
+export interface PipelineToolCall {
+  name: string;
+  /** The arguments as the model wrote them (JSON text, valid or not). */
+  arguments: string;
+  result: string;
+}
+
+/** One model response inside a pipeline step: feedback can name it by `id`. */
+export interface PipelineModelResponse {
+  id: string;
+  at: string;
+  /** The answer's text (cut for the trace when very long). */
+  text: string;
+  toolCalls?: PipelineToolCall[];
+  /** Why this response was not usable (e.g. a patch that does not apply), as told to the model. */
+  error?: string;
+  usage?: { promptTokens?: number; completionTokens?: number };
+}
+
+/** The state of one step of a pipeline: enough to inspect it, rate it, and replay the run from it. */
+export interface PipelineStep {
+  id: string;
+  /** Position in the run, from 0; a step that runs again (self-fix, feedback) appears again with a new index. */
+  index: number;
+  /** What the step does: `context`, `patch`, `review`, `self-fix`, `retrieve`, `attempt`, `check`, `tools`, `reflect`. */
+  name: string;
+  /** `reused`: taken from the run this one replays, without running again. */
+  status: 'ok' | 'failed' | 'reused' | 'cancelled';
+  /** What the step was given (JSON). */
+  input: unknown;
+  /** What it produced (JSON); later steps and replays start from it. */
+  output?: unknown;
+  /** One line for menus and the progress UI. */
+  summary?: string;
+  error?: string;
+  responses: PipelineModelResponse[];
+  /** Feedback the step ran with (from the user or from self-fix), oldest first. */
+  feedback?: string[];
+  startedAt: string;
+  durationMs: number;
+}
+
+/** A multi-step run of one agent (the issue and class pipelines). */
+export interface PipelineState {
+  name: string;
+  steps: PipelineStep[];
+  /** Set when this run replays another from one of its steps, after feedback. */
+  replayOf?: { interactionId: string; responseId: string; fromStep: number; feedback: string };
+}
+
 /** One agent's answer to an interaction. */
 export interface TraceResponse {
   id: string;
@@ -110,6 +166,8 @@ export interface TraceResponse {
   startedAt: string;
   durationMs: number;
   usage?: { promptTokens?: number; completionTokens?: number };
+  /** The steps of a pipeline run (issue, class), each with its inputs, model responses and output. */
+  pipeline?: PipelineState;
 }
 
 /** Who asked. */
@@ -132,6 +190,8 @@ export interface Interaction {
   responses: TraceResponse[];
   /** A message shown to the user about the outcome, e.g. why nothing was offered. */
   message?: string;
+  /** Which response was ranked first, and why (the oracle's verdicts compared). */
+  selection?: { responseId: string; reason: string };
 }
 
 /** One run of the server for one workspace. */

@@ -7,8 +7,16 @@ import type {
   AgentsResult,
   ApplyParams,
   ApplyResult,
+  ApplyPatchArgs,
+  ApplyPatchResult,
   AskParams,
   AskResult,
+  FixAllArgs,
+  FixAllResult,
+  ListenerRunResult,
+  FeedbackParams,
+  FeedbackResult,
+  PipelineStep,
   AssistantSettings,
   Interaction,
   RateParams,
@@ -38,10 +46,15 @@ import { revertResponse } from './tasks/revertResponse.js';
 import { resolveCommandFlow, runCommandFlow } from './tasks/commandFlow.js';
 import type { FlowContext, ResolvedTask } from './tasks/commandFlow.js';
 import { askFlow } from './tasks/askFlow.js';
+import { feedbackFlow } from './tasks/feedbackFlow.js';
+import { applyPatchFlow } from './tasks/applyPatchFlow.js';
+import { Listeners } from './listeners/listeners.js';
+import { RecentPositions } from './context/recentPositions.js';
+import type { PublishProblems } from './listeners/listeners.js';
 import { diagnosticsFromLsp } from './tasks/diagnostics.js';
 import { mergeDiagnostics, projectDiagnosticsCache } from './oracle/diagnosticsCache.js';
 import type { DiagnosticsCache } from './oracle/diagnosticsCache.js';
-import { isPosition, lineStarts, positionToOffset } from './edits/textEdits.js';
+import { isPosition, isRange, lineStarts, positionToOffset } from './edits/textEdits.js';
 import type { DocumentSource } from './workspace/documentSnapshot.js';
 import { writeAssistantFile } from './workspace/assistantFiles.js';
 import type { EditorPort, ProgressSink } from './editorPort.js';
@@ -58,6 +71,8 @@ export interface AssistantOptions {
   env: NodeJS.ProcessEnv;
   client?: { name: string; version?: string };
   log: (message: string) => void;
+  /** Publishes the listeners' problems of a document (the LSP layer sends them as diagnostics). */
+  publishProblems?: PublishProblems;
 }
 
 export class Assistant {
@@ -65,6 +80,10 @@ export class Assistant {
   private classifierThreshold: number;
   /** The server's own diagnostics of open documents, computed in the background per version. */
   private readonly ownDiagnostics: DiagnosticsCache;
+  /** Pipeline runs being replayed after feedback, by response id. */
+  private readonly replaying = new Map<string, PipelineStep>();
+  /** The check commands' results (type-check, tests, lint) and the lint queue. */
+  private readonly listeners: Listeners;
 
   private constructor(
     private readonly options: AssistantOptions,
@@ -84,10 +103,14 @@ export class Assistant {
       maxAttempts: options.settings.orchestrator.maxAttempts,
       strategy: options.settings.orchestrator.strategy,
       oracle: options.settings.oracle,
+      pipelines: options.settings.pipelines,
+      documents: options.documents,
+      recent: new RecentPositions(),
       annotations: options.settings.annotations.enabled,
       plans: new PlanCache(),
     };
     this.classifierThreshold = options.settings.classifier.threshold;
+    this.listeners = new Listeners(this.env, options.documents, options.publishProblems ?? (() => undefined));
     this.ownDiagnostics = projectDiagnosticsCache(this.env.project, { onError: (uri, e) => options.log(`diagnostics of ${uri}: ${e instanceof Error ? e.message : String(e)}`) });
     for (const problem of registry.problems) options.log(`settings: ${problem}`);
   }
@@ -115,6 +138,7 @@ export class Assistant {
     this.env.maxAttempts = settings.orchestrator.maxAttempts;
     this.env.strategy = settings.orchestrator.strategy;
     this.env.oracle = settings.oracle;
+    this.env.pipelines = settings.pipelines;
     this.env.annotations = settings.annotations.enabled;
     this.classifierThreshold = settings.classifier.threshold;
     for (const problem of this.env.registry.problems) this.options.log(`settings: ${problem}`);
@@ -124,10 +148,12 @@ export class Assistant {
   offers(uri: string, range: Range, diagnostics: unknown = []): TaskOffer[] {
     const document = this.options.documents.get(uri);
     if (!document) return [];
+    // Where the editor asks for actions is where the user works: the last such places go with model requests.
+    this.env.recent?.record(uri, range, document.version);
     const starts = lineStarts(document.text);
     const start = positionToOffset(document.text, range.start, starts);
     const end = positionToOffset(document.text, range.end, starts);
-    const own = document.version === null ? [] : (this.ownDiagnostics.get(uri, document.version) ?? []);
+    const own = [...(document.version === null ? [] : (this.ownDiagnostics.get(uri, document.version) ?? [])), ...this.listeners.diagnosticsOf(uri, document.text)];
     const context = { document, start: Math.min(start, end), end: Math.max(start, end), diagnostics: mergeDiagnostics(diagnosticsFromLsp(document.text, diagnostics), own) };
     return offersAt(context, (task, needsModel) => (needsModel ? this.env.registry.forTask(task).some((agent) => agent.descriptor.isLLM) : this.env.registry.serves(task)));
   }
@@ -153,6 +179,7 @@ export class Assistant {
   }
 
   runCommand(task: TaskId, args: TaskCommandArgs, signal: AbortSignal, progress: ProgressSink, port: EditorPort): Promise<TaskCommandResult> {
+    if (args?.textDocument?.uri && isRange(args.range)) this.env.recent?.record(args.textDocument.uri, args.range, args.textDocument.version ?? null);
     return runCommandFlow(this.flow(), task, args, signal, progress, port);
   }
 
@@ -168,7 +195,39 @@ export class Assistant {
   }
 
   ask(params: AskParams, signal: AbortSignal, progress: ProgressSink): Promise<AskResult> {
+    if (params?.textDocument?.uri && isRange(params.range)) this.env.recent?.record(params.textDocument.uri, params.range);
     return askFlow({ env: this.env, documents: this.options.documents, threshold: this.classifierThreshold, log: this.options.log, diagnostics: (d) => this.cachedDiagnostics(d.uri, d.version) }, params, signal, progress);
+  }
+
+  /** Feedback on one step of a pipeline run: the run again from that step, as a new interaction with unapplied candidates. */
+  feedback(params: FeedbackParams, signal: AbortSignal, progress: ProgressSink): Promise<FeedbackResult> {
+    return feedbackFlow({ env: this.env, documents: this.options.documents, replaying: this.replaying }, params, signal, progress);
+  }
+
+  /** Type-checks the whole project and publishes the errors. */
+  checkTypes(signal: AbortSignal, progress: ProgressSink): Promise<ListenerRunResult> {
+    return this.listeners.typeCheck(signal, progress);
+  }
+
+  /** Runs the project's tests (asking first unless allowed) and publishes each failure at its assertion. */
+  runTests(signal: AbortSignal, progress: ProgressSink, port: EditorPort): Promise<ListenerRunResult> {
+    return this.listeners.tests(signal, progress, port);
+  }
+
+  /** Lints the project with its own ESLint, publishes the problems and keeps them as the "fix all" queue. */
+  lint(signal: AbortSignal, progress: ProgressSink): Promise<ListenerRunResult> {
+    return this.listeners.lint(signal, progress);
+  }
+
+  /** Works through the lint queue (the given ids, or all), one item at a time. */
+  fixAll(args: FixAllArgs | undefined, signal: AbortSignal, progress: ProgressSink, port: EditorPort): Promise<FixAllResult> {
+    if (args?.ids !== undefined && !(Array.isArray(args.ids) && args.ids.every((id) => typeof id === 'string'))) throw new AssistantError('invalid-params', 'assistant.fixAll: "ids" must be a list of queue item ids.');
+    return this.listeners.fixAll(args?.ids, signal, progress, port);
+  }
+
+  /** Applies a pasted unified diff to the files as they are now. */
+  applyPatch(args: ApplyPatchArgs, port: EditorPort): Promise<ApplyPatchResult> {
+    return applyPatchFlow(this.env, this.options.documents, port, args);
   }
 
   async apply(params: ApplyParams, port: EditorPort): Promise<ApplyResult> {

@@ -1,5 +1,6 @@
 // What the core asks of the editor, as plain calls: the LSP layer implements it with applyEdit, showMessageRequest and progress.
 import type { WorkspaceEdit } from 'vscode-languageserver-protocol';
+import type { PipelineStepParams } from './protocol.js';
 
 export interface ApplyEditOutcome {
   applied: boolean;
@@ -19,6 +20,8 @@ export interface EditorPort {
 /** Progress of long work, reported to the editor when it can show it. */
 export interface ProgressSink {
   report(message: string, percentage?: number): void;
+  /** A pipeline step started or ended (clients that render runs get it as `assistant/pipelineStep`). */
+  step?(params: PipelineStepParams): void;
 }
 
 export const noProgress: ProgressSink = { report: () => undefined };

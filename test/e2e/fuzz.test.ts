@@ -364,13 +364,16 @@ describe('message-level fuzzing', () => {
     const requests: Record<string, () => unknown> = {
       'textDocument/codeAction': () => ({ textDocument: { uri: r.pick(uris) }, range: range(r.pick(['parseConfig(text', 'load', 'firstOf', 'greet'])), context: { diagnostics: r.chance(0.3) ? [{ range: range('parseConfig'), message: 'x', severity: 1, code: 2322, source: 'ts' }] : [], ...(r.chance(0.3) ? { only: [r.pick(['quickfix', 'refactor', 'source', '', 'refactor.rewrite.assistant.document'])] } : {}) } }),
       'codeAction/resolve': () => ({ title: 'x', kind: 'refactor.rewrite', data: { task: r.pick([...TASK_IDS, 'nope']), args: taskArgs() } }),
-      'workspace/executeCommand': () => ({ command: r.pick([...ALL_COMMANDS, 'assistant.nope', '']), arguments: r.pick([[taskArgs()], [], [{ interactionId: r.pick(interactionIds), responseId: r.pick(responseIds) }], [{ textDocument: { uri }, position: pos('parseConfig') }], undefined]) }),
+      'workspace/executeCommand': () => ({ command: r.pick([...ALL_COMMANDS, 'assistant.nope', '']), arguments: r.pick([[taskArgs()], [], [{ interactionId: r.pick(interactionIds), responseId: r.pick(responseIds) }], [{ textDocument: { uri }, position: pos('parseConfig') }], [{ patch: r.pick(['--- a/src/config.ts\n+++ b/src/config.ts\n@@ -1 +1 @@\n-x\n+y\n', '--- /dev/null\n+++ b/../../etc/x\n@@ -0,0 +1 @@\n+x\n', ...STRINGS]) }], [{ ids: r.pick([['1'], 'x', [1]]) }], undefined]) }),
       'assistant/ask': () => ({ text: r.pick(STRINGS), ...(r.chance(0.6) ? { textDocument: { uri: r.pick(uris) } } : {}), ...(r.chance(0.3) ? { range: range('parseConfig') } : {}) }),
       'assistant/apply': () => ({ interactionId: r.pick(interactionIds), responseId: r.pick(responseIds) }),
       'assistant/trace': () => r.pick([{}, { id: r.pick(interactionIds) }, { textDocument: { uri: r.pick(uris) }, position: pos('parseConfig') }, { task: r.pick([...TASK_IDS, 'none', 'x']), limit: r.pick([1, 0, 500, -1]), offset: r.pick([0, -5, 1e9]) }, { since: r.pick(['2020-01-01', 'yesterday', '']), until: '2999-01-01' }, { text: r.pick(STRINGS), used: r.chance(0.5) }]),
       'assistant/agents': () => ({}),
       'assistant/rate': () => ({ interactionId: r.pick(interactionIds), responseId: r.pick(responseIds), rating: r.pick(['up', 'down', null, 'sideways', 1]), comment: r.pick(STRINGS) }),
       'assistant/revert': () => ({ interactionId: r.pick(interactionIds), ...(r.chance(0.5) ? { responseId: r.pick(responseIds) } : {}) }),
+      'assistant/feedback': () => ({ interactionId: r.pick(interactionIds), responseId: r.pick(responseIds), feedback: r.pick([[{ step: r.pick(['patch', 'context', 0, 99, -1, '']), text: r.pick(STRINGS) }], [{ step: 'patch', text: 'a' }, { step: 'context', text: 'b' }], [], 'x', [{ text: '' }], [{ modelResponseId: 'nope', text: 'x' }]]) }),
+      // A server-to-client notification sent as a request by a confused client.
+      'assistant/pipelineStep': () => ({ interactionId: r.pick(interactionIds), agent: 'x', pipeline: 'issue', step: { index: 0, name: 'patch', status: 'running' } }),
       initialize: () => ({ processId: null, rootUri: null, capabilities: {} }),
       'textDocument/hover': () => ({ textDocument: { uri }, position: pos('parseConfig') }),
       'textDocument/completion': () => ({ textDocument: { uri }, position: pos('parseConfig') }),

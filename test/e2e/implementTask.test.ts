@@ -1,12 +1,11 @@
 // End-to-end Implement task over --stdio: the code action, the new class file as CreateFile plus its content, revert, and the model retried until every member is written.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Project } from 'ts-morph';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult, CodeAction, TextDocumentEdit } from 'vscode-languageserver-protocol';
+import type { CodeAction, TextDocumentEdit } from 'vscode-languageserver-protocol';
 import type { RevertResult, TaskCommandResult, TraceResult } from '../../protocol/src/index.js';
-import { TestEditor, applyEdits, copyFixture } from '../support/lspClient.js';
+import { TestEditor, copyFixture, handleFiles } from '../support/lspClient.js';
 import { startScriptedModel } from '../support/scriptedModel.js';
 import type { ScriptedModel } from '../support/scriptedModel.js';
 
@@ -22,29 +21,6 @@ afterEach(async () => {
   for (const root of roots.splice(0)) fs.rmSync(root, { recursive: true, force: true });
 });
 
-/** Like a real editor: creates files (CreateFile plus the edit that fills it) and deletes them; open buffers as usual. */
-function handleFiles(editor: TestEditor): void {
-  editor.onApplyEdit = (params: ApplyWorkspaceEditParams): ApplyWorkspaceEditResult => {
-    for (const change of params.edit.documentChanges ?? []) {
-      if ('kind' in change) {
-        if (change.kind === 'rename') return { applied: false, failureReason: 'no renames here' };
-        const file = fileURLToPath(change.uri);
-        if (change.kind === 'create') {
-          if (fs.existsSync(file)) return { applied: false, failureReason: `${file} exists` };
-          fs.writeFileSync(file, '');
-        } else if (change.kind === 'delete') {
-          fs.rmSync(file);
-        }
-        continue;
-      }
-      const edit = change as TextDocumentEdit;
-      if (editor.buffers.has(edit.textDocument.uri)) return editor.applyLocally(params);
-      const file = fileURLToPath(edit.textDocument.uri);
-      fs.writeFileSync(file, applyEdits(fs.readFileSync(file, 'utf8'), edit.edits.map((e) => ({ range: e.range, newText: 'newText' in e ? e.newText : '' }))));
-    }
-    return { applied: true };
-  };
-}
 
 async function start(options: { model?: boolean } = {}): Promise<{ editor: TestEditor; root: string }> {
   const root = copyFixture('implement');

@@ -1,12 +1,11 @@
 // End-to-end Test task over --stdio: the code action, the new test file as CreateFile plus its content, appending, revert, and the model retried until its tests pass.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Project } from 'ts-morph';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult, CodeAction, TextDocumentEdit } from 'vscode-languageserver-protocol';
+import type { CodeAction, TextDocumentEdit } from 'vscode-languageserver-protocol';
 import type { RevertResult, TaskCommandResult, TraceResult } from '../../protocol/src/index.js';
-import { TestEditor, applyEdits, copyFixture, linkModules } from '../support/lspClient.js';
+import { TestEditor, copyFixture, linkModules, handleFiles } from '../support/lspClient.js';
 import { startScriptedModel } from '../support/scriptedModel.js';
 import type { ScriptedModel } from '../support/scriptedModel.js';
 
@@ -30,36 +29,6 @@ function workspace(): string {
   return root;
 }
 
-/**
- * The test editor applies edits to open buffers only; like a real editor, this one also creates files (CreateFile
- * plus the edit that fills it), edits files that are not open, and deletes files.
- */
-function handleFiles(editor: TestEditor): void {
-  editor.onApplyEdit = (params: ApplyWorkspaceEditParams): ApplyWorkspaceEditResult => {
-    for (const change of params.edit.documentChanges ?? []) {
-      if ('kind' in change) {
-        if (change.kind === 'rename') return { applied: false, failureReason: 'no renames here' };
-        const file = fileURLToPath(change.uri);
-        if (change.kind === 'create') {
-          if (fs.existsSync(file)) return { applied: false, failureReason: `${file} exists` };
-          fs.mkdirSync(path.dirname(file), { recursive: true });
-          fs.writeFileSync(file, '');
-        } else if (change.kind === 'delete') {
-          fs.rmSync(file);
-        }
-        continue;
-      }
-      const edit = change as TextDocumentEdit;
-      if (editor.buffers.has(edit.textDocument.uri)) continue;
-      const file = fileURLToPath(edit.textDocument.uri);
-      const text = fs.readFileSync(file, 'utf8');
-      fs.writeFileSync(file, applyEdits(text, edit.edits.map((e) => ({ range: e.range, newText: 'newText' in e ? e.newText : '' }))));
-    }
-    // Open buffers take their edits the usual way.
-    const open = (params.edit.documentChanges ?? []).filter((c) => !('kind' in c) && editor.buffers.has((c as TextDocumentEdit).textDocument.uri));
-    return open.length > 0 ? editor.applyLocally({ ...params, edit: { documentChanges: open } }) : { applied: true };
-  };
-}
 
 async function start(root: string, options: { model?: boolean; runTests?: boolean } = {}): Promise<TestEditor> {
   const { editor } = await TestEditor.start({

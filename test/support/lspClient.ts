@@ -244,3 +244,33 @@ export async function until(check: () => boolean, timeoutMs = 5000, what = 'cond
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+/**
+ * Makes the test editor handle files as a real editor does: it creates files (CreateFile plus the edit that fills
+ * it), edits files that are not open on disk, and deletes files; open buffers take their edits the usual way.
+ */
+export function handleFiles(editor: TestEditor): void {
+  editor.onApplyEdit = (params: ApplyWorkspaceEditParams): ApplyWorkspaceEditResult => {
+    for (const change of params.edit.documentChanges ?? []) {
+      if ('kind' in change) {
+        if (change.kind === 'rename') return { applied: false, failureReason: 'no renames here' };
+        const file = fileURLToPath(change.uri);
+        if (change.kind === 'create') {
+          if (fs.existsSync(file)) return { applied: false, failureReason: `${file} exists` };
+          fs.mkdirSync(path.dirname(file), { recursive: true });
+          fs.writeFileSync(file, '');
+        } else if (change.kind === 'delete') {
+          fs.rmSync(file);
+        }
+        continue;
+      }
+      const edit = change as TextDocumentEdit;
+      if (editor.buffers.has(edit.textDocument.uri)) continue;
+      const file = fileURLToPath(edit.textDocument.uri);
+      const text = fs.readFileSync(file, 'utf8');
+      fs.writeFileSync(file, applyEdits(text, edit.edits.map((e) => ({ range: e.range, newText: 'newText' in e ? e.newText : '' }))));
+    }
+    const open = (params.edit.documentChanges ?? []).filter((c) => !('kind' in c) && editor.buffers.has((c as TextDocumentEdit).textDocument.uri));
+    return open.length > 0 ? editor.applyLocally({ ...params, edit: { documentChanges: open } }) : { applied: true };
+  };
+}

@@ -32,6 +32,36 @@ describe('ModelClient', () => {
     expect((await client({ stream: false }).complete(messages, signal())).text).toBe('whole answer');
   });
 
+  it('assembles tool calls, streamed or not, and sends tools, calls and results in the wire format', async () => {
+    const tools = [{ name: 'get_signature', description: 'a signature', parameters: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } }];
+    for (const stream of [true, false]) {
+      model.reset();
+      model.enqueue({ kind: 'toolCalls', calls: [{ id: 'c1', name: 'get_signature', arguments: { name: 'Cart.total' } }, { id: 'c2', name: 'get_signature', arguments: '{"name": broken' }] });
+      const completion = await client({ stream }).complete(messages, signal(), { tools });
+      expect(completion.toolCalls).toEqual([
+        { id: 'c1', name: 'get_signature', arguments: '{"name":"Cart.total"}' },
+        { id: 'c2', name: 'get_signature', arguments: '{"name": broken' },
+      ]);
+      expect(completion.finishReason).toBe('tool_calls');
+      expect(model.requests[0]!.body.tools).toEqual([{ type: 'function', function: tools[0] }]);
+    }
+    model.reset();
+    model.enqueue({ kind: 'text', content: 'done' });
+    const key = 'sk-proj-' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8s9T0';
+    await client().complete(
+      [
+        { role: 'user', content: 'look' },
+        { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'search_code', arguments: JSON.stringify({ code: key }) }] },
+        { role: 'tool', toolCallId: 'c1', content: `const KEY = "${key}";` },
+      ],
+      signal(),
+    );
+    const sent = model.requests[0]!.body.messages;
+    expect(sent[1]).toMatchObject({ role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'search_code' } }] });
+    expect(sent[2]).toMatchObject({ role: 'tool', tool_call_id: 'c1' });
+    expect(model.requests[0]!.rawBody).not.toContain(key);
+  });
+
   it('retries after a 429 with retry-after and a 500, then succeeds', async () => {
     model.enqueue({ kind: 'error', status: 429, headers: { 'retry-after': '0' } }, { kind: 'error', status: 503 }, { kind: 'text', content: 'third time' });
     const completion = await client({ maxRetries: 2 }).complete(messages, signal());

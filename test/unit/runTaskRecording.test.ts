@@ -61,6 +61,7 @@ async function setUp(delayMs: number): Promise<{ env: TaskEnvironment; trace: Tr
     maxAttempts: 1,
     strategy: 'offer-all',
     oracle: DEFAULT_SETTINGS.oracle,
+    pipelines: DEFAULT_SETTINGS.pipelines,
     annotations: false,
     plans: new PlanCache(),
   };

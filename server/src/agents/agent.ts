@@ -1,6 +1,6 @@
 // The agent interface: what every agent (offline or model) declares and how the orchestrator calls it.
-import type { AgentDescriptor, TaskId } from '../protocol.js';
-import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
+import type { AgentDescriptor, AssistantSettings, PipelineState, PipelineStepParams, TaskId, Verdict } from '../protocol.js';
+import type { DocumentSnapshot, DocumentSource } from '../workspace/documentSnapshot.js';
 import type { WorkspaceProject } from '../repo/workspaceProject.js';
 import type { Proposal } from '../edits/proposal.js';
 import type { TaskTarget } from '../tasks/task.js';
@@ -20,6 +20,29 @@ export interface AgentRequest {
   project: WorkspaceProject;
   /** Earlier answers of this agent in this run that the oracle rejected, with why: feedback for the next attempt. */
   history: { answer: string; feedback: string }[];
+  /** The editor's documents (open buffers, else the disk), for agents that read or patch several files. */
+  documents?: DocumentSource;
+  /**
+   * Context for model prompts, within a token budget, as a prompt section: the enclosing declaration, the symbols the
+   * request names (declarations and references), the places the user visited last, the other open documents.
+   */
+  context?: string;
+  /** What multi-step pipelines (issue, class) run with: their budgets, and the oracle they check proposals with. */
+  pipeline?: { settings: AssistantSettings['pipelines']; oracle: AssistantSettings['oracle'] };
+  /** Run a recorded pipeline again from one of its steps, with feedback on that step. */
+  replay?: PipelineReplay;
+  /** Told of each pipeline step as it starts and as it ends. */
+  onStep?: (step: PipelineStepParams['step'], pipeline: string) => void;
+}
+
+/** A recorded run to replay: the steps before `from` are reused, step `from` runs again with the feedback. */
+export interface PipelineReplay {
+  /** The run replayed: its interaction and response. */
+  interactionId: string;
+  responseId: string;
+  state: PipelineState;
+  from: number;
+  feedback: string;
 }
 
 /** Token usage reported by a model. */
@@ -40,6 +63,10 @@ export interface AgentAnswer {
   alternatives?: AgentAnswer[];
   /** Why the answer is empty, in words for the user. */
   reason?: string;
+  /** The steps of a pipeline run, for the trace. */
+  pipeline?: PipelineState;
+  /** The pipeline's own final check of its proposal (tasks without an oracle of their own use it). */
+  verdict?: Verdict;
 }
 
 /** Progress an agent can report while it works. */

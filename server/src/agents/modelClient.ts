@@ -18,8 +18,26 @@ export interface ModelEndpoint {
 }
 
 export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
+  role: 'system' | 'user' | 'assistant' | 'tool';
   content: string;
+  /** On an assistant message: the tools it called (sent back so the model sees its own calls). */
+  toolCalls?: ToolCall[];
+  /** On a tool message: the call it answers. */
+  toolCallId?: string;
+}
+
+/** One function call a model asked for; `arguments` is the JSON text it wrote, valid or not. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** A tool offered through function calling: its name, what it does, and its JSON-schema parameters. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
 }
 
 export interface Completion {
@@ -28,11 +46,15 @@ export interface Completion {
   finishReason: string;
   /** Distinct secrets replaced by markers in the messages sent (and put back in `text`). */
   redacted?: number;
+  /** The tools the model called instead of (or besides) answering, when tools were offered. */
+  toolCalls?: ToolCall[];
 }
 
 export interface CompleteOptions {
   /** Values to redact wherever they appear (a workspace's .env values, literals of ignored files), with their kind. */
   knownSecrets?: ReadonlyMap<string, string>;
+  /** Tools offered through function calling; the answer may then be calls rather than text. */
+  tools?: readonly ToolSpec[];
 }
 
 export type ModelErrorKind = 'auth' | 'rate-limit' | 'server' | 'bad-request' | 'connection' | 'timeout' | 'idle' | 'incomplete' | 'malformed' | 'too-large';
@@ -71,17 +93,22 @@ export class ModelClient {
    */
   async complete(messages: ChatMessage[], signal: AbortSignal, options: CompleteOptions = {}): Promise<Completion> {
     const redactor = new Redactor(options.knownSecrets);
-    const outgoing = messages.map((message) => ({ role: message.role, content: redactor.redact(message.content) }));
-    const completion = await this.send(outgoing, signal);
-    return { ...completion, text: redactor.restore(completion.text), ...(redactor.count > 0 ? { redacted: redactor.count } : {}) };
+    const outgoing = messages.map((message) => ({
+      ...message,
+      content: redactor.redact(message.content),
+      ...(message.toolCalls ? { toolCalls: message.toolCalls.map((call) => ({ ...call, arguments: redactor.redact(call.arguments) })) } : {}),
+    }));
+    const completion = await this.send(outgoing, options.tools, signal);
+    const toolCalls = completion.toolCalls?.map((call) => ({ ...call, arguments: redactor.restore(call.arguments) }));
+    return { ...completion, text: redactor.restore(completion.text), ...(toolCalls ? { toolCalls } : {}), ...(redactor.count > 0 ? { redacted: redactor.count } : {}) };
   }
 
-  private async send(messages: ChatMessage[], signal: AbortSignal): Promise<Completion> {
+  private async send(messages: ChatMessage[], tools: readonly ToolSpec[] | undefined, signal: AbortSignal): Promise<Completion> {
     let lastError: ModelError | undefined;
     for (let attempt = 0; attempt <= this.endpoint.maxRetries; attempt++) {
       signal.throwIfAborted();
       try {
-        return await this.attempt(messages, signal);
+        return await this.attempt(messages, tools, signal);
       } catch (error) {
         signal.throwIfAborted();
         lastError = toModelError(error, this.endpoint);
@@ -92,7 +119,7 @@ export class ModelClient {
     throw lastError ?? new ModelError('connection', 'the model gave no answer');
   }
 
-  private async attempt(messages: ChatMessage[], signal: AbortSignal): Promise<Completion> {
+  private async attempt(messages: ChatMessage[], tools: readonly ToolSpec[] | undefined, signal: AbortSignal): Promise<Completion> {
     const controller = new AbortController();
     const onAbort = (): void => controller.abort(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
@@ -104,29 +131,49 @@ export class ModelClient {
     const overall = setTimeout(() => controller.abort(new ModelError('timeout', `the model did not finish within ${this.endpoint.timeoutMs} ms`)), this.endpoint.timeoutMs);
     armIdle();
     try {
-      const body = { model: this.endpoint.model, messages, ...(this.endpoint.temperature !== undefined ? { temperature: this.endpoint.temperature } : {}) };
+      const body = {
+        model: this.endpoint.model,
+        messages: messages.map(wireMessage),
+        ...(this.endpoint.temperature !== undefined ? { temperature: this.endpoint.temperature } : {}),
+        ...(tools?.length ? { tools: tools.map((tool) => ({ type: 'function' as const, function: { name: tool.name, description: tool.description, parameters: tool.parameters } })) } : {}),
+      };
       if (!this.endpoint.stream) {
         const response = await this.client.chat.completions.create({ ...body, stream: false }, { signal: controller.signal });
         const choice = response.choices?.[0];
-        if (!choice || typeof choice.message?.content !== 'string') throw new ModelError('malformed', 'the model answered without any text');
-        if (choice.message.content.length > MAX_ANSWER_CHARS) throw tooLarge();
-        return finish(choice.message.content, choice.finish_reason, usageOf(response.usage));
+        const calls = (choice?.message?.tool_calls ?? []).flatMap((call) => (call.type === 'function' ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments }] : []));
+        const content = choice?.message?.content;
+        if (!choice || (typeof content !== 'string' && calls.length === 0)) throw new ModelError('malformed', 'the model answered without any text');
+        const text = typeof content === 'string' ? content : '';
+        if (text.length + calls.reduce((n, c) => n + c.arguments.length, 0) > MAX_ANSWER_CHARS) throw tooLarge();
+        return finish(text, choice.finish_reason, usageOf(response.usage), calls);
       }
       const stream = await this.client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal: controller.signal });
       let text = '';
       let finishReason: string | null | undefined;
       let usage: TokenUsage | undefined;
+      // Streamed calls arrive in pieces keyed by index: the id and name first, the arguments a few characters at a time.
+      const calls: ToolCall[] = [];
+      let callChars = 0;
       for await (const chunk of stream) {
         armIdle();
         if (chunk.usage) usage = usageOf(chunk.usage);
         const choice = chunk.choices?.[0];
         if (!choice) continue;
         if (typeof choice.delta?.content === 'string') text += choice.delta.content;
-        if (text.length > MAX_ANSWER_CHARS) throw tooLarge();
+        for (const piece of choice.delta?.tool_calls ?? []) {
+          const call = (calls[piece.index] ??= { id: '', name: '', arguments: '' });
+          if (piece.id) call.id = piece.id;
+          if (piece.function?.name) call.name += piece.function.name;
+          if (piece.function?.arguments) {
+            call.arguments += piece.function.arguments;
+            callChars += piece.function.arguments.length;
+          }
+        }
+        if (text.length + callChars > MAX_ANSWER_CHARS) throw tooLarge();
         if (choice.finish_reason) finishReason = choice.finish_reason;
       }
       if (!finishReason) throw new ModelError('incomplete', 'the model’s answer stopped halfway');
-      return finish(text, finishReason, usage);
+      return finish(text, finishReason, usage, calls.filter(Boolean));
     } catch (error) {
       // The abort reason (idle watchdog, budget) says more than the package's generic abort error.
       if (controller.signal.aborted && controller.signal.reason instanceof ModelError) throw controller.signal.reason;
@@ -144,10 +191,21 @@ function tooLarge(): ModelError {
   return new ModelError('too-large', `the model's answer exceeded ${MAX_ANSWER_CHARS.toLocaleString('en-US')} characters and was abandoned`);
 }
 
-function finish(text: string, finishReason: string | null | undefined, usage: TokenUsage | undefined): Completion {
+function finish(text: string, finishReason: string | null | undefined, usage: TokenUsage | undefined, calls: ToolCall[] = []): Completion {
   if (finishReason === 'length') throw new ModelError('incomplete', 'the model’s answer was cut off at its token limit');
   if (finishReason === 'content_filter') throw new ModelError('bad-request', 'the endpoint’s content filter withheld the answer');
-  return { text, finishReason: finishReason ?? 'stop', ...(usage ? { usage } : {}) };
+  // A call without a name cannot be answered or sent back; one without an id gets one, so its result can refer to it.
+  const toolCalls = calls.filter((call) => call.name !== '').map((call, i) => (call.id ? call : { ...call, id: `call_${i}` }));
+  return { text, finishReason: finishReason ?? 'stop', ...(usage ? { usage } : {}), ...(toolCalls.length > 0 ? { toolCalls } : {}) };
+}
+
+/** A message in the wire shape of the chat API. */
+function wireMessage(message: ChatMessage): OpenAI.Chat.ChatCompletionMessageParam {
+  if (message.role === 'tool') return { role: 'tool', content: message.content, tool_call_id: message.toolCallId ?? '' };
+  if (message.role === 'assistant' && message.toolCalls?.length) {
+    return { role: 'assistant', content: message.content || null, tool_calls: message.toolCalls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } })) };
+  }
+  return { role: message.role, content: message.content };
 }
 
 function usageOf(usage: { prompt_tokens?: number; completion_tokens?: number } | null | undefined): TokenUsage | undefined {

@@ -1,22 +1,34 @@
 // How a model agent serves one task: the prompt it builds, or a whole strategy of calls, with earlier rejections as feedback.
 import path from 'node:path';
 import type { AgentAnswer, AgentRequest } from './agent.js';
-import type { Completion } from './modelClient.js';
+import type { ChatMessage, Completion, ToolSpec } from './modelClient.js';
 
 /** A prompt as chat messages. */
 export interface Prompt {
   system: string;
   user: string;
+  /** False for a prompt that must not carry the workspace context (e.g. one that hides the name being replaced). */
+  withContext?: boolean;
 }
 
 /** Asks the agent's model one prompt (the run's rejected answers and their feedback are added as a conversation). */
 export type AskModel = (prompt: Prompt, signal: AbortSignal) => Promise<Completion>;
 
+/** What a multi-call strategy can do beyond `ask`: whole conversations, with tools. */
+export interface ModelSession {
+  /** One exchange of the given messages (tools offered when given), redacted and counted in the agent's usage. */
+  chat(messages: ChatMessage[], signal: AbortSignal, tools?: readonly ToolSpec[]): Promise<Completion>;
+  /** How this agent's endpoint takes tool calls. */
+  toolProtocol: 'functions' | 'text';
+  /** The model's name, for messages. */
+  model: string;
+}
+
 export interface ModelTaskStrategy {
   /** The prompt for a request; `override` is the user's template for the user message, if any. */
   buildPrompt(request: AgentRequest, override: string | undefined): Prompt | undefined;
   /** A strategy of several calls (e.g. two prompts for rename); without it, one call with `buildPrompt`. */
-  run?(request: AgentRequest, ask: AskModel, override: string | undefined, signal: AbortSignal): Promise<AgentAnswer>;
+  run?(request: AgentRequest, ask: AskModel, override: string | undefined, signal: AbortSignal, session?: ModelSession): Promise<AgentAnswer>;
 }
 
 /** Fills `{{name}}` placeholders; unknown placeholders are left as they are. */

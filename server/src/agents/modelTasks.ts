@@ -10,6 +10,8 @@ import { implementModel } from './model/implementModel.js';
 import { questionModel } from './model/questionModel.js';
 import { generateModel } from './model/generateModel.js';
 import { optimizeModel } from './model/optimizeModel.js';
+import { issueModel } from './model/issueModel.js';
+import { classModel } from './model/classModel.js';
 
 const STRATEGIES: Partial<Record<TaskId, ModelTaskStrategy | undefined>> = {
   document: documentModel,
@@ -21,6 +23,8 @@ const STRATEGIES: Partial<Record<TaskId, ModelTaskStrategy | undefined>> = {
   question: questionModel,
   generate: generateModel,
   optimize: optimizeModel,
+  issue: issueModel,
+  class: classModel,
 };
 
 export function modelStrategy(task: TaskId): ModelTaskStrategy | undefined {

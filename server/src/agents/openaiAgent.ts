@@ -4,7 +4,7 @@ import type { Agent, AgentAnswer, AgentProgress, AgentRequest, TokenUsage } from
 import { ModelClient } from './modelClient.js';
 import type { ChatMessage, ModelEndpoint } from './modelClient.js';
 import { modelStrategy, modelTasks } from './modelTasks.js';
-import type { AskModel } from './modelTask.js';
+import type { AskModel, ModelSession } from './modelTask.js';
 import { buildClassificationPrompt, parseClassification } from './modelClassifier.js';
 import { describeExclusion, workspaceExclusion } from '../privacy/exclusion.js';
 import { protectedValues } from '../privacy/workspaceSecrets.js';
@@ -14,6 +14,7 @@ export interface OpenAIAgentConfig {
   endpoint: ModelEndpoint;
   tasks?: TaskId[];
   prompts?: ModelAgentSettings['prompts'];
+  toolProtocol?: ModelAgentSettings['toolProtocol'];
 }
 
 export class OpenAIAgent implements Agent {
@@ -43,9 +44,11 @@ export class OpenAIAgent implements Agent {
     const usage: TokenUsage = {};
     const ask: AskModel = async (prompt, callSignal) => {
       progress?.(`asking ${this.descriptor.model}`);
+      // The workspace context goes after the task's own prompt, marked as reference, so it informs without redirecting.
+      const context = request.context && prompt.withContext !== false ? `\n\nContext from the workspace, for reference only (change nothing outside what is asked):\n${request.context}` : '';
       const messages: ChatMessage[] = [
         { role: 'system', content: prompt.system },
-        { role: 'user', content: prompt.user },
+        { role: 'user', content: `${prompt.user}${context}` },
       ];
       // Rejected answers and why they were rejected, so the model can correct itself.
       for (const earlier of request.history) {
@@ -56,9 +59,20 @@ export class OpenAIAgent implements Agent {
       usage.completionTokens = (usage.completionTokens ?? 0) + (completion.usage?.completionTokens ?? 0);
       return completion;
     };
+    const session: ModelSession = {
+      chat: async (messages, callSignal, tools) => {
+        progress?.(`asking ${this.descriptor.model}`);
+        const completion = await this.client.complete(messages, callSignal, { knownSecrets, ...(tools ? { tools } : {}) });
+        usage.promptTokens = (usage.promptTokens ?? 0) + (completion.usage?.promptTokens ?? 0);
+        usage.completionTokens = (usage.completionTokens ?? 0) + (completion.usage?.completionTokens ?? 0);
+        return completion;
+      },
+      toolProtocol: this.config.toolProtocol ?? 'functions',
+      model: this.config.endpoint.model,
+    };
     let answer: AgentAnswer;
     if (strategy.run) {
-      answer = await strategy.run(request, ask, override, signal);
+      answer = await strategy.run(request, ask, override, signal, session);
     } else {
       const prompt = strategy.buildPrompt(request, override);
       if (!prompt) return { text: '' };

@@ -1,6 +1,6 @@
 // The orchestrator: sends one task to every agent registered for it, in parallel, each within its own time budget.
 import { randomUUID } from 'node:crypto';
-import type { TraceResponse } from '../protocol.js';
+import type { PipelineState, TraceResponse, Verdict } from '../protocol.js';
 import type { Agent, AgentAnswer, AgentRequest, TokenUsage } from './agent.js';
 import type { Proposal } from '../edits/proposal.js';
 
@@ -18,6 +18,21 @@ export interface AgentOutcome {
   startedAt: string;
   durationMs: number;
   usage?: TokenUsage;
+  /** The steps of a pipeline run, also when it failed part way. */
+  pipeline?: PipelineState;
+  /** The pipeline's own verdict on its proposal. */
+  verdict?: Verdict;
+}
+
+/** An agent failure that carries the state of the pipeline it stopped in, so the trace keeps the steps that ran. */
+export class PipelineFailure extends Error {
+  constructor(
+    message: string,
+    readonly pipeline: PipelineState,
+  ) {
+    super(message);
+    this.name = 'PipelineFailure';
+  }
 }
 
 export interface OrchestrationOptions {
@@ -61,6 +76,8 @@ export async function runAgents(agents: readonly Agent[], request: AgentRequest,
           ...(answer.proposal ? { proposal: answer.proposal } : {}),
           ...(answer.alternatives?.length ? { alternatives: answer.alternatives } : {}),
           ...(answer.usage ? { usage: answer.usage } : {}),
+          ...(answer.pipeline ? { pipeline: answer.pipeline } : {}),
+          ...(answer.verdict ? { verdict: answer.verdict } : {}),
           ...(useful ? {} : { error: answer.reason ?? 'the agent had nothing to offer' }),
         };
       } catch (error) {
@@ -68,7 +85,7 @@ export async function runAgents(agents: readonly Agent[], request: AgentRequest,
           return { ...base, status: 'timeout', text: '', error: `no answer within ${options.agentTimeoutMs} ms`, durationMs: elapsed() };
         }
         if (options.signal.aborted) return { ...base, status: 'cancelled', text: '', error: 'cancelled', durationMs: elapsed() };
-        return { ...base, status: 'error', text: '', error: error instanceof Error ? error.message : String(error), durationMs: elapsed() };
+        return { ...base, status: 'error', text: '', error: error instanceof Error ? error.message : String(error), durationMs: elapsed(), ...(error instanceof PipelineFailure ? { pipeline: error.pipeline } : {}) };
       } finally {
         clearTimeout(timer);
         options.signal.removeEventListener('abort', onAbort);

@@ -50,6 +50,12 @@ export function resolveSettings(...layers: unknown[]): ResolvedSettings {
             else problems.push('assistant.orchestrator.strategy: must be "offer-all" or "best-passing"');
           }
           break;
+        case 'pipelines':
+          number(value, 'toolRounds', 'assistant.pipelines.toolRounds', 0, 50, problems, (n) => (s.pipelines.toolRounds = Math.floor(n)));
+          number(value, 'maxSelfFixes', 'assistant.pipelines.maxSelfFixes', 0, 10, problems, (n) => (s.pipelines.maxSelfFixes = Math.floor(n)));
+          number(value, 'patchAttempts', 'assistant.pipelines.patchAttempts', 1, 10, problems, (n) => (s.pipelines.patchAttempts = Math.floor(n)));
+          number(value, 'classRounds', 'assistant.pipelines.classRounds', 1, 20, problems, (n) => (s.pipelines.classRounds = Math.floor(n)));
+          break;
         case 'oracle':
           if (isObject(value) && value.runTests !== undefined) {
             if (typeof value.runTests === 'boolean') s.oracle.runTests = value.runTests;
@@ -131,6 +137,7 @@ function validateAgent(raw: unknown, name: string, problems: string[]): ModelAge
     if (v !== undefined && !(typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max)) problems.push(`${name}.${key}: must be a number from ${min} to ${max}`);
   }
   if (raw.stream !== undefined && typeof raw.stream !== 'boolean') problems.push(`${name}.stream: must be true or false`);
+  if (raw.toolProtocol !== undefined && raw.toolProtocol !== 'functions' && raw.toolProtocol !== 'text') problems.push(`${name}.toolProtocol: must be "functions" or "text"`);
   if (raw.tasks !== undefined && !(Array.isArray(raw.tasks) && raw.tasks.every(isTaskId))) problems.push(`${name}.tasks: must be a list of task ids`);
   if (raw.prompts !== undefined) {
     if (!isObject(raw.prompts)) problems.push(`${name}.prompts: must map task ids to templates`);

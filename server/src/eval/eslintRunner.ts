@@ -18,11 +18,13 @@ export interface LintDiagnostic {
   start: number;
   end: number;
   line: number;
+  /** ESLint's own fix of this finding, as a replacement of [start, end) in the linted text. */
+  fix?: { start: number; end: number; text: string };
 }
 
 /** The part of ESLint's API used here, as versions 8.57 to 10 have it. */
 interface ESLintLike {
-  lintText(code: string, options: { filePath: string }): Promise<Array<{ messages: Array<{ ruleId: string | null; message: string; severity: number; line?: number; column?: number; endLine?: number; endColumn?: number; fatal?: boolean }> }>>;
+  lintText(code: string, options: { filePath: string }): Promise<Array<{ messages: Array<{ ruleId: string | null; message: string; severity: number; line?: number; column?: number; endLine?: number; endColumn?: number; fatal?: boolean; fix?: { range: [number, number]; text: string } }> }>>;
   isPathIgnored(filePath: string): Promise<boolean>;
 }
 type ESLintModule = { ESLint?: new (options: { cwd: string }) => ESLintLike; loadESLint?: (options: { useFlatConfig?: boolean; cwd?: string }) => Promise<new (options: { cwd: string }) => ESLintLike> };
@@ -103,7 +105,8 @@ export class EslintRunner {
       if (!m.ruleId || m.fatal || m.line === undefined) continue;
       const start = positionToOffset(text, { line: m.line - 1, character: Math.max(0, (m.column ?? 1) - 1) }, starts);
       const end = m.endLine !== undefined ? positionToOffset(text, { line: m.endLine - 1, character: Math.max(0, (m.endColumn ?? 1) - 1) }, starts) : start;
-      out.push({ ruleId: m.ruleId, message: m.message, severity: m.severity >= 2 ? 1 : 2, start, end: Math.max(start, end), line: m.line });
+      const fix = m.fix && Array.isArray(m.fix.range) && typeof m.fix.text === 'string' ? { start: m.fix.range[0], end: m.fix.range[1], text: m.fix.text } : undefined;
+      out.push({ ruleId: m.ruleId, message: m.message, severity: m.severity >= 2 ? 1 : 2, start, end: Math.max(start, end), line: m.line, ...(fix ? { fix } : {}) });
     }
     return out;
   }

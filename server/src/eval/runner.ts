@@ -177,6 +177,7 @@ export async function runEvaluation(options: EvalOptions, io: EvalIO, signal: Ab
       strategy: 'offer-all',
       // Tests never run: doc and fix are judged by the parser, the type checker and ESLint.
       oracle: { ...settings.oracle, runTests: false },
+      pipelines: settings.pipelines,
       annotations: false,
       plans: new PlanCache(),
     };

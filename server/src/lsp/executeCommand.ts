@@ -2,7 +2,7 @@
 import type { ExecuteCommandParams } from 'vscode-languageserver/node';
 import { ExecuteCommandRequest, ResponseError, ErrorCodes } from 'vscode-languageserver/node';
 import { Commands, COMMAND_TASKS } from '../protocol.js';
-import type { ResponseAppliedArgs, ShowInteractionArgs, ShowInteractionResult, TaskCommandArgs, TaskCommandResult } from '../protocol.js';
+import type { ApplyPatchArgs, ApplyPatchResult, FixAllArgs, FixAllResult, ListenerRunResult, ResponseAppliedArgs, ShowInteractionArgs, ShowInteractionResult, TaskCommandArgs, TaskCommandResult } from '../protocol.js';
 import { commit, handleRequest } from './handleRequest.js';
 import { expectPositionArgs, expectResponseIds, expectTaskArgs } from './paramShapes.js';
 import { withProgress } from './withProgress.js';
@@ -13,7 +13,7 @@ export function register(ctx: ServerContext): void {
   // and the token is needed to honour cancellation from the client's progress UI.
   ctx.connection.onRequest(
     ExecuteCommandRequest.type,
-    handleRequest('workspace/executeCommand', ctx.log, async (params: ExecuteCommandParams, _signal, controller): Promise<TaskCommandResult | ShowInteractionResult | null> => {
+    handleRequest('workspace/executeCommand', ctx.log, async (params: ExecuteCommandParams, _signal, controller): Promise<TaskCommandResult | ShowInteractionResult | ListenerRunResult | FixAllResult | ApplyPatchResult | null> => {
       const command = params?.command;
       if (params?.workDoneToken !== undefined && typeof params.workDoneToken !== 'string' && !Number.isInteger(params.workDoneToken)) {
         throw new ResponseError(ErrorCodes.InvalidParams, '"workDoneToken" must be a string or an integer.');
@@ -39,6 +39,26 @@ export function register(ctx: ServerContext): void {
       if (command === Commands.showInteraction) {
         expectPositionArgs(command, params.arguments?.[0]);
         return (await ctx.assistant()).showInteraction(params.arguments?.[0] as ShowInteractionArgs, ctx.port());
+      }
+      if (command === Commands.checkTypes) {
+        return withProgress(ctx, params.workDoneToken, 'Assistant: type-check the project', controller, async (progress) => (await ctx.assistant()).checkTypes(controller.signal, progress));
+      }
+      if (command === Commands.runTests) {
+        return withProgress(ctx, params.workDoneToken, 'Assistant: run the tests', controller, async (progress) => (await ctx.assistant()).runTests(controller.signal, progress, ctx.port()));
+      }
+      if (command === Commands.lint) {
+        return withProgress(ctx, params.workDoneToken, 'Assistant: lint the project', controller, async (progress) => (await ctx.assistant()).lint(controller.signal, progress));
+      }
+      if (command === Commands.fixAll) {
+        const args = params.arguments?.[0] as FixAllArgs | undefined;
+        const result = await withProgress(ctx, params.workDoneToken, 'Assistant: fix lint problems', controller, async (progress) => (await ctx.assistant()).fixAll(args, controller.signal, progress, ctx.port()));
+        if (result.fixed > 0) commit(controller);
+        return result;
+      }
+      if (command === Commands.applyPatch) {
+        const result = await (await ctx.assistant()).applyPatch(params.arguments?.[0] as ApplyPatchArgs, ctx.port());
+        if (result.applied) commit(controller);
+        return result;
       }
       throw new ResponseError(ErrorCodes.InvalidParams, typeof command === 'string' ? `Unknown command "${command}".` : '"command" must be a string.');
     }),

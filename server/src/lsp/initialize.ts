@@ -7,6 +7,7 @@ import type { Assistant } from '../assistant.js';
 import { uriToPath } from '../workspace/documentSnapshot.js';
 import { afterInitialized, rememberInitializationOptions } from './configuration.js';
 import type { ServerContext } from './serverContext.js';
+import { problemPublisher } from './publishProblems.js';
 
 const VERSION = '0.1.0';
 
@@ -23,7 +24,7 @@ export function register(ctx: ServerContext): void {
     const client = params.clientInfo ? { client: { name: params.clientInfo.name, ...(params.clientInfo.version ? { version: params.clientInfo.version } : {}) } } : {};
     ctx.setAssistant(
       import('../assistant.js').then(({ Assistant: Core }): Promise<Assistant> =>
-        Core.create({ root: workspaceRoot(params), documents: ctx.documents, settings, settingsProblems: problems, env: process.env, ...client, log: ctx.log }),
+        Core.create({ root: workspaceRoot(params), documents: ctx.documents, settings, settingsProblems: problems, env: process.env, ...client, log: ctx.log, publishProblems: problemPublisher(ctx) }),
       ),
     );
     const positionEncodings = params.capabilities?.general?.positionEncodings;

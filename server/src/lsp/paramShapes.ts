@@ -29,7 +29,13 @@ export function expectTaskArgs(what: string, value: unknown): void {
 }
 
 export function expectAskParams(value: unknown): void {
-  expectShape('assistant/ask', value, { text: optional(isString), textDocument: optional(isDocument), range: optional(isRange), workDoneToken: optional(isToken) });
+  expectShape('assistant/ask', value, { text: optional(isString), textDocument: optional(isDocument), range: optional(isRange), task: optional(isString), workDoneToken: optional(isToken) });
+}
+
+const isStepFeedback: Check = (value) => isObject(value) && isString(value.text) && (value.step === undefined || isString(value.step) || Number.isInteger(value.step)) && optional(isString)(value.modelResponseId);
+
+export function expectFeedbackParams(value: unknown): void {
+  expectShape('assistant/feedback', value, { interactionId: isString, responseId: isString, feedback: (v) => Array.isArray(v) && v.every(isStepFeedback), workDoneToken: optional(isToken) });
 }
 
 export function expectTraceParams(value: unknown): void {

@@ -56,6 +56,15 @@ export class ServerContext {
     return this.capabilities.window?.showMessage !== undefined;
   }
 
+  /**
+   * Whether the client renders pipeline runs: it declares `experimental.assistant.pipelineSteps: true`, and then gets
+   * `assistant/pipelineStep` notifications (every client gets the same steps as progress reports).
+   */
+  rendersPipelineSteps(): boolean {
+    const experimental = this.capabilities.experimental as { assistant?: { pipelineSteps?: unknown } } | undefined;
+    return experimental?.assistant?.pipelineSteps === true;
+  }
+
   /** Whether the client resolves code actions lazily and accepts an `edit` from resolve. */
   resolvesEdits(): boolean {
     const codeAction = this.capabilities.textDocument?.codeAction;

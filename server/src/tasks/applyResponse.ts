@@ -2,8 +2,10 @@
 import type { ApplyResult, InsertionRecord } from '../protocol.js';
 import type { DocumentSource } from '../workspace/documentSnapshot.js';
 import type { EditorPort } from '../editorPort.js';
+import path from 'node:path';
 import { rebaseEdits } from '../edits/rebase.js';
-import { insertedRanges } from '../edits/textEdits.js';
+import { editsBetween, mergeThreeWay } from '../edits/merge3.js';
+import { applyOffsetEdits, insertedRanges } from '../edits/textEdits.js';
 import type { DocumentEditPlan } from '../edits/textEdits.js';
 import { proposalToWorkspaceEdit } from '../edits/proposal.js';
 import type { Proposal } from '../edits/proposal.js';
@@ -11,31 +13,48 @@ import type { TaskEnvironment } from './runTask.js';
 import { confine } from '../workspace/confinement.js';
 
 /** The proposal moved onto the documents as they are now, or why it cannot be. */
-export type ProposalOnCurrent = { ok: true; proposal: Proposal; moved: boolean } | { ok: false; reason: string };
+export type ProposalOnCurrent = { ok: true; proposal: Proposal; moved: boolean; merged: boolean } | { ok: false; reason: string };
 
-function planOnCurrentText(plan: DocumentEditPlan, documents: DocumentSource): { ok: true; plan: DocumentEditPlan; moved: boolean } | { ok: false; reason: string } {
+/** Most conflicts named in one message; the rest are counted. */
+const MAX_CONFLICTS_NAMED = 5;
+
+/**
+ * The plan on the document's current text: unchanged; moved with the lines it touches when the user edited elsewhere;
+ * or, when the user edited the same lines, merged three ways (base: the text the proposal was computed on; the user's
+ * text; the proposal's result), line by line and then declaration by declaration. A conflict neither merge settles
+ * is reported, naming where, never dropped or forced.
+ */
+function planOnCurrentText(plan: DocumentEditPlan, documents: DocumentSource): { ok: true; plan: DocumentEditPlan; moved: boolean; merged?: string } | { ok: false; reason: string } {
   const current = documents.get(plan.uri);
   if (!current) return { ok: false, reason: `${plan.uri} is no longer available` };
   if (current.version === plan.version && current.text === plan.baseText) return { ok: true, plan, moved: false };
   const rebased = rebaseEdits(plan.baseText, current.text, plan.edits);
-  if (!rebased.ok) return { ok: false, reason: rebased.reason };
-  return { ok: true, plan: { uri: plan.uri, version: current.version, baseText: current.text, edits: rebased.edits }, moved: rebased.moved };
+  if (rebased.ok) return { ok: true, plan: { uri: plan.uri, version: current.version, baseText: current.text, edits: rebased.edits }, moved: rebased.moved };
+  const merged = mergeThreeWay(plan.baseText, current.text, applyOffsetEdits(plan.baseText, plan.edits), { fileName: current.fsPath ?? plan.uri });
+  if (!merged.ok) {
+    const named = merged.conflicts.slice(0, MAX_CONFLICTS_NAMED).map((c) => c.description);
+    const more = merged.conflicts.length > named.length ? `; and ${merged.conflicts.length - named.length} more` : '';
+    return { ok: false, reason: `${path.basename(current.fsPath ?? plan.uri)} was changed in the editor where the edit applies, and the changes conflict (${named.join('; ')}${more})` };
+  }
+  return { ok: true, plan: { uri: plan.uri, version: current.version, baseText: current.text, edits: editsBetween(current.text, merged.text) }, moved: true, merged: merged.level };
 }
 
 /** All or nothing: one document that cannot take its edits refuses the whole proposal. */
 export function proposalOnCurrentText(proposal: Proposal, documents: DocumentSource): ProposalOnCurrent {
   const moved: DocumentEditPlan[] = [];
   let anyMoved = false;
+  let anyMerged = false;
   for (const plan of proposal.documents) {
     const current = planOnCurrentText(plan, documents);
     if (!current.ok) return current;
     moved.push(current.plan);
     anyMoved ||= current.moved;
+    anyMerged ||= current.merged !== undefined;
   }
   for (const create of proposal.creates) {
     if (documents.get(create.uri)) return { ok: false, reason: `${create.uri} already exists` };
   }
-  return { ok: true, proposal: { documents: moved, creates: proposal.creates }, moved: anyMoved };
+  return { ok: true, proposal: { documents: moved, creates: proposal.creates }, moved: anyMoved, merged: anyMerged };
 }
 
 function insertionsOf(proposal: Proposal, at: string): InsertionRecord[] {
@@ -109,7 +128,7 @@ export async function applyResponse(env: TaskEnvironment, documents: DocumentSou
   }
   const outcome = await port.applyEdit(label, proposalToWorkspaceEdit(current.proposal));
   const result: ApplyResult = outcome.applied
-    ? { applied: true, outcome: 'applied', ...(current.moved ? { message: 'The document had changed; the edit was moved onto the current text.' } : {}) }
+    ? { applied: true, outcome: 'applied', ...(current.merged ? { message: 'The document had changed where the edit applies; both changes were merged.' } : current.moved ? { message: 'The document had changed; the edit was moved onto the current text.' } : {}) }
     : { applied: false, outcome: 'rejected-by-client', message: `The editor did not apply the edit${outcome.failureReason ? `: ${outcome.failureReason}` : ''}.` };
   await recordOutcome(env, interactionId, responseId, result, current.proposal);
   return result;

@@ -1,7 +1,7 @@
 // Free-text requests: classify into a task, find the code it is about, run the agents, return candidates unapplied.
 import { randomUUID } from 'node:crypto';
 import { TASK_DESCRIPTIONS, TASK_IDS, isTaskId } from '../protocol.js';
-import type { AskParams, AskResult, Interaction, TaskId, TaskOrNone } from '../protocol.js';
+import type { AskParams, AskResponse, AskResult, Interaction, TaskId, TaskOrNone } from '../protocol.js';
 import { AssistantError } from '../assistantError.js';
 import { classifyIntent, extractNamedSymbols } from '../agents/intentClassifier.js';
 import type { ProgressSink } from '../editorPort.js';
@@ -13,7 +13,7 @@ import type { DocumentSnapshot, DocumentSource } from '../workspace/documentSnap
 import { workspaceSnapshot } from '../workspace/documentSnapshot.js';
 import { taskDefinition } from './catalogue.js';
 import { runTask } from './runTask.js';
-import type { TaskEnvironment } from './runTask.js';
+import type { Candidate, TaskEnvironment } from './runTask.js';
 import type { DiagnosticInfo, TaskTarget } from './task.js';
 
 export interface AskContext {
@@ -108,7 +108,8 @@ export async function askFlow(context: AskContext, params: AskParams, signal: Ab
   progress.report('classifying the request', 2);
   const document = params.textDocument?.uri ? context.documents.get(params.textDocument.uri) : undefined;
   if (params.textDocument?.uri && !document) throw new AssistantError('invalid-params', `assistant/ask: cannot read ${params.textDocument.uri}.`);
-  const classification = await classify(context, text, document, signal);
+  if (params.task !== undefined && !isTaskId(params.task)) throw new AssistantError('invalid-params', `assistant/ask: "task" must be one of ${TASK_IDS.join(', ')}.`);
+  const classification: Classification = params.task !== undefined ? { task: params.task, confidence: 1, by: 'client' } : await classify(context, text, document, signal);
   const { env } = context;
 
   const unanswered = async (task: TaskOrNone, message: string): Promise<AskResult> => {
@@ -143,13 +144,18 @@ export async function askFlow(context: AskContext, params: AskParams, signal: Ab
     task,
     confidence: classification.confidence,
     message,
-    responses: result.candidates.map((c) => ({
-      id: c.response.id,
-      agent: c.response.agent,
-      status: c.response.status,
-      text: c.response.text,
-      ...(c.response.edit ? { edit: c.response.edit } : {}),
-      ...(c.response.error ? { error: c.response.error } : {}),
-    })),
+    responses: askResponsesOf(result.candidates),
   };
+}
+
+/** Candidates as `assistant/ask` returns them: unapplied, each with its edit when it has one. */
+export function askResponsesOf(candidates: readonly Candidate[]): AskResponse[] {
+  return candidates.map((c) => ({
+    id: c.response.id,
+    agent: c.response.agent,
+    status: c.response.status,
+    text: c.response.text,
+    ...(c.response.edit ? { edit: c.response.edit } : {}),
+    ...(c.response.error ? { error: c.response.error } : {}),
+  }));
 }

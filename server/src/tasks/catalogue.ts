@@ -9,10 +9,12 @@ import { implementTask } from './implementTask.js';
 import { questionTask } from './questionTask.js';
 import { generateTask } from './generateTask.js';
 import { optimizeTask } from './optimizeTask.js';
+import { issueTask } from './issueTask.js';
+import { classTask } from './classTask.js';
 import type { OfferContext, TaskDefinition, TaskOffer } from './task.js';
 
 /** In menu order: fixes first, then the tasks on the code at hand, then the ones that create code. */
-const TASKS: readonly TaskDefinition[] = [fixTask, documentTask, explainTask, renameTask, optimizeTask, generateTask, testTask, implementTask, questionTask];
+const TASKS: readonly TaskDefinition[] = [fixTask, documentTask, explainTask, renameTask, optimizeTask, generateTask, testTask, implementTask, classTask, issueTask, questionTask];
 
 export function taskDefinition(id: TaskId): TaskDefinition | undefined {
   return TASKS.find((t) => t.id === id);

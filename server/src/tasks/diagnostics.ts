@@ -13,8 +13,16 @@ export function diagnosticFromLsp(text: string, diagnostic: Diagnostic, starts =
     ...(diagnostic.code !== undefined ? { code: diagnostic.code } : {}),
     ...(diagnostic.source !== undefined ? { source: diagnostic.source } : {}),
     ...(diagnostic.severity !== undefined ? { severity: diagnostic.severity } : {}),
+    ...listenerOf(diagnostic.data),
     original: diagnostic,
   };
+}
+
+/** What the server's listeners put in the diagnostics they publish, when the client hands one back. */
+function listenerOf(data: unknown): Pick<DiagnosticInfo, 'listener' | 'detail'> {
+  if (typeof data !== 'object' || data === null) return {};
+  const { listener, issue } = data as { listener?: unknown; issue?: unknown };
+  return typeof listener === 'string' ? { listener, ...(typeof issue === 'string' ? { detail: issue } : {}) } : {};
 }
 
 /** The well-formed diagnostics of a code-action context; malformed ones are ignored rather than trusted. */

@@ -6,7 +6,7 @@ import { fixRule, noNewDiagnosticsRule, typeCheckProposal } from '../oracle/type
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
 import { documentFileName } from './documentTask.js';
 import { replaceTargetWithCode } from './replaceCode.js';
-import type { DiagnosticInfo, TaskAnswer, TaskDefinition, TaskOffer, TaskTarget } from './task.js';
+import type { CheckContext, DiagnosticInfo, TaskAnswer, TaskDefinition, TaskOffer, TaskTarget } from './task.js';
 
 /** Longest diagnostic message shown in a menu title. */
 const TITLE_CHARS = 60;
@@ -90,6 +90,14 @@ function concerns(diagnostic: DiagnosticInfo, start: number, end: number, cursor
   return diagnostic.start <= line.end && diagnostic.end >= line.start;
 }
 
+function allowsJs(context: CheckContext): boolean {
+  try {
+    return context.project.tsProject().getCompilerOptions().allowJs === true;
+  } catch {
+    return false;
+  }
+}
+
 export const fixTask: TaskDefinition = {
   id: 'fix',
 
@@ -127,5 +135,11 @@ export const fixTask: TaskDefinition = {
    * A compiler diagnostic must go away without a new one appearing (the Copilot harness rule). The type checker
    * cannot see other sources' diagnostics (lint, tests), so their fixes must only leave it no worse.
    */
-  check: (proposal, run, context, signal) => typeCheckProposal(context.project, proposal, signal, isTypeScriptDiagnostic(run.target.diagnostic) ? fixRule : noNewDiagnosticsRule),
+  check: (proposal, run, context, signal) => {
+    // A lint fix in a JavaScript file the TypeScript project does not check has no type check to pass.
+    if (!isTypeScriptDiagnostic(run.target.diagnostic) && run.document.languageId.startsWith('javascript') && !allowsJs(context)) {
+      return Promise.resolve({ passed: true, summary: 'not type-checked: the TypeScript project does not include JavaScript files' });
+    }
+    return typeCheckProposal(context.project, proposal, signal, isTypeScriptDiagnostic(run.target.diagnostic) ? fixRule : noNewDiagnosticsRule);
+  },
 };

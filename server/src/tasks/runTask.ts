@@ -2,18 +2,20 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { AssistantSettings, CandidateStrategy, Interaction, TaskId, TraceResponse } from '../protocol.js';
-import type { Agent, AgentAnswer, AgentRequest } from '../agents/agent.js';
+import type { Agent, AgentAnswer, AgentRequest, PipelineReplay } from '../agents/agent.js';
 import type { AgentRegistry } from '../agents/registry.js';
 import { runAgents } from '../agents/orchestrator.js';
 import type { AgentOutcome } from '../agents/orchestrator.js';
 import type { WorkspaceProject } from '../repo/workspaceProject.js';
 import type { TraceStore } from '../trace/traceStore.js';
-import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
+import type { DocumentSnapshot, DocumentSource } from '../workspace/documentSnapshot.js';
 import { offsetsToRange } from '../edits/textEdits.js';
 import type { Proposal } from '../edits/proposal.js';
 import { proposalToWorkspaceEdit } from '../edits/proposal.js';
 import type { ProgressSink } from '../editorPort.js';
 import { taskDefinition } from './catalogue.js';
+import { buildRequestContext, renderRequestContext } from '../context/requestContext.js';
+import type { RecentPositions } from '../context/recentPositions.js';
 import type { TaskDefinition, TaskRunView, TaskTarget } from './task.js';
 
 /** What runTask needs from the running server. */
@@ -31,6 +33,12 @@ export interface TaskEnvironment {
   /** Whether the user chooses among usable answers or the best passing one is taken. */
   strategy: CandidateStrategy;
   oracle: AssistantSettings['oracle'];
+  /** Budgets of the multi-step pipelines (issue, class). */
+  pipelines: AssistantSettings['pipelines'];
+  /** The editor's documents (falling back to the disk), for agents that patch several files. */
+  documents?: DocumentSource;
+  /** The places the user worked at last (from the ranges of the client's requests). */
+  recent?: RecentPositions;
   annotations: boolean;
   /** Proposals by response id, kept so a later apply can move them onto the current text. */
   plans: PlanCache;
@@ -49,6 +57,10 @@ export interface TaskRun {
   interactionId?: string;
   /** Only this agent runs (the user already chose it). */
   agent?: string;
+  /** Replay a recorded pipeline run from one of its steps, with feedback (only the agent that made it runs). */
+  replay?: PipelineReplay;
+  /** Workspace context for model prompts (set by runTask). */
+  context?: string;
 }
 
 export interface Candidate {
@@ -64,6 +76,28 @@ export interface TaskResult {
   interaction: Interaction;
   candidates: Candidate[];
 
+}
+
+/** Most tokens of workspace context a model prompt carries besides its target. */
+const CONTEXT_BUDGET_TOKENS = 1_500;
+
+/**
+ * The context model agents get with a task on code in a document; undefined when no model agent runs, for
+ * workspace-wide tasks (which retrieve their own), or when it cannot be built (the task goes on without it).
+ */
+async function enrichmentFor(env: TaskEnvironment, run: TaskRun, agents: readonly Agent[], definition: TaskDefinition, signal: AbortSignal): Promise<{ text: string; tokens: number; omitted: string[] } | undefined> {
+  if (definition.workspaceWide || !agents.some((a) => a.descriptor.isLLM) || !run.document.fsPath || run.document.text === '') return undefined;
+  const open = env.documents ? env.documents.openUris().flatMap((uri) => env.documents?.get(uri) ?? []) : [];
+  try {
+    const context = await buildRequestContext(
+      { root: env.root, document: run.document, target: { start: run.target.start, end: run.target.end, name: run.target.name }, text: run.text, openDocuments: open, recent: env.recent?.list() ?? [], project: env.project, budgetTokens: CONTEXT_BUDGET_TOKENS },
+      signal,
+    );
+    return { text: renderRequestContext(context), tokens: context.tokens, omitted: context.omitted };
+  } catch (error) {
+    signal.throwIfAborted();
+    return { text: '', tokens: 0, omitted: [`no context: ${error instanceof Error ? error.message : String(error)}`] };
+  }
 }
 
 /**
@@ -90,12 +124,15 @@ class RunRecorder {
   }
 
   /** Records the run with its responses, once: the provisional record is completed, or the whole run written now. */
-  record(responses: TraceResponse[], message: string | undefined): Promise<Interaction> {
+  record(responses: TraceResponse[], message: string | undefined, selection?: Interaction['selection']): Promise<Interaction> {
     if (this.completed) return this.completed;
     clearTimeout(this.timer);
     const complete = (i: Interaction): void => {
       i.responses = responses;
+      // Learnt after a provisional record may have been written.
+      if (this.interaction.context.enrichment) i.context.enrichment = this.interaction.context.enrichment;
       if (message) i.message = message;
+      if (selection) i.selection = selection;
     };
     this.completed = (async () => {
       if (this.added) {
@@ -156,6 +193,13 @@ export async function runTask(env: TaskEnvironment, run: TaskRun, signal: AbortS
     responses: [],
   };
   const recorder = new RunRecorder(env.trace, interaction);
+  if (definition && agents.length > 0) {
+    const enrichment = await enrichmentFor(env, run, agents, definition, signal);
+    if (enrichment) {
+      interaction.context.enrichment = { tokens: enrichment.tokens, omitted: enrichment.omitted };
+      run = { ...run, ...(enrichment.text ? { context: enrichment.text } : {}) };
+    }
+  }
   if (!definition || agents.length === 0) {
     const message = `No agent serves the ${run.task} task yet.`;
     const stored = await recorder.record([], message);
@@ -175,14 +219,32 @@ async function runAgentsAndCheck(env: TaskEnvironment, run: TaskRun, definition:
 
   progress.report(`${agents.length} agent${agents.length > 1 ? 's' : ''} working on ${run.target.name}`, 5);
   const view: TaskRunView = { document: run.document, target: run.target, parameters: run.parameters ?? {} };
-  const base: AgentRequest = { task: run.task, interactionId: interaction.id, text: run.text, document: run.document, target: run.target, parameters: view.parameters, project: env.project, history: [] };
+  const base: AgentRequest = {
+    task: run.task,
+    interactionId: interaction.id,
+    text: run.text,
+    document: run.document,
+    target: run.target,
+    parameters: view.parameters,
+    project: env.project,
+    history: [],
+    pipeline: { settings: env.pipelines, oracle: env.oracle },
+    ...(env.documents ? { documents: env.documents } : {}),
+    ...(run.replay ? { replay: run.replay } : {}),
+    ...(run.context ? { context: run.context } : {}),
+  };
+  // Pipeline steps reach the editor as progress lines and, for clients that render runs, as step notifications.
+  const stepsOf = (agent: Agent): AgentRequest['onStep'] => (step, pipeline) => {
+    progress.report(`${agent.descriptor.name}: ${step.name} ${step.status === 'running' ? (step.summary ?? 'running') : step.status}${step.status !== 'running' && step.summary ? `: ${step.summary}` : ''}`);
+    progress.step?.({ interactionId: interaction.id, agent: agent.descriptor.name, pipeline, step });
+  };
   const at = new Date().toISOString();
   const final: Candidate[] = [];
   let pending = agents.map((agent) => ({ agent, history: [] as AgentRequest['history'] }));
   for (let attempt = 1; pending.length > 0; attempt++) {
     const rounds = await Promise.all(
       pending.map(async ({ agent, history }) => {
-        const [outcome] = await runAgents([agent], { ...base, history }, { agentTimeoutMs: env.agentTimeoutMs, signal, onProgress: (m) => progress.report(m) });
+        const [outcome] = await runAgents([agent], { ...base, history, onStep: stepsOf(agent) }, { agentTimeoutMs: env.agentTimeoutMs, signal, onProgress: (m) => progress.report(m) });
         const evaluated = await evaluateOutcome(env, definition, view, interaction.id, outcome as AgentOutcome, at, attempt, signal);
         return { agent, history, evaluated };
       }),
@@ -191,7 +253,8 @@ async function runAgentsAndCheck(env: TaskEnvironment, run: TaskRun, definition:
     const next: typeof pending = [];
     for (const { agent, history, evaluated } of rounds) {
       const rejected = evaluated.filter((e) => e.rejection !== undefined);
-      const retry = agent.descriptor.isLLM && attempt < env.maxAttempts && rejected.length > 0 && rejected.length === evaluated.length;
+      // A pipeline corrects itself (self-fix, patch retries); running it again whole would only repeat that work.
+      const retry = agent.descriptor.isLLM && !definition.selfCorrecting && attempt < env.maxAttempts && rejected.length > 0 && rejected.length === evaluated.length;
       if (retry) {
         const first = rejected[0] as Evaluated;
         next.push({ agent, history: [...history, { answer: first.candidate.response.text, feedback: first.rejection as string }] });
@@ -209,8 +272,9 @@ async function runAgentsAndCheck(env: TaskEnvironment, run: TaskRun, definition:
   const message = usable.length === 0 ? noAnswerMessage(run, responses) : undefined;
   // Every answer stays in the trace; with `best-passing` only the best usable one is offered.
   const candidates = env.strategy === 'best-passing' && usable.length > 1 ? ranked.filter((c) => c === usable[0] || !(c.proposal || c.shown)) : ranked;
+  const selection = usable[0] && usable.length > 0 ? { responseId: usable[0].response.id, reason: selectionReason(usable[0], ranked) } : undefined;
   // Written before anything is applied or shown: annotations in inserted code point at this record.
-  const stored = await recorder.record(responses, message);
+  const stored = await recorder.record(responses, message, selection);
   signal.throwIfAborted();
   return { interaction: stored, candidates };
 }
@@ -232,6 +296,15 @@ export function rankCandidates(candidates: readonly Candidate[]): Candidate[] {
   return candidates.map((c, i) => ({ c, i })).sort((a, b) => rank(a.c) - rank(b.c) || a.i - b.i).map(({ c }) => c);
 }
 
+/** Why the first usable candidate ranks first, in words: its verdict, and what the others lacked. */
+export function selectionReason(best: Candidate, ranked: readonly Candidate[]): string {
+  const verdict = best.response.verdict;
+  const own = best.shown ? 'a text answer' : !verdict ? 'not checked by an oracle' : verdict.testsPassed ? `passed its tests (${verdict.summary})` : `passed the oracle (${verdict.summary})`;
+  const others = ranked.filter((c) => c !== best);
+  const behind = others.map((c) => `${c.response.agent.name}: ${c.response.error ?? (c.response.verdict ? c.response.verdict.summary : c.response.status)}`);
+  return `${best.response.agent.name} ${own}${behind.length > 0 ? `; ranked after it: ${behind.join('; ')}` : ''}`;
+}
+
 /** One outcome (and its alternatives) converted, checked by the oracle, and turned into candidates. */
 async function evaluateOutcome(env: TaskEnvironment, definition: TaskDefinition, view: TaskRunView, interactionId: string, outcome: AgentOutcome, at: string, attempt: number, signal: AbortSignal): Promise<Evaluated[]> {
   const answers: (AgentAnswer & { id: string })[] = [
@@ -251,6 +324,7 @@ async function evaluateOutcome(env: TaskEnvironment, definition: TaskDefinition,
       attempts: attempt,
       ...(outcome.usage ? { usage: outcome.usage } : {}),
       ...(outcome.error ? { error: outcome.error } : {}),
+      ...(outcome.pipeline && answer.id === outcome.responseId ? { pipeline: outcome.pipeline } : {}),
     };
     if (outcome.status !== 'ok') {
       evaluated.push({ candidate: { response } });
@@ -274,6 +348,13 @@ async function evaluateOutcome(env: TaskEnvironment, definition: TaskDefinition,
         continue;
       }
       withEdit.verdict = verdict;
+    } else if (outcome.verdict) {
+      // The pipeline checked its own proposal (type-check, tests, review): a failing verdict is not offered.
+      if (!outcome.verdict.passed) {
+        evaluated.push({ candidate: { response: { ...withEdit, verdict: outcome.verdict, status: 'empty', error: `rejected by the oracle: ${outcome.verdict.summary}` } }, rejection: outcome.verdict.summary });
+        continue;
+      }
+      withEdit.verdict = outcome.verdict;
     }
     env.plans.set(withEdit.id, converted.proposal);
     evaluated.push({ candidate: { response: withEdit, proposal: converted.proposal } });

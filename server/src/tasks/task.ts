@@ -18,6 +18,10 @@ export interface DiagnosticInfo {
   severity?: number;
   /** The diagnostic as the client sent it, handed back in the command's arguments. */
   original?: unknown;
+  /** Set when one of the server's listeners (type-check, tests, lint) reported it. */
+  listener?: string;
+  /** A listener's full account of the failure (where, expected/actual, stack), the issue text of "fix with assistant". */
+  detail?: string;
 }
 
 /** What a task is about: a piece of code, maybe a declaration, maybe a diagnostic. Offsets are UTF-16 into the document. */
@@ -76,6 +80,8 @@ export interface TaskDefinition {
   id: TaskId;
   /** The task is about the workspace, not a place in a document (workspace questions): ask runs it without a target. */
   workspaceWide?: boolean;
+  /** Its agents check and correct their own proposals (pipelines): the orchestrator does not ask them again. */
+  selfCorrecting?: boolean;
   /** The offers at a selection, syntax only and fast. */
   offersAt(context: OfferContext): TaskOffer[];
   /**

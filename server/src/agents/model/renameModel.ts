@@ -77,7 +77,8 @@ export function renamePrompts(request: AgentRequest, prepared: PreparedRename, o
   return {
     named: { system: SYSTEM, user: fillTemplate(override ?? USER_NAMED, values) },
     // Masked once more as a whole, so an override template cannot bring the name back in.
-    masked: { system: SYSTEM, user: mask(fillTemplate(override ?? USER_MASKED, maskedValues)) },
+    // The workspace context would name the symbol again: the masked prompt goes without it.
+    masked: { system: SYSTEM, user: mask(fillTemplate(override ?? USER_MASKED, maskedValues)), withContext: false },
   };
 }
 

@@ -9,6 +9,7 @@ import type { DocumentEditPlan } from '../../edits/textEdits.js';
 import type { DiagnosticInfo } from '../../tasks/task.js';
 import { diagnosticsOf, loadProjectFiles, projectPathOf } from '../../oracle/typeCheck.js';
 import { pathToUri } from '../../workspace/documentSnapshot.js';
+import { eslintFix } from './lintFix.js';
 
 /** An answer with the reason it is empty; the orchestrator records `error: 'the agent had nothing to offer'` until it reads `reason`. */
 type ReasonedAnswer = AgentAnswer & { reason?: string };
@@ -58,12 +59,17 @@ function editable(root: string, fileName: string): boolean {
 export class OfflineFixAgent implements Agent {
   readonly descriptor: AgentDescriptor = { name: 'fix-offline', technology: 'rule', isLLM: false };
   readonly tasks: readonly TaskId[] = ['fix'];
-  readonly description = "Applies the TypeScript compiler's own code fixes at a diagnostic (missing import, spelling, add await, implement interface, infer types …), without a model.";
+  readonly description = "Applies the TypeScript compiler's own code fixes at a diagnostic (missing import, spelling, add await, implement interface, infer types …), and ESLint's own fix at a lint finding, without a model.";
 
   async run(request: AgentRequest, signal: AbortSignal): Promise<AgentAnswer> {
     signal.throwIfAborted();
     const diagnostic = request.target.diagnostic;
     if (!diagnostic) return nothing('there is no diagnostic to fix here');
+    // ESLint's own fix first; a lint finding the compiler also explains (a missing await) may still get a compiler fix.
+    if (diagnostic.source === 'eslint') {
+      const lint = await eslintFix(request, signal);
+      if (lint.proposal) return lint;
+    }
     const { document, project } = request;
     if (!/^(typescript|javascript)(react)?$/.test(document.languageId)) return nothing(`${document.languageId} files have no TypeScript code fixes`);
     // Yield once so a cancellation that arrived with the request is seen before the synchronous compiler work.
