@@ -32,6 +32,11 @@ export interface ModelAgentSettings {
    * (lines `CALL <tool> <JSON>` in plain answers, for endpoints without function calling).
    */
   toolProtocol?: 'functions' | 'text';
+  /**
+   * An embedding model of the same endpoint (e.g. `text-embedding-3-small`): the repository tool `get_relevant_code`
+   * then ranks declarations by embeddings as well as by the lexical index. Without it, the lexical index alone.
+   */
+  embeddingModel?: string;
 }
 
 /** How the answers of several agents reach the user. */

@@ -1,39 +1,25 @@
 // End-to-end context enrichment over --stdio: a model prompt carries the enclosing class, the symbols the request names, the other open documents' unsaved text and the places visited last, within the budget, and nothing from ignored files.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CodeAction } from 'vscode-languageserver-protocol';
 import type { AskResult, TraceResult } from '../../protocol/src/index.js';
-import { TestEditor, copyFixture } from '../support/lspClient.js';
-import { startScriptedModel } from '../support/scriptedModel.js';
-import type { ScriptedModel } from '../support/scriptedModel.js';
+import { TestEditor } from '../support/lspClient.js';
+import { scriptedSuite } from '../support/scriptedSuite.js';
 
-const editors: TestEditor[] = [];
-const roots: string[] = [];
-let model: ScriptedModel;
-
-beforeEach(async () => {
-  model = await startScriptedModel();
-});
-
-afterEach(async () => {
-  await Promise.all(editors.splice(0).map((e) => e.dispose()));
-  await model.close();
-  for (const root of roots.splice(0)) fs.rmSync(root, { recursive: true, force: true });
-});
+const suite = scriptedSuite();
 
 describe('context enrichment', { timeout: 120_000 }, () => {
   it('sends the enclosing class, named symbols, open documents and recent places with a model request, and no ignored file', async () => {
-    const root = copyFixture('context');
-    roots.push(root);
+    const root = suite.workspace('context', { link: false });
     const vaultCanary = 'ctx-canary-vault-e2e-7d1c';
     fs.writeFileSync(path.join(root, 'src', 'vault.ts'), `// Ignored by git.\nexport function seal(text: string): string {\n  return '${vaultCanary}' + text;\n}\n`);
     const { editor } = await TestEditor.start({
       root,
-      env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: model.baseURL, ASSISTANT_MODEL: 'scripted-writer' },
+      env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: suite.model.baseURL, ASSISTANT_MODEL: 'scripted-writer' },
       initializationOptions: { assistant: { disabledAgents: ['doc-offline'], annotations: { enabled: false } } },
     });
-    editors.push(editor);
+    suite.track(editor);
     const ledger = await editor.open('src/ledger.ts');
     const accounts = await editor.open('src/accounts.ts');
     await editor.open('src/vault.ts');
@@ -44,10 +30,10 @@ describe('context enrichment', { timeout: 120_000 }, () => {
     await editor.request<CodeAction[]>('textDocument/codeAction', { textDocument: { uri: accounts.uri }, range: at(accounts.uri, 'transfer(to'), context: { diagnostics: [] } });
     await editor.request<CodeAction[]>('textDocument/codeAction', { textDocument: { uri: editor.uri('src/vault.ts') }, range: at(editor.uri('src/vault.ts'), 'seal('), context: { diagnostics: [] } });
 
-    model.enqueue({ kind: 'text', content: '/** The sum of every entry, in cents; negative when overdrawn (see Account.isOverdrawn). */' });
+    suite.model.enqueue({ kind: 'text', content: '/** The sum of every entry, in cents; negative when overdrawn (see Account.isOverdrawn). */' });
     const answer = await editor.request<AskResult>('assistant/ask', { text: 'document the balance method, used by Account.isOverdrawn', task: 'document', textDocument: { uri: ledger.uri }, range: at(ledger.uri, 'balance(): number') });
     expect(answer.responses[0]?.status).toBe('ok');
-    const prompt = (model.requests[0]!.body.messages as { role: string; content: string }[]).filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+    const prompt = (suite.model.requests[0]!.body.messages as { role: string; content: string }[]).filter((m) => m.role === 'user').map((m) => m.content).join('\n');
     expect(prompt).toContain('## Context');
     expect(prompt).toMatch(/### Enclosing class `Ledger`/);
     expect(prompt).toContain('isOverdrawn');

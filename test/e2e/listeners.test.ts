@@ -1,37 +1,22 @@
 // End-to-end check commands over --stdio: a failing test and a type error published as diagnostics with "Fix with assistant" (which runs the issue pipeline), and the lint queue worked through by "fix all".
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CodeAction, Diagnostic, PublishDiagnosticsParams } from 'vscode-languageserver-protocol';
 import type { FixAllResult, ListenerRunResult, TaskCommandResult, TraceResult } from '../../protocol/src/index.js';
-import { TestEditor, copyFixture, handleFiles, linkModules } from '../support/lspClient.js';
-import { startScriptedModel } from '../support/scriptedModel.js';
-import type { ScriptedModel } from '../support/scriptedModel.js';
+import { TestEditor, handleFiles } from '../support/lspClient.js';
+import { scriptedSuite } from '../support/scriptedSuite.js';
 
-const editors: TestEditor[] = [];
-const roots: string[] = [];
-let model: ScriptedModel;
-
-beforeEach(async () => {
-  model = await startScriptedModel();
-});
-
-afterEach(async () => {
-  await Promise.all(editors.splice(0).map((e) => e.dispose()));
-  await model.close();
-  for (const root of roots.splice(0)) fs.rmSync(root, { recursive: true, force: true });
-});
+const suite = scriptedSuite();
 
 async function start(fixture: string, options: { runTests?: boolean; withModel?: boolean } = {}): Promise<{ editor: TestEditor; root: string; published: Map<string, Diagnostic[]> }> {
-  const root = copyFixture(fixture);
-  roots.push(root);
-  linkModules(root);
+  const root = suite.workspace(fixture);
   const { editor } = await TestEditor.start({
     root,
-    env: options.withModel === false ? {} : { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: model.baseURL, ASSISTANT_MODEL: 'scripted-engineer' },
+    env: options.withModel === false ? {} : { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: suite.model.baseURL, ASSISTANT_MODEL: 'scripted-engineer' },
     initializationOptions: { assistant: { orchestrator: { agentTimeoutMs: 120_000 }, oracle: { runTests: options.runTests ?? false, testTimeoutMs: 60_000 }, annotations: { enabled: false } } },
   });
-  editors.push(editor);
+  suite.track(editor);
   handleFiles(editor);
   const published = new Map<string, Diagnostic[]>();
   editor.connection.onNotification('textDocument/publishDiagnostics', (params: PublishDiagnosticsParams) => void published.set(params.uri, params.diagnostics));
@@ -63,14 +48,14 @@ describe('check commands', { timeout: 240_000 }, () => {
     const fix = (await actions(editor, test.uri, failure)).find((a) => a.title.startsWith('Assistant: Fix with assistant'));
     expect(fix, 'a "Fix with assistant" action').toBeDefined();
     expect(fix!.command!.command).toBe('assistant.issue');
-    model.enqueue(
+    suite.model.enqueue(
       { kind: 'text', content: JSON.stringify({ locations: [{ file: 'src/pricing.ts', symbol: 'lineTotal', intent: 'price times quantity' }] }) },
       { kind: 'text', content: '```diff\n--- a/src/pricing.ts\n+++ b/src/pricing.ts\n@@ -11,3 +11,3 @@\n export function lineTotal(item: LineItem): number {\n-  return item.price;\n+  return item.price * item.quantity;\n }\n```' },
       { kind: 'text', content: '{"verdict": "approve", "explanation": "The line total now counts every unit."}' },
     );
     const result = (await editor.request('workspace/executeCommand', { command: fix!.command!.command, arguments: fix!.command!.arguments })) as TaskCommandResult;
     expect(result).toMatchObject({ applied: true });
-    const issue = model.requests[0]!.body.messages.find((m: { role: string }) => m.role === 'user').content as string;
+    const issue = suite.model.requests[0]!.body.messages.find((m: { role: string }) => m.role === 'user').content as string;
     expect(issue).toMatch(/Failing test at src\/cart\.test\.ts:15/);
     expect(fs.readFileSync(path.join(root, 'src/pricing.ts'), 'utf8')).toContain('return item.price * item.quantity;');
     const trace = await editor.request<TraceResult>('assistant/trace', { id: result.interactionId });

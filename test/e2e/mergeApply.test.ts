@@ -1,36 +1,21 @@
 // End-to-end patches onto changed files over --stdio: a proposal applied after the user edited the same function (both changes kept by the three-way merge), a conflict reported with where it is, and a pasted unified diff applied onto moved lines.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ApplyPatchResult, ApplyResult, AskResult, TraceResult } from '../../protocol/src/index.js';
-import { TestEditor, copyFixture, handleFiles, linkModules } from '../support/lspClient.js';
-import { startScriptedModel } from '../support/scriptedModel.js';
-import type { ScriptedModel } from '../support/scriptedModel.js';
+import { TestEditor, handleFiles } from '../support/lspClient.js';
+import { scriptedSuite } from '../support/scriptedSuite.js';
 
-const editors: TestEditor[] = [];
-const roots: string[] = [];
-let model: ScriptedModel;
-
-beforeEach(async () => {
-  model = await startScriptedModel();
-});
-
-afterEach(async () => {
-  await Promise.all(editors.splice(0).map((e) => e.dispose()));
-  await model.close();
-  for (const root of roots.splice(0)) fs.rmSync(root, { recursive: true, force: true });
-});
+const suite = scriptedSuite();
 
 async function start(fixture: string): Promise<{ editor: TestEditor; root: string }> {
-  const root = copyFixture(fixture);
-  roots.push(root);
-  linkModules(root);
+  const root = suite.workspace(fixture);
   const { editor } = await TestEditor.start({
     root,
-    env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: model.baseURL, ASSISTANT_MODEL: 'scripted-coder' },
+    env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: suite.model.baseURL, ASSISTANT_MODEL: 'scripted-coder' },
     initializationOptions: { assistant: { orchestrator: { agentTimeoutMs: 90_000 }, annotations: { enabled: false } } },
   });
-  editors.push(editor);
+  suite.track(editor);
   handleFiles(editor);
   return { editor, root };
 }
@@ -38,7 +23,7 @@ async function start(fixture: string): Promise<{ editor: TestEditor; root: strin
 const SPREAD_FAST = 'export function spread(values: number[]): number {\n  let lo = Infinity;\n  let hi = -Infinity;\n  for (const value of values) {\n    if (value < lo) lo = value;\n    if (value > hi) hi = value;\n  }\n  return hi - lo;\n}';
 
 async function optimizeSpread(editor: TestEditor, uri: string): Promise<AskResult> {
-  model.enqueue({ kind: 'text', content: `\`\`\`ts\n${SPREAD_FAST}\n\`\`\`` });
+  suite.model.enqueue({ kind: 'text', content: `\`\`\`ts\n${SPREAD_FAST}\n\`\`\`` });
   const position = editor.position(uri, 'spread');
   const answer = await editor.request<AskResult>('assistant/ask', { text: 'make spread faster', task: 'optimize', textDocument: { uri }, range: { start: position, end: position } });
   expect(answer.responses.filter((r) => r.edit)).toHaveLength(1);

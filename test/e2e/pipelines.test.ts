@@ -1,37 +1,23 @@
 // End-to-end issue and class pipelines over --stdio with the scripted endpoint: tool calls (a malformed one included), an unparsable patch retried, a type error self-fixed, feedback replayed from the patch step, and a class written through tool calls until it type-checks.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ApplyResult, FeedbackResult, AskResult, PipelineStepParams, TraceResult } from '../../protocol/src/index.js';
-import { TestEditor, copyFixture, handleFiles, linkModules } from '../support/lspClient.js';
-import { startScriptedModel } from '../support/scriptedModel.js';
-import type { RecordedRequest, ScriptedModel } from '../support/scriptedModel.js';
+import { TestEditor, handleFiles } from '../support/lspClient.js';
+import { scriptedSuite } from '../support/scriptedSuite.js';
+import type { RecordedRequest } from '../support/scriptedModel.js';
 
-const editors: TestEditor[] = [];
-const roots: string[] = [];
-let model: ScriptedModel;
-
-beforeEach(async () => {
-  model = await startScriptedModel();
-});
-
-afterEach(async () => {
-  await Promise.all(editors.splice(0).map((e) => e.dispose()));
-  await model.close();
-  for (const root of roots.splice(0)) fs.rmSync(root, { recursive: true, force: true });
-});
+const suite = scriptedSuite();
 
 async function start(): Promise<{ editor: TestEditor; root: string; steps: PipelineStepParams[] }> {
-  const root = copyFixture('pipelines');
-  roots.push(root);
-  linkModules(root);
+  const root = suite.workspace('pipelines');
   const { editor } = await TestEditor.start({
     root,
-    env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: model.baseURL, ASSISTANT_MODEL: 'scripted-engineer' },
+    env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: suite.model.baseURL, ASSISTANT_MODEL: 'scripted-engineer' },
     capabilities: { window: { workDoneProgress: true, showMessage: {} }, workspace: { applyEdit: true, workspaceEdit: { documentChanges: true, resourceOperations: ['create'] } }, experimental: { assistant: { pipelineSteps: true } } },
     initializationOptions: { assistant: { orchestrator: { agentTimeoutMs: 120_000 }, pipelines: { toolRounds: 4, maxSelfFixes: 2, patchAttempts: 3, classRounds: 3 }, annotations: { enabled: false } } },
   });
-  editors.push(editor);
+  suite.track(editor);
   handleFiles(editor);
   const steps: PipelineStepParams[] = [];
   editor.connection.onNotification('assistant/pipelineStep', (params: PipelineStepParams) => void steps.push(params));
@@ -103,11 +89,36 @@ const LOCATIONS = JSON.stringify({
 const ISSUE = 'Cart totals ignore quantities (two pens cost as much as one), and there is no way to ask a cart how many items it holds.';
 
 describe('issue pipeline', { timeout: 240_000 }, () => {
+  it('ranks relevant code by embeddings too when the agent has an embedding model', async () => {
+    const root = suite.workspace('pipelines');
+    const { editor } = await TestEditor.start({
+      root,
+      env: {},
+      initializationOptions: { assistant: { useEnvironment: false, agents: [{ name: 'engineer', baseURL: suite.model.baseURL, apiKey: 'k', model: 'scripted-engineer', embeddingModel: 'scripted-embedding', tasks: ['issue'] }], annotations: { enabled: false } } },
+    });
+    suite.track(editor);
+    handleFiles(editor);
+    suite.model.enqueue(
+      { kind: 'toolCalls', calls: [{ name: 'get_relevant_code', arguments: { query: 'price of a line times its quantity' } }] },
+      { kind: 'text', content: LOCATIONS },
+      { kind: 'text', content: patchRight(COUNT_SUM) },
+      { kind: 'text', content: '{"verdict": "approve", "explanation": "ok"}' },
+    );
+    const answer = await editor.request<AskResult>('assistant/ask', { text: ISSUE, task: 'issue' });
+    expect(answer.responses[0]?.status).toBe('ok');
+    const embeddings = suite.model.requests.filter((r) => r.path.endsWith('/embeddings'));
+    expect(embeddings.length).toBeGreaterThanOrEqual(2);
+    expect(embeddings[0]!.body.model).toBe('scripted-embedding');
+    const toolResult = (suite.model.requests.find((r) => r.path.endsWith('/chat/completions') && r.body.messages.some((m: { role: string }) => m.role === 'tool'))!.body.messages as { role: string; content: string }[]).find((m) => m.role === 'tool')!.content;
+    expect(toolResult).toContain('lineTotal');
+    expect(toolResult).not.toMatch(/embeddings unavailable/);
+  });
+
   it('explores with tools, retries an unparsable patch, self-fixes a type error, and ends with a passing patch over two files', async () => {
     const { editor, root, steps } = await start();
     const cart = await editor.open('src/cart.ts');
     const pricing = await editor.open('src/pricing.ts');
-    model.enqueue(
+    suite.model.enqueue(
       // context: two rounds of tool calls (the second malformed), then the locations
       { kind: 'toolCalls', calls: [{ name: 'search_class', arguments: { name: 'Cart' } }, { name: 'get_method_body', arguments: { name: 'lineTotal' } }] },
       { kind: 'toolCalls', calls: [{ name: 'search_code', arguments: '{"code": "quantity"' }] },
@@ -129,7 +140,7 @@ describe('issue pipeline', { timeout: 240_000 }, () => {
     const touched = (response.edit?.documentChanges ?? []).map((c) => ('textDocument' in c ? c.textDocument.uri : ''));
     expect(touched.sort()).toEqual([cart.uri, pricing.uri].sort());
 
-    const requests = model.requests;
+    const requests = suite.model.requests;
     expect(requests).toHaveLength(8);
     // Function calling: the tools are offered while exploring, and each result goes back as a tool message.
     expect(requests[0]!.body.tools.map((t: { function: { name: string } }) => t.function.name)).toContain('get_class_info');
@@ -170,7 +181,7 @@ describe('issue pipeline', { timeout: 240_000 }, () => {
     const { editor } = await start();
     const cart = await editor.open('src/cart.ts');
     await editor.open('src/pricing.ts');
-    model.enqueue(
+    suite.model.enqueue(
       { kind: 'toolCalls', calls: [{ name: 'search_class', arguments: { name: 'Cart' } }] },
       { kind: 'text', content: LOCATIONS },
       { kind: 'text', content: patchRight(COUNT_SUM) },
@@ -178,7 +189,7 @@ describe('issue pipeline', { timeout: 240_000 }, () => {
     );
     const first = await editor.request<AskResult>('assistant/ask', { text: ISSUE, task: 'issue', textDocument: { uri: cart.uri } });
     const run = first.responses[0]!;
-    expect(model.requests).toHaveLength(4);
+    expect(suite.model.requests).toHaveLength(4);
 
     // Feedback on two different steps of one run contradicts itself; unknown steps are named.
     await expect(editor.request('assistant/feedback', { interactionId: first.interactionId, responseId: run.id, feedback: [{ step: 'context', text: 'look at the tests too' }, { step: 'patch', text: 'skip empty lines' }] })).rejects.toMatchObject({
@@ -188,13 +199,13 @@ describe('issue pipeline', { timeout: 240_000 }, () => {
     await expect(editor.request('assistant/feedback', { interactionId: first.interactionId, responseId: run.id, feedback: [{ step: 'deploy', text: 'x' }] })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/its steps are 0 context, 1 patch, 2 review/) });
     await expect(editor.request('assistant/feedback', { interactionId: first.interactionId, responseId: run.id, feedback: 'skip empty lines' })).rejects.toMatchObject({ code: -32602 });
 
-    model.enqueue({ kind: 'text', content: patchRight(COUNT_NONZERO) }, { kind: 'text', content: '{"verdict": "approve", "explanation": "Lines with no quantity are skipped."}' });
+    suite.model.enqueue({ kind: 'text', content: patchRight(COUNT_NONZERO) }, { kind: 'text', content: '{"verdict": "approve", "explanation": "Lines with no quantity are skipped."}' });
     const replayed = await editor.request<FeedbackResult>('assistant/feedback', { interactionId: first.interactionId, responseId: run.id, feedback: [{ step: 'patch', text: 'count() should skip lines whose quantity is 0' }] });
     expect(replayed.fromStep).toBe(1);
     expect(replayed.interactionId).not.toBe(first.interactionId);
-    expect(model.requests).toHaveLength(6);
+    expect(suite.model.requests).toHaveLength(6);
     // No exploration again: the two new requests are the patch and the review, with no tools offered.
-    const [patchRequest, reviewRequest] = model.requests.slice(4);
+    const [patchRequest, reviewRequest] = suite.model.requests.slice(4);
     expect(patchRequest!.body.tools).toBeUndefined();
     expect(userText(patchRequest!)).toContain('count() should skip lines whose quantity is 0');
     expect(userText(patchRequest!)).toContain(COUNT_SUM);
@@ -244,7 +255,7 @@ describe('class pipeline', { timeout: 240_000 }, () => {
   it('writes a class, calls tools on its errors, reflects, and delivers a new file that type-checks', async () => {
     const { editor, root } = await start();
     const cart = await editor.open('src/cart.ts');
-    model.enqueue(
+    suite.model.enqueue(
       { kind: 'text', content: `\`\`\`ts\n${LEDGER_WRONG}\`\`\`` },
       { kind: 'toolCalls', calls: [{ name: 'get_class_info', arguments: { name: 'Cart' } }] },
       { kind: 'text', content: 'items is private; use the public lines() method instead.' },
@@ -257,7 +268,7 @@ describe('class pipeline', { timeout: 240_000 }, () => {
     const newUri = editor.uri('src/cartSummary.ts');
     expect(response.edit?.documentChanges?.[0]).toEqual({ kind: 'create', uri: newUri, options: { overwrite: false, ignoreIfExists: false } });
 
-    const requests = model.requests;
+    const requests = suite.model.requests;
     expect(requests).toHaveLength(4);
     expect(requests[1]!.body.tools.length).toBeGreaterThan(0);
     expect(userText(requests[1]!)).toMatch(/TS2341[\s\S]*items/);

@@ -103,12 +103,46 @@ export class ModelClient {
     return { ...completion, text: redactor.restore(completion.text), ...(toolCalls ? { toolCalls } : {}), ...(redactor.count > 0 ? { redacted: redactor.count } : {}) };
   }
 
-  private async send(messages: ChatMessage[], tools: readonly ToolSpec[] | undefined, signal: AbortSignal): Promise<Completion> {
+  /**
+   * Embeddings of the texts with the endpoint's `/embeddings`, one vector per text, in order. The texts are
+   * redacted like every message (nothing comes back to restore), and the call has the same budget, retries and abort.
+   */
+  async embed(texts: readonly string[], model: string, signal: AbortSignal, options: Pick<CompleteOptions, 'knownSecrets'> = {}): Promise<number[][]> {
+    const redactor = new Redactor(options.knownSecrets);
+    const input = texts.map((text) => redactor.redact(text));
+    return this.withRetries(async (attemptSignal) => {
+      const controller = new AbortController();
+      const onAbort = (): void => controller.abort(attemptSignal.reason);
+      attemptSignal.addEventListener('abort', onAbort, { once: true });
+      const overall = setTimeout(() => controller.abort(new ModelError('timeout', `the embeddings did not arrive within ${this.endpoint.timeoutMs} ms`)), this.endpoint.timeoutMs);
+      try {
+        const response = await this.client.embeddings.create({ model, input, encoding_format: 'float' }, { signal: controller.signal });
+        const vectors = [...(response.data ?? [])].sort((a, b) => a.index - b.index).map((item) => item.embedding);
+        if (vectors.length !== input.length || vectors.some((v) => !Array.isArray(v) || v.length === 0 || v.some((x) => typeof x !== 'number'))) {
+          throw new ModelError('malformed', `the endpoint answered ${vectors.length} embeddings for ${input.length} texts`);
+        }
+        return vectors;
+      } catch (error) {
+        if (controller.signal.aborted && controller.signal.reason instanceof ModelError) throw controller.signal.reason;
+        throw error;
+      } finally {
+        clearTimeout(overall);
+        attemptSignal.removeEventListener('abort', onAbort);
+      }
+    }, signal);
+  }
+
+  private send(messages: ChatMessage[], tools: readonly ToolSpec[] | undefined, signal: AbortSignal): Promise<Completion> {
+    return this.withRetries((attemptSignal) => this.attempt(messages, tools, attemptSignal), signal);
+  }
+
+  /** One call, again after failures that may pass (rate limits, server errors, broken streams) while retries remain. */
+  private async withRetries<T>(call: (signal: AbortSignal) => Promise<T>, signal: AbortSignal): Promise<T> {
     let lastError: ModelError | undefined;
     for (let attempt = 0; attempt <= this.endpoint.maxRetries; attempt++) {
       signal.throwIfAborted();
       try {
-        return await this.attempt(messages, tools, signal);
+        return await call(signal);
       } catch (error) {
         signal.throwIfAborted();
         lastError = toModelError(error, this.endpoint);

@@ -2,6 +2,7 @@
 import path from 'node:path';
 import type { AgentAnswer, AgentRequest } from './agent.js';
 import type { ChatMessage, Completion, ToolSpec } from './modelClient.js';
+import type { Embedder } from '../repo/embeddingIndex.js';
 
 /** A prompt as chat messages. */
 export interface Prompt {
@@ -22,6 +23,8 @@ export interface ModelSession {
   toolProtocol: 'functions' | 'text';
   /** The model's name, for messages. */
   model: string;
+  /** Embeddings from the same endpoint, when the agent has an embedding model. */
+  embedder?: Embedder;
 }
 
 export interface ModelTaskStrategy {

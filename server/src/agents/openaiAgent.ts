@@ -8,6 +8,7 @@ import type { AskModel, ModelSession } from './modelTask.js';
 import { buildClassificationPrompt, parseClassification } from './modelClassifier.js';
 import { describeExclusion, workspaceExclusion } from '../privacy/exclusion.js';
 import { protectedValues } from '../privacy/workspaceSecrets.js';
+import type { Embedder } from '../repo/embeddingIndex.js';
 
 export interface OpenAIAgentConfig {
   name: string;
@@ -15,6 +16,7 @@ export interface OpenAIAgentConfig {
   tasks?: TaskId[];
   prompts?: ModelAgentSettings['prompts'];
   toolProtocol?: ModelAgentSettings['toolProtocol'];
+  embeddingModel?: string;
 }
 
 export class OpenAIAgent implements Agent {
@@ -69,6 +71,7 @@ export class OpenAIAgent implements Agent {
       },
       toolProtocol: this.config.toolProtocol ?? 'functions',
       model: this.config.endpoint.model,
+      ...(this.config.embeddingModel ? { embedder: this.embedder(this.config.embeddingModel, knownSecrets) } : {}),
     };
     let answer: AgentAnswer;
     if (strategy.run) {
@@ -79,6 +82,14 @@ export class OpenAIAgent implements Agent {
       answer = { text: (await ask(prompt, signal)).text };
     }
     return { ...answer, ...(usage.promptTokens || usage.completionTokens ? { usage } : {}) };
+  }
+
+  /** Embeddings from this agent's endpoint, keyed by model and host so vectors of different models never mix. */
+  private embedder(model: string, knownSecrets: ReadonlyMap<string, string>): Embedder {
+    return {
+      key: `${model}@${this.descriptor.endpoint ?? ''}`,
+      embed: (texts, signal) => this.client.embed(texts, model, signal, { knownSecrets }),
+    };
   }
 
   /** Classifies a request with the numbered-list prompt; undefined when the reply cannot be read. */

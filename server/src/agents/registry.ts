@@ -76,7 +76,7 @@ export function buildRegistry(settings: AssistantSettings, env: NodeJS.ProcessEn
     }
     try {
       // Local endpoints (Ollama, llama.cpp, vLLM) take any key; the package insists on one.
-      add(new OpenAIAgent({ name: agentName(entry.name, entry.model, entry.baseURL), endpoint: endpointOf(entry, key ?? 'not-needed', entry.baseURL), tasks: entry.tasks, prompts: entry.prompts, ...(entry.toolProtocol ? { toolProtocol: entry.toolProtocol } : {}) }));
+      add(new OpenAIAgent({ name: agentName(entry.name, entry.model, entry.baseURL), endpoint: endpointOf(entry, key ?? 'not-needed', entry.baseURL), tasks: entry.tasks, prompts: entry.prompts, ...(entry.toolProtocol ? { toolProtocol: entry.toolProtocol } : {}), ...(entry.embeddingModel ? { embeddingModel: entry.embeddingModel } : {}) }));
     } catch (error) {
       problems.push(`assistant.agents[${i}]: ${(error as Error).message}`);
     }

@@ -121,7 +121,7 @@ function validateAgent(raw: unknown, name: string, problems: string[]): ModelAge
   }
   const before = problems.length;
   if (typeof raw.model !== 'string' || raw.model.trim() === '') problems.push(`${name}.model: required, the model to call`);
-  for (const key of ['name', 'baseURL', 'apiKey', 'apiKeyEnv'] as const) {
+  for (const key of ['name', 'baseURL', 'apiKey', 'apiKeyEnv', 'embeddingModel'] as const) {
     if (raw[key] !== undefined && typeof raw[key] !== 'string') problems.push(`${name}.${key}: must be a string`);
   }
   if (typeof raw.baseURL === 'string') {

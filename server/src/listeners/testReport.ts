@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { stripAnsi } from '../oracle/testProcess.js';
 import { redactSecrets } from '../privacy/secrets.js';
 import type { TestFrameworkName } from '../repo/testFramework.js';
 import { pathToUri } from '../workspace/documentSnapshot.js';
@@ -581,11 +582,6 @@ function formatValue(value: unknown): string {
   } catch {
     return String(value);
   }
-}
-
-export function stripAnsi(text: string): string {
-  // eslint-disable-next-line no-control-regex -- escape sequences are what is being removed.
-  return text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
 }
 
 // ---------------------------------------------------------------------------------------------------------------

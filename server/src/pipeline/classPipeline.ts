@@ -112,7 +112,7 @@ export async function runClassPipeline({ request, session }: ClassPipelineInput,
   const settings = request.pipeline?.settings ?? { toolRounds: 6, maxSelfFixes: 2, patchAttempts: 3, classRounds: 4 };
   const oracle = request.pipeline?.oracle ?? { runTests: false, testTimeoutMs: 120_000 };
   const run = new PipelineRun('class', request.replay, (step) => request.onStep?.(step, 'class'));
-  const tools = new RepositoryTools(root);
+  const tools = new RepositoryTools(root, undefined, session.embedder);
   const description = request.text;
   const wanted = request.parameters.className || classNameIn(description);
   const folder = request.document.fsPath && request.document.text !== '' ? path.dirname(request.document.fsPath) : fs.existsSync(path.join(root, 'src')) ? path.join(root, 'src') : root;

@@ -143,7 +143,7 @@ export async function runIssuePipeline({ request, session, name = 'issue' }: Iss
   if (!documents) return { text: '', reason: 'the issue pipeline needs the editor’s documents' };
   const run = new PipelineRun(name, request.replay, (step) => request.onStep?.(step, name));
   const read = workspaceReader(root, documents);
-  const tools = new RepositoryTools(root);
+  const tools = new RepositoryTools(root, undefined, session.embedder);
   const issue = request.text;
 
   const contextStep = (): Promise<StepResult<ContextOutput>> =>

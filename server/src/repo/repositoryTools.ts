@@ -5,6 +5,8 @@ import type { CodeLocation, IndexedDeclaration, LexicalIndex, LocationKind } fro
 import { lineStartsOf, workspaceIndex } from './lexicalIndex.js';
 import { detectTestConvention, moduleSpecifier } from './testFramework.js';
 import { redactSecrets } from '../privacy/secrets.js';
+import { embeddingSearch, fuseRankings, locationKey } from './embeddingIndex.js';
+import type { Embedder } from './embeddingIndex.js';
 
 /** Longest answer of one tool call, in characters: what a model's context can take many times over. */
 export const MAX_TOOL_OUTPUT = 4_000;
@@ -70,6 +72,8 @@ export class RepositoryTools {
   constructor(
     readonly root: string,
     private readonly index: LexicalIndex = workspaceIndex(root),
+    /** Embeddings from the agent's endpoint, when it has an embedding model: `get_relevant_code` then fuses both rankings. */
+    private readonly embedder?: Embedder,
   ) {}
 
   /** Builds (or refreshes) the index the tools answer from. */
@@ -232,9 +236,35 @@ export class RepositoryTools {
   }
 
   async relevantCode(query: string, limit = 5, signal?: AbortSignal): Promise<string> {
-    const found: CodeLocation[] = await this.index.search(query, { limit: Math.max(1, Math.min(15, Math.floor(limit))), maxPerFile: 3, snippetLines: 12 }, signal);
-    if (found.length === 0) return `Nothing in the workspace matches "${query}".`;
-    return bounded(found.map((l) => `${l.path}:${l.startLine}-${l.endLine} ${l.kind} ${l.name}\n${l.snippet}`).join('\n\n'));
+    const wanted = Math.max(1, Math.min(15, Math.floor(limit)));
+    const found: CodeLocation[] = await this.index.search(query, { limit: wanted, maxPerFile: 3, snippetLines: 12 }, signal);
+    const lexical = found.map((l) => ({ key: locationKey(l.path, l.startLine), text: `${l.path}:${l.startLine}-${l.endLine} ${l.kind} ${l.name}\n${l.snippet}` }));
+    let entries = lexical;
+    let note = '';
+    if (this.embedder) {
+      try {
+        const dense = (await embeddingSearch(this.index, this.embedder, query, wanted, signal ?? new AbortController().signal)).map(({ declaration: d }) => ({
+          key: locationKey(d.path, d.startLine),
+          text: `${d.path}:${d.startLine}-${d.endLine} ${d.kind} ${d.name}\n${this.snippetOf(d)}`,
+        }));
+        const byKey = new Map([...dense, ...lexical].map((e) => [e.key, e]));
+        entries = fuseRankings([dense.map((e) => e.key), lexical.map((e) => e.key)]).slice(0, wanted).map((key) => byKey.get(key) as (typeof lexical)[number]);
+      } catch (error) {
+        signal?.throwIfAborted();
+        // Retrieval goes on with the lexical index: embeddings are a refinement, not a dependency.
+        note = `\n(embeddings unavailable, lexical ranking only: ${error instanceof Error ? error.message : String(error)})`;
+      }
+    }
+    if (entries.length === 0) return `Nothing in the workspace matches "${query}".${note}`;
+    return bounded(`${entries.map((e) => e.text).join('\n\n')}${note}`);
+  }
+
+  /** The first lines of a declaration, de-indented, as the lexical index shows its hits. */
+  private snippetOf(d: IndexedDeclaration): string {
+    const text = this.index.fileText(d.path);
+    if (text === undefined) return d.signature;
+    const lines = text.split('\n').slice(d.startLine - 1, Math.min(d.endLine, d.startLine - 1 + 12));
+    return dedent(lines).join('\n');
   }
 
   // -------------------------------------------------------------------------------------------------------------
