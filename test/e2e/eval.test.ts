@@ -85,6 +85,26 @@ function expectComplete(record: EvalRecord): void {
 }
 
 describe('assistant-ls eval', () => {
+  it('runs the workspace scenario from a questions file: MRR and keyword detection for the offline question agent', async () => {
+    const repo = fixtureRepository();
+    const json = path.join(outputDir(), 'workspace.json');
+    const result = await evalCli([repo, '--scenarios', 'workspace', '--questions', path.join(repo, 'eval-questions.json'), '--json', json], {});
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/1 entry of eval-questions\.json without a query/);
+    expect(result.stderr).toMatch(/1 question whose expected file or symbol is not in the repository/);
+    const report = JSON.parse(fs.readFileSync(json, 'utf8')) as EvalReport;
+    const [workspace] = report.scenarios;
+    expect(workspace).toMatchObject({ id: 'workspace', cases: 6 });
+    const offline = workspace!.summary.find((a) => a.agent === 'question-offline')!;
+    expect(offline.metrics.mrr).toBeGreaterThanOrEqual(0.75);
+    expect(offline.metrics.keywords).toBeGreaterThanOrEqual(0.75);
+    expect(result.stdout).toMatch(/mean reciprocal rank/);
+    expect(result.stdout).toMatch(/question-offline\s+6\s+[01]\.\d{3}\s+\d+\.\d%/);
+    const records = fs.readFileSync(`${json.replace(/\.json$/, '')}.records.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as EvalRecord);
+    expect(records).toHaveLength(6);
+    for (const record of records) expect(record.details).toMatchObject({ rank: expect.any(Number), locations: expect.any(Number) });
+  });
+
   it('runs the doc and fix scenarios offline: full doc format correctness, a fix rate, complete records, the repository untouched', async () => {
     const repo = fixtureRepository();
     const before = treeHash(repo);
@@ -179,7 +199,7 @@ describe('assistant-ls eval', () => {
     expect(format.difference).toBeCloseTo(1 / docCases, 10);
     expect(format.interval[0]).toBeLessThanOrEqual(format.difference);
     expect(format.interval[1]).toBeGreaterThanOrEqual(format.difference);
-    expect(second.stdout).toContain('Differences (A − B, percentage points), paired bootstrap 95% interval over cases:');
+    expect(second.stdout).toContain('Differences (A − B; percentage points for rates), paired bootstrap 95% interval over cases:');
     expect(second.stdout).toMatch(new RegExp(`format correctness\\s+doc-offline\\s+${agent.replace(/[.]/g, '\\.')}\\s+${docCases}\\s+\\+${((1 / docCases) * 100).toFixed(1)}`));
 
     // The model fixes what the compiler cannot, except the bad fix the oracle sent back twice.

@@ -1,5 +1,6 @@
 // `assistant-ls eval`: parses the command line, runs the evaluation with Ctrl-C stopping it cleanly, and returns the exit code.
 import fs from 'node:fs';
+import path from 'node:path';
 import { runEvaluation, EvalUsageError } from './runner.js';
 import type { EvalOptions } from './runner.js';
 import { SCENARIO_IDS } from './scenario.js';
@@ -20,6 +21,8 @@ Options:
   --jobs J             cases run in parallel (default 1)
   --json FILE          write the report as JSON; per-case records go to FILE's .records.jsonl as they finish,
                        and running the same command again skips the cases already recorded
+  --questions FILE     the workspace scenario's questions: JSON [{ "query", "expected": { "file", "line"?, "symbol"? },
+                       "keywords"? }] (default: .assistant/questions.json in the repository)
   --strict-flags[=A,B] turn compiler flags on in the scratch copy to surface more fix cases
                        (default set: ${DEFAULT_STRICT_FLAGS.join(', ')})
   --no-eslint          do not use the repository's ESLint for fix cases
@@ -102,6 +105,9 @@ export function parseEvalArguments(argv: readonly string[]): ParsedArguments {
       case '--keep-scratch':
         options.keepScratch = true;
         break;
+      case '--questions':
+        options.questions = path.resolve(valueOf(flag, inline));
+        break;
       default:
         throw new EvalUsageError(`unknown option ${flag}`);
     }
@@ -123,6 +129,7 @@ export function parseEvalArguments(argv: readonly string[]): ParsedArguments {
     ...(options.strictFlags ? { strictFlags: options.strictFlags } : {}),
     ...(options.attempts !== undefined ? { attempts: options.attempts } : {}),
     ...(options.keepScratch ? { keepScratch: true } : {}),
+    ...(options.questions ? { questions: options.questions } : {}),
   };
   return { help: false, options: parsed, ...(settingsFile ? { settingsFile } : {}) };
 }

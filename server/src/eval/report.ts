@@ -123,6 +123,10 @@ const percent = (value: number | null): string => (value === null ? '—' : `${(
 const duration = (ms: number | null): string => (ms === null ? '—' : ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`);
 const count = (value: number | null): string => (value === null ? '—' : Math.round(value).toLocaleString('en-US'));
 const points = (value: number): string => `${value >= 0 ? '+' : '−'}${Math.abs(value * 100).toFixed(1)}`;
+/** A metric's value: a percentage for rates, a plain number for ratios such as the mean reciprocal rank. */
+const valueText = (metric: MetricSpec, value: number | null): string => (metric.ratio ? (value === null ? '—' : value.toFixed(3)) : percent(value));
+/** A difference of a metric: percentage points for rates, plain for ratios. */
+const differenceText = (metric: MetricSpec | undefined, value: number): string => (metric?.ratio ? `${value >= 0 ? '+' : '−'}${Math.abs(value).toFixed(3)}` : points(value));
 
 /** A plain-text table: columns padded to their widest cell, numbers right-aligned. */
 export function table(header: string[], rows: string[][], rightAligned: (column: number) => boolean = (c) => c > 0): string {
@@ -138,7 +142,7 @@ export function renderScenario(scenario: ScenarioReport, summaries: readonly Age
   const rows = summaries.map((s) => [
     s.agent,
     String(s.runs),
-    ...scenario.metrics.map((m) => percent(s.metrics[m.id] ?? null)),
+    ...scenario.metrics.map((m) => valueText(m, s.metrics[m.id] ?? null)),
     percent(s.proposed),
     String(s.errors),
     duration(s.meanDurationMs),
@@ -149,8 +153,9 @@ export function renderScenario(scenario: ScenarioReport, summaries: readonly Age
   const overProposals = scenario.metrics.filter((m) => m.overProposals).map((m) => m.label);
   if (overProposals.length > 0) lines.push(`(${overProposals.join(' and ')} over the runs with a proposal; the other metrics over all runs)`);
   if (comparisons.length > 0) {
-    lines.push('', 'Differences (A − B, percentage points), paired bootstrap 95% interval over cases:');
-    const labelOf = (id: string): string => scenario.metrics.find((m) => m.id === id)?.label ?? id;
+    lines.push('', 'Differences (A − B; percentage points for rates), paired bootstrap 95% interval over cases:');
+    const metricOf = (id: string): MetricSpec | undefined => scenario.metrics.find((m) => m.id === id);
+    const labelOf = (id: string): string => metricOf(id)?.label ?? id;
     lines.push(
       table(
         ['metric', 'A', 'B', 'cases', 'A − B', '95% interval', ''],
@@ -159,8 +164,8 @@ export function renderScenario(scenario: ScenarioReport, summaries: readonly Age
           c.a,
           c.b,
           String(c.n),
-          points(c.difference),
-          `[${points(c.interval[0])}, ${points(c.interval[1])}]`,
+          differenceText(metricOf(c.metric), c.difference),
+          `[${differenceText(metricOf(c.metric), c.interval[0])}, ${differenceText(metricOf(c.metric), c.interval[1])}]`,
           c.interval[0] > 0 || c.interval[1] < 0 ? 'differs' : 'no clear difference',
         ]),
         (column) => column === 3 || column === 4 || column === 5,

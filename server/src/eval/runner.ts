@@ -40,6 +40,8 @@ export interface EvalOptions {
   json?: string;
   /** Compiler flags turned on in the scratch copy (`--strict-flags`); undefined leaves the tsconfig as it is. */
   strictFlags?: string[];
+  /** The workspace scenario's questions (`--questions`); by default `.assistant/questions.json` in the repository. */
+  questions?: string;
   /** Use ESLint for fix cases when the repository configures it (default true). */
   eslint: boolean;
   /** The `assistant` settings (agents, orchestrator, …), as in the editor's configuration. */
@@ -192,7 +194,7 @@ export async function runEvaluation(options: EvalOptions, io: EvalIO, signal: Ab
         continue;
       }
       progress.note(`${scenario.id}: building cases`);
-      const all = await scenario.buildCases({ scratch, env, eslint, note }, signal);
+      const all = await scenario.buildCases({ scratch, env, eslint, note, questionsFile: path.resolve(options.questions ?? path.join(repository, '.assistant', 'questions.json')) }, signal);
       const ordered = shuffled(all, deriveSeed(options.seed, scenario.id));
       plans.push({ scenario, cases: options.limit !== undefined ? ordered.slice(0, options.limit) : ordered, agents });
     }

@@ -23,6 +23,8 @@ export interface MetricSpec {
    * the metric says how well-formed what the agent proposes is; the share of runs with a proposal is reported beside it.
    */
   overProposals?: boolean;
+  /** A value between 0 and 1 that is not a rate (mean reciprocal rank): shown as a number, not a percentage. */
+  ratio?: boolean;
 }
 
 /** What every case carries, whatever its scenario. */
@@ -47,6 +49,8 @@ export interface BuildContext {
   eslint: EslintRunner | undefined;
   /** Progress and notes for the terminal (stderr). */
   note: (message: string) => void;
+  /** The workspace scenario's questions file (JSON), absolute. */
+  questionsFile?: string;
 }
 
 /** What a case run produced: the agent's best proposal (if any) and how the run went. */

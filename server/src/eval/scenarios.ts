@@ -2,18 +2,19 @@
 import type { Scenario, ScenarioId } from './scenario.js';
 import { docScenario } from './docScenario.js';
 import { fixScenario } from './fixScenario.js';
+import { workspaceScenario } from './workspaceScenario.js';
 
 /** Scenarios that can run today. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each scenario has its own case type; the harness only passes cases back to the scenario that built them.
 export const AVAILABLE_SCENARIOS: Partial<Record<ScenarioId, Scenario<any>>> = {
   doc: docScenario,
   fix: fixScenario,
+  workspace: workspaceScenario,
 };
 
 /** What the scenarios not available yet will measure, for the "not available yet" message. */
 export const PLANNED_SCENARIOS: Partial<Record<ScenarioId, string>> = {
   generate: 'method bodies from their signature and doc comment, checked by the tests covering them (syntax correctness, test pass rate)',
   test: 'tests for a method, run against it (syntax correctness, generated-test pass rate)',
-  workspace: 'questions about the repository answered with code locations (mean reciprocal rank, keyword detection)',
   class: 'RepoClassBench: a class from a description inside the repository (Pass@1, test rate, compile rate)',
 };
