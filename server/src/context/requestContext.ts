@@ -69,6 +69,12 @@ export interface RequestContextInput {
   project: WorkspaceProject;
   /** Most tokens the rendered context may take. */
   budgetTokens: number;
+  /**
+   * How symbols are resolved: `checker` (the default) through the type checker, following imports, with the lexical
+   * index for what it leaves; `index` through the lexical index alone, which needs no program rebuild after an edit
+   * and so keeps the context cheap enough for every task.
+   */
+  resolve?: 'checker' | 'index';
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -625,7 +631,7 @@ const symbolCache = new WeakMap<ts.Program, Map<string, CandidateSymbol[]>>();
 async function resolveSymbols(search: SymbolSearch, signal: AbortSignal): Promise<CandidateSymbol[]> {
   const document = search.input.document;
   let fromProgram: { symbols?: CandidateSymbol[]; program?: ts.Program } = {};
-  if (document.fsPath && isSupportedLanguage(document.languageId)) {
+  if (document.fsPath && isSupportedLanguage(document.languageId) && search.input.resolve !== 'index') {
     try {
       fromProgram = programSymbols(search, signal);
     } catch (error) {
