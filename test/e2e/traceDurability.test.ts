@@ -42,6 +42,27 @@ describe('trace durability', () => {
     expect(trace.interactions[0]!.sessionId).not.toBe(undefined);
   });
 
+  it('records from two servers on the same workspace at once, each seeing the other’s interactions, nothing lost', async () => {
+    const root = copyFixture('basic');
+    const [{ editor: a }, { editor: b }] = await Promise.all([TestEditor.start({ root }), TestEditor.start({ root })]);
+    editors.push(a, b);
+    const ask = (editor: TestEditor, i: number): Promise<AskResult> => editor.request<AskResult>('assistant/ask', { text: i % 2 ? 'document parseConfig' : 'explain parseConfig' });
+    const rounds = 15;
+    const answers = await Promise.all([a, b].flatMap((editor) => Array.from({ length: rounds }, (_, i) => ask(editor, i))));
+    const ids = answers.map((x) => x.interactionId);
+    expect(new Set(ids).size).toBe(2 * rounds);
+    // Each server reads the other's records too (another session's segments are re-read when they change).
+    for (const editor of [a, b]) {
+      const seen = await Promise.all(ids.map((id) => editor.request<TraceResult>('assistant/trace', { id })));
+      expect(seen.filter((t) => t.total === 1)).toHaveLength(ids.length);
+    }
+    expect(await a.shutdownAndExit()).toBe(0);
+    expect(await b.shutdownAndExit()).toBe(0);
+    const records: Interaction[] = segmentFiles(root).flatMap((file) => (JSON.parse(fs.readFileSync(file, 'utf8')) as { interactions: Interaction[] }).interactions);
+    expect(new Set(records.map((r) => r.id))).toEqual(new Set(ids));
+    expect(new Set(records.map((r) => r.sessionId)).size).toBe(2);
+  });
+
   it('sets a damaged trace file aside and starts anyway', async () => {
     const root = copyFixture('basic');
     const { editor } = await TestEditor.start({ root });
