@@ -44,17 +44,17 @@ export function resolveSettings(...layers: unknown[]): ResolvedSettings {
           break;
         case 'orchestrator':
           number(value, 'agentTimeoutMs', 'assistant.orchestrator.agentTimeoutMs', 100, 3_600_000, problems, (n) => (s.orchestrator.agentTimeoutMs = n));
-          number(value, 'maxAttempts', 'assistant.orchestrator.maxAttempts', 1, 10, problems, (n) => (s.orchestrator.maxAttempts = Math.floor(n)));
+          integer(value, 'maxAttempts', 'assistant.orchestrator.maxAttempts', 1, 10, problems, (n) => (s.orchestrator.maxAttempts = n));
           if (isObject(value) && value.strategy !== undefined) {
             if (value.strategy === 'offer-all' || value.strategy === 'best-passing') s.orchestrator.strategy = value.strategy;
             else problems.push('assistant.orchestrator.strategy: must be "offer-all" or "best-passing"');
           }
           break;
         case 'pipelines':
-          number(value, 'toolRounds', 'assistant.pipelines.toolRounds', 0, 50, problems, (n) => (s.pipelines.toolRounds = Math.floor(n)));
-          number(value, 'maxSelfFixes', 'assistant.pipelines.maxSelfFixes', 0, 10, problems, (n) => (s.pipelines.maxSelfFixes = Math.floor(n)));
-          number(value, 'patchAttempts', 'assistant.pipelines.patchAttempts', 1, 10, problems, (n) => (s.pipelines.patchAttempts = Math.floor(n)));
-          number(value, 'classRounds', 'assistant.pipelines.classRounds', 1, 20, problems, (n) => (s.pipelines.classRounds = Math.floor(n)));
+          integer(value, 'toolRounds', 'assistant.pipelines.toolRounds', 0, 50, problems, (n) => (s.pipelines.toolRounds = n));
+          integer(value, 'maxSelfFixes', 'assistant.pipelines.maxSelfFixes', 0, 10, problems, (n) => (s.pipelines.maxSelfFixes = n));
+          integer(value, 'patchAttempts', 'assistant.pipelines.patchAttempts', 1, 10, problems, (n) => (s.pipelines.patchAttempts = n));
+          integer(value, 'classRounds', 'assistant.pipelines.classRounds', 1, 20, problems, (n) => (s.pipelines.classRounds = n));
           break;
         case 'oracle':
           if (isObject(value) && value.runTests !== undefined) {
@@ -75,7 +75,7 @@ export function resolveSettings(...layers: unknown[]): ResolvedSettings {
             if (typeof value.directory === 'string' && value.directory.trim() !== '') s.trace.directory = value.directory;
             else problems.push('assistant.trace.directory: must be a non-empty path');
           }
-          number(value, 'segmentSize', 'assistant.trace.segmentSize', 1, 100_000, problems, (n) => (s.trace.segmentSize = Math.floor(n)));
+          integer(value, 'segmentSize', 'assistant.trace.segmentSize', 1, 100_000, problems, (n) => (s.trace.segmentSize = n));
           break;
         case 'annotations':
           if (isObject(value) && typeof value.enabled === 'boolean') s.annotations.enabled = value.enabled;
@@ -103,15 +103,20 @@ export function resolveSettings(...layers: unknown[]): ResolvedSettings {
   return { settings: s, problems };
 }
 
-function number(obj: unknown, key: string, name: string, min: number, max: number, problems: string[], set: (n: number) => void): void {
+function number(obj: unknown, key: string, name: string, min: number, max: number, problems: string[], set: (n: number) => void, integer = false): void {
   if (!isObject(obj)) {
     problems.push(`${name.slice(0, name.lastIndexOf('.'))}: must be an object`);
     return;
   }
   const v = obj[key];
   if (v === undefined) return;
-  if (typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max) set(v);
-  else problems.push(`${name}: must be a number from ${min} to ${max}`);
+  if (typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max && (!integer || Number.isInteger(v))) set(v);
+  else problems.push(`${name}: must be ${integer ? 'a whole number' : 'a number'} from ${min} to ${max}`);
+}
+
+/** A setting counted in whole units (attempts, rounds, interactions): the same check as `number`, fractions refused. */
+function integer(obj: unknown, key: string, name: string, min: number, max: number, problems: string[], set: (n: number) => void): void {
+  number(obj, key, name, min, max, problems, set, true);
 }
 
 function validateAgent(raw: unknown, name: string, problems: string[]): ModelAgentSettings[] {
