@@ -1,4 +1,4 @@
-// End-to-end `assistant-ls eval` with the built CLI on a copy of test/fixtures/eval-repo: offline agents, then a model agent on the scripted endpoint compared with them, resumed across runs; the repository is never written.
+// End-to-end `assistant-ls eval` with the built CLI on copies of test/fixtures/eval-repo and eval-gen-repo: offline agents, then model agents on the scripted endpoint (compared, resumed across runs, sampled for Pass@k); the repository is never written.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -113,12 +113,12 @@ describe('assistant-ls eval', () => {
     const result = await evalCli([repo, '--scenarios', 'doc,fix,generate', '--json', json], {});
     expect(result.code, result.stderr).toBe(0);
     expect(treeHash(repo)).toBe(before);
-    expect(result.stderr).toContain('scenario generate is not available yet');
+    expect(result.stderr).toContain('generate: no agent serves the generate task; skipped');
     expect(result.stderr).toMatch(/eval: \d+\/\d+ .*done/);
 
     const report = JSON.parse(fs.readFileSync(json, 'utf8')) as EvalReport;
     expect(report.complete).toBe(true);
-    expect(report.unavailableScenarios.map((s) => s.id)).toEqual(['generate']);
+    expect(report.unavailableScenarios).toEqual([]);
     const [doc, fix] = report.scenarios;
     expect(doc).toMatchObject({ id: 'doc', agents: ['doc-offline'], summary: [{ agent: 'doc-offline', metrics: { syntax: 1, format: 1 } }] });
     expect(doc!.cases).toBeGreaterThanOrEqual(15);
@@ -255,6 +255,74 @@ describe('assistant-ls eval', () => {
     expect(report.complete).toBe(true);
     expect(report.records).toHaveLength(cases);
   }, 60_000);
+
+  it('runs the generate scenario with two samples on the scripted endpoint: syntax correctness, test pass rate, pass@1 and pass@2, the repository untouched', async () => {
+    const model = await startScriptedModel();
+    cleanup.push(() => model.close());
+    const generated = scriptedBodies();
+    model.setDefault({ kind: 'dynamic', respond: generated.respond });
+    const repo = copyFixture('eval-gen-repo');
+    linkModules(repo);
+    cleanup.push(() => fs.rmSync(repo, { recursive: true, force: true }));
+    const before = treeHash(repo);
+    const json = path.join(outputDir(), 'generate.json');
+    const env = { OPENAI_API_KEY: 'test-key', OPENAI_BASE_URL: model.baseURL, ASSISTANT_MODEL: 'scripted-coder' };
+    const agent = `scripted-coder@${new URL(model.baseURL).host}`;
+
+    const result = await evalCli([repo, '--scenarios', 'generate', '--samples', '2', '--jobs', '4', '--json', json], env);
+    expect(result.code, result.stderr).toBe(0);
+    expect(treeHash(repo)).toBe(before);
+    expect(result.stderr).toMatch(/generate: 5 cases \(5 source files; 4 test files run on the original code; left out: 1 file without a test file; 1 file whose tests fail before any change \(src\/ledger\.test\.ts\)\)/);
+
+    const report = JSON.parse(fs.readFileSync(json, 'utf8')) as EvalReport;
+    const [generate] = report.scenarios;
+    expect(generate).toMatchObject({ id: 'generate', cases: 5, agents: [agent], primaryMetric: 'tests' });
+    // Per case (2 samples): clamp and WordCounter.add pass twice, average once, slugify never, toCelsius never parses.
+    // Syntax over the 10 proposals: 8/10. Tests over runs: 5/10. pass@1 = (1 + 1/2 + 0 + 1 + 0)/5; pass@2 = (1 + 1 + 0 + 1 + 0)/5.
+    const summary = generate!.summary[0]!;
+    expect(summary).toMatchObject({ agent, runs: 10, cases: 5, proposed: 1 });
+    expect(summary.metrics.syntax).toBeCloseTo(0.8, 12);
+    expect(summary.metrics.tests).toBeCloseTo(0.5, 12);
+    expect(summary.passAtK).toEqual({ '1': expect.closeTo(0.5, 12), '2': expect.closeTo(0.6, 12) });
+    expect(result.stdout).toMatch(/agent\s+runs\s+syntax correctness\s+test pass rate\s+pass@1\s+pass@2\s+proposed/);
+    expect(result.stdout).toMatch(new RegExp(`${agent.replace(/[.]/g, '\\.')}\\s+10\\s+80\\.0%\\s+50\\.0%\\s+50\\.0%\\s+60\\.0%\\s+100\\.0%`));
+
+    const records = report.records;
+    expect(records).toHaveLength(10);
+    expect(new Set(records.map((r) => r.caseId))).toEqual(new Set(['generate:src/math.ts:4:clamp', 'generate:src/math.ts:11:average', 'generate:src/words.ts:4:slugify', 'generate:src/words.ts:14:WordCounter.add', 'generate:src/units.ts:4:toCelsius']));
+    const passes = (caseId: string): number => records.filter((r) => r.caseId.endsWith(caseId) && r.metrics.tests === 1).length;
+    expect([passes(':clamp'), passes(':average'), passes(':slugify'), passes(':WordCounter.add'), passes(':toCelsius')]).toEqual([2, 1, 0, 2, 0]);
+    for (const record of records) {
+      expect(Object.keys(record.metrics).sort()).toEqual(['syntax', 'tests']);
+      expect(record).toMatchObject({ isLLM: true, proposed: true, details: { testFile: expect.stringMatching(/^src\/\w+\.test\.ts$/) } });
+      expect(record.promptTokens).toBeGreaterThan(0);
+      if (record.status !== 'passed') expect(record.failure).toMatch(/\w/);
+    }
+    const wrong = records.find((r) => r.caseId.endsWith(':slugify'))!;
+    expect(wrong).toMatchObject({ status: 'failed', oraclePassed: true, attempts: 1, metrics: { syntax: 1, tests: 0 } });
+    expect(wrong.failure).toMatch(/^src\/words\.test\.ts fails with the generated body: FAIL src\/words\.test\.ts > slugify > lowercases and joins words with dashes \| AssertionError: expected '--hello,-world!-' to be 'hello-world'/);
+    // The broken body: the product's oracle sent it back twice, and the last proposal is scored.
+    const broken = records.find((r) => r.caseId.endsWith(':toCelsius'))!;
+    expect(broken).toMatchObject({ status: 'failed', oraclePassed: false, attempts: 3, metrics: { syntax: 0, tests: 0 } });
+    expect(broken.failure).toMatch(/^the edited file does not parse/);
+    // The model saw each function with its body emptied, never the body itself.
+    const averagePrompts = model.requests.map((r) => userMessage(r)).filter((m) => m.includes('Write the body of the function `average`'));
+    expect(averagePrompts).toHaveLength(2);
+    for (const prompt of averagePrompts) {
+      expect(prompt).toContain('// your code here');
+      expect(prompt).not.toContain('total / values.length');
+    }
+  }, 60_000);
+
+  it('says no agent serves the generate scenario when only offline agents exist, running no test', async () => {
+    const repo = copyFixture('eval-gen-repo');
+    cleanup.push(() => fs.rmSync(repo, { recursive: true, force: true }));
+    const result = await evalCli([repo, '--scenarios', 'generate'], {});
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('generate: no agent serves the generate task; skipped');
+    expect(result.stderr).not.toContain('generate: running');
+    expect(result.stdout).toContain('Nothing was run.');
+  });
 });
 
 /** What a model request is about: `doc <symbol>` or `fix <file>:<line>: <diagnostic>`. */
@@ -327,4 +395,40 @@ function signatureOf(code: string, symbol: string): { parameters: string[]; retu
   const annotation = /^\s*:\s*([^{=]+?)\s*(?:=>\s*)?\{/.exec(code.slice(close + 1))?.[1]?.trim();
   const returns = !symbol.endsWith('constructor') && !/^\s*(?:export\s+)?set\s/.test(code) && annotation !== 'void' && annotation !== 'Promise<void>';
   return { parameters, returns };
+}
+
+function userMessage(request: RecordedRequest): string {
+  return String((request.body as { messages: Array<{ role: string; content: string }> }).messages.find((m) => m.role === 'user')?.content ?? '');
+}
+
+/**
+ * The scripted model of the generate scenario: the function it is shown with its placeholder replaced by a body it
+ * "knows": right for clamp and WordCounter.add, right on the first request for average and wrong after, wrong but
+ * well-typed for slugify, and for toCelsius one that does not parse.
+ */
+function scriptedBodies(): { respond: (request: RecordedRequest) => ScriptStep } {
+  const right: Record<string, string[]> = {
+    clamp: ['if (value < min) return min;', 'if (value > max) return max;', 'return value;'],
+    average: ['if (values.length === 0) return 0;', 'const total = values.reduce((sum, v) => sum + v, 0);', 'return total / values.length;'],
+    'WordCounter.add': ['for (const word of text.split(/\\s+/)) {', '  if (word === \'\') continue;', '  this.counts.set(word, (this.counts.get(word) ?? 0) + 1);', '}'],
+  };
+  const wrong: Record<string, string[]> = {
+    average: ['const total = values.reduce((sum, v) => sum + v, 0);', 'return total;'],
+    slugify: ['const lower = title.toLowerCase();', "return lower.split(' ').join('-');"],
+    toCelsius: ['const celsius = ((fahrenheit - 32) * 5) / 9;', 'return Math.round(celsius * 10 / 10;'],
+  };
+  const asked = new Map<string, number>();
+  return {
+    respond(request) {
+      const user = userMessage(request);
+      const symbol = /Write the body of the .+? `([^`]+)`/.exec(user)?.[1] ?? '';
+      const code = /```typescript\n([\s\S]*?)\n```/.exec(user)?.[1] ?? '';
+      // Only average's answer depends on the count, and its answers type-check, so the product never asks it again.
+      const n = (asked.get(symbol) ?? 0) + 1;
+      asked.set(symbol, n);
+      const body = symbol === 'average' ? (n === 1 ? right.average : wrong.average) : (right[symbol] ?? wrong[symbol] ?? ['return undefined as never;']);
+      const filled = code.replace(/^([ \t]*)\/\/ your code here$/m, (_line, indent: string) => body!.map((l) => `${indent}${l}`).join('\n'));
+      return { kind: 'text', content: `Here is the body.\n\`\`\`typescript\n${filled}\n\`\`\`` };
+    },
+  };
 }

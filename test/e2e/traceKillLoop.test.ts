@@ -45,7 +45,7 @@ function startWriter(directory: string, sessionId: string): Writer {
   return { child, added, rated, ready, exited };
 }
 
-describe('trace under kill -9', { timeout: 600_000 }, () => {
+describe('trace under kill -9', { timeout: 1_800_000 }, () => {
   it('keeps every acknowledged append and amendment, with one writer or two on the same workspace', async () => {
     const seed = testSeed(0x7ace);
     const r = prng(seed);

@@ -1,7 +1,7 @@
 // Turns records into the report: per-agent means per metric, paired comparisons with bootstrap intervals, and the terminal table.
 import type { EvalRecord } from './records.js';
 import type { MetricSpec } from './scenario.js';
-import { deriveSeed, mean, median, pairedBootstrap } from './stats.js';
+import { deriveSeed, mean, meanPassAtK, median, pairedBootstrap } from './stats.js';
 import type { PairedDifference } from './stats.js';
 
 export interface AgentSummary {
@@ -23,6 +23,11 @@ export interface AgentSummary {
   completionTokens: number | null;
   meanPromptChars: number | null;
   meanContextChars: number | null;
+  /**
+   * Pass@k of the scenario's metric marked `passAtK`, keyed by k: k = 1 and k = the most samples a case has, each only
+   * when every case has at least k samples. Absent for scenarios without such a metric.
+   */
+  passAtK?: Record<string, number>;
 }
 
 export interface MetricComparison extends PairedDifference {
@@ -43,6 +48,7 @@ export interface ScenarioReport {
 
 /** The mean of every metric per agent, in the order agents were given. */
 export function summarize(scenario: ScenarioReport, records: readonly EvalRecord[]): AgentSummary[] {
+  const passMetric = scenario.metrics.find((m) => m.passAtK);
   return scenario.agents.map((agent) => {
     const mine = records.filter((r) => r.scenario === scenario.id && r.agent === agent);
     const metrics: Record<string, number | null> = {};
@@ -65,8 +71,26 @@ export function summarize(scenario: ScenarioReport, records: readonly EvalRecord
       completionTokens: sum((r) => r.completionTokens),
       meanPromptChars: mean(charRecords),
       meanContextChars: mean(mine.map((r) => r.contextChars)),
+      ...(passMetric ? { passAtK: passAtKOf(mine, passMetric) } : {}),
     };
   });
+}
+
+/** The ks Pass@k is given for, and its values, from one agent's records of a scenario (samples of a case grouped by case id). */
+export function passAtKOf(records: readonly EvalRecord[], metric: MetricSpec): Record<string, number> {
+  const byCase = new Map<string, { n: number; c: number }>();
+  for (const r of records) {
+    const entry = byCase.get(r.caseId) ?? { n: 0, c: 0 };
+    entry.n++;
+    if (valueOf(r, metric) === 1) entry.c++;
+    byCase.set(r.caseId, entry);
+  }
+  const cases = [...byCase.values()];
+  if (cases.length === 0) return {};
+  const fewest = Math.min(...cases.map((e) => e.n));
+  // The most samples a case has is the run's --samples; an interrupted run leaves some cases with fewer, and k may not exceed those.
+  const ks = [...new Set([1, Math.max(...cases.map((e) => e.n))])].filter((k) => k <= fewest);
+  return Object.fromEntries(ks.map((k) => [String(k), meanPassAtK(cases, k) as number]));
 }
 
 /**
@@ -138,11 +162,15 @@ export function table(header: string[], rows: string[][], rightAligned: (column:
 /** The terminal report of one scenario: its table of agents, then its comparisons. */
 export function renderScenario(scenario: ScenarioReport, summaries: readonly AgentSummary[], comparisons: readonly MetricComparison[]): string {
   const lines: string[] = [`${scenario.id}: ${scenario.title} (${scenario.cases} ${scenario.cases === 1 ? 'case' : 'cases'})`];
-  const header = ['agent', 'runs', ...scenario.metrics.map((m) => m.label), 'proposed', 'errors', 'time/case', 'tokens in/out', 'prompt chars'];
+  const passMetric = scenario.metrics.find((m) => m.passAtK);
+  // pass@1 always for such a scenario, and pass@k for every other k some agent has (model agents with --samples k).
+  const ks = passMetric ? [...new Set([1, ...summaries.flatMap((s) => Object.keys(s.passAtK ?? {}).map(Number))])].sort((a, b) => a - b) : [];
+  const header = ['agent', 'runs', ...scenario.metrics.map((m) => m.label), ...ks.map((k) => `pass@${k}`), 'proposed', 'errors', 'time/case', 'tokens in/out', 'prompt chars'];
   const rows = summaries.map((s) => [
     s.agent,
     String(s.runs),
     ...scenario.metrics.map((m) => valueText(m, s.metrics[m.id] ?? null)),
+    ...ks.map((k) => percent(s.passAtK?.[String(k)] ?? null)),
     percent(s.proposed),
     String(s.errors),
     duration(s.meanDurationMs),
@@ -152,6 +180,7 @@ export function renderScenario(scenario: ScenarioReport, summaries: readonly Age
   lines.push(table(header, rows));
   const overProposals = scenario.metrics.filter((m) => m.overProposals).map((m) => m.label);
   if (overProposals.length > 0) lines.push(`(${overProposals.join(' and ')} over the runs with a proposal; the other metrics over all runs)`);
+  if (passMetric) lines.push(`(pass@k: the chance that one of k samples of a case passes the ${passMetric.label}, estimated without bias from each case's samples and averaged over cases)`);
   if (comparisons.length > 0) {
     lines.push('', 'Differences (A − B; percentage points for rates), paired bootstrap 95% interval over cases:');
     const metricOf = (id: string): MetricSpec | undefined => scenario.metrics.find((m) => m.id === id);

@@ -177,7 +177,7 @@ export async function runEvaluation(options: EvalOptions, io: EvalIO, signal: Ab
       agentTimeoutMs: settings.orchestrator.agentTimeoutMs,
       maxAttempts: attempts,
       strategy: 'offer-all',
-      // Tests never run: doc and fix are judged by the parser, the type checker and ESLint.
+      // The product's oracle never runs tests here; scenarios that need a test run (generate) run it themselves in the copy.
       oracle: { ...settings.oracle, runTests: false },
       pipelines: settings.pipelines,
       annotations: false,

@@ -25,6 +25,11 @@ export interface MetricSpec {
   overProposals?: boolean;
   /** A value between 0 and 1 that is not a rate (mean reciprocal rank): shown as a number, not a percentage. */
   ratio?: boolean;
+  /**
+   * A run passes when this metric is 1: the report gives Pass@k of it per agent (the unbiased estimator over each
+   * case's samples), for k = 1 and k = the samples every case has. Only one metric of a scenario should carry it.
+   */
+  passAtK?: boolean;
 }
 
 /** What every case carries, whatever its scenario. */

@@ -2,6 +2,7 @@
 import type { Scenario, ScenarioId } from './scenario.js';
 import { docScenario } from './docScenario.js';
 import { fixScenario } from './fixScenario.js';
+import { generateScenario } from './generateScenario.js';
 import { workspaceScenario } from './workspaceScenario.js';
 
 /** Scenarios that can run today. */
@@ -9,12 +10,12 @@ import { workspaceScenario } from './workspaceScenario.js';
 export const AVAILABLE_SCENARIOS: Partial<Record<ScenarioId, Scenario<any>>> = {
   doc: docScenario,
   fix: fixScenario,
+  generate: generateScenario,
   workspace: workspaceScenario,
 };
 
 /** What the scenarios not available yet will measure, for the "not available yet" message. */
 export const PLANNED_SCENARIOS: Partial<Record<ScenarioId, string>> = {
-  generate: 'method bodies from their signature and doc comment, checked by the tests covering them (syntax correctness, test pass rate)',
   test: 'tests for a method, run against it (syntax correctness, generated-test pass rate)',
   class: 'RepoClassBench: a class from a description inside the repository (Pass@1, test rate, compile rate)',
 };

@@ -1,4 +1,4 @@
-// Seeded randomness and the statistics of the harness: shuffles, means, and the paired bootstrap interval of a difference.
+// Seeded randomness and the statistics of the harness: shuffles, means, the paired bootstrap interval of a difference, and Pass@k.
 
 /** A deterministic generator of numbers in [0, 1) (mulberry32): the same seed gives the same sequence everywhere. */
 export function seededRandom(seed: number): () => number {
@@ -107,4 +107,24 @@ export function pairedBootstrap(a: readonly number[], b: readonly number[], opti
     resamples,
     shareAtMostZero: atMostZero / resamples,
   };
+}
+
+/**
+ * The unbiased Pass@k estimator of one case (Chen et al., 2021): the chance that at least one of k samples drawn
+ * without replacement from the n taken passes, c of them passing, i.e. 1 − C(n−c, k)/C(n, k). Computed as a product
+ * rather than with binomials, which overflow for large n.
+ */
+export function passAtK(n: number, c: number, k: number): number {
+  if (!Number.isInteger(n) || !Number.isInteger(c) || !Number.isInteger(k) || n < 1 || k < 1 || k > n || c < 0 || c > n) {
+    throw new RangeError(`passAtK: needs 1 ≤ k ≤ n and 0 ≤ c ≤ n, not n=${n}, c=${c}, k=${k}`);
+  }
+  if (n - c < k) return 1;
+  let allFail = 1;
+  for (let i = n - c + 1; i <= n; i++) allFail *= 1 - k / i;
+  return 1 - allFail;
+}
+
+/** Pass@k over cases: the per-case estimator averaged, each case counting once whatever its number of samples. */
+export function meanPassAtK(cases: readonly { n: number; c: number }[], k: number): number | null {
+  return mean(cases.map(({ n, c }) => passAtK(n, c, k)));
 }
