@@ -110,26 +110,18 @@ export class ModelClient {
   async embed(texts: readonly string[], model: string, signal: AbortSignal, options: Pick<CompleteOptions, 'knownSecrets'> = {}): Promise<number[][]> {
     const redactor = new Redactor(options.knownSecrets);
     const input = texts.map((text) => redactor.redact(text));
-    return this.withRetries(async (attemptSignal) => {
-      const controller = new AbortController();
-      const onAbort = (): void => controller.abort(attemptSignal.reason);
-      attemptSignal.addEventListener('abort', onAbort, { once: true });
-      const overall = setTimeout(() => controller.abort(new ModelError('timeout', `the embeddings did not arrive within ${this.endpoint.timeoutMs} ms`)), this.endpoint.timeoutMs);
-      try {
-        const response = await this.client.embeddings.create({ model, input, encoding_format: 'float' }, { signal: controller.signal });
-        const vectors = [...(response.data ?? [])].sort((a, b) => a.index - b.index).map((item) => item.embedding);
-        if (vectors.length !== input.length || vectors.some((v) => !Array.isArray(v) || v.length === 0 || v.some((x) => typeof x !== 'number'))) {
-          throw new ModelError('malformed', `the endpoint answered ${vectors.length} embeddings for ${input.length} texts`);
-        }
-        return vectors;
-      } catch (error) {
-        if (controller.signal.aborted && controller.signal.reason instanceof ModelError) throw controller.signal.reason;
-        throw error;
-      } finally {
-        clearTimeout(overall);
-        attemptSignal.removeEventListener('abort', onAbort);
-      }
-    }, signal);
+    return this.withRetries(
+      (attemptSignal) =>
+        this.budgeted(attemptSignal, `the embeddings did not arrive within ${this.endpoint.timeoutMs} ms`, async (controller) => {
+          const response = await this.client.embeddings.create({ model, input, encoding_format: 'float' }, { signal: controller.signal });
+          const vectors = [...(response.data ?? [])].sort((a, b) => a.index - b.index).map((item) => item.embedding);
+          if (vectors.length !== input.length || vectors.some((v) => !Array.isArray(v) || v.length === 0 || v.some((x) => typeof x !== 'number'))) {
+            throw new ModelError('malformed', `the endpoint answered ${vectors.length} embeddings for ${input.length} texts`);
+          }
+          return vectors;
+        }),
+      signal,
+    );
   }
 
   private send(messages: ChatMessage[], tools: readonly ToolSpec[] | undefined, signal: AbortSignal): Promise<Completion> {
@@ -153,16 +145,38 @@ export class ModelClient {
     throw lastError ?? new ModelError('connection', 'the model gave no answer');
   }
 
-  private async attempt(messages: ChatMessage[], tools: readonly ToolSpec[] | undefined, signal: AbortSignal): Promise<Completion> {
+  /**
+   * One attempt within the endpoint's budget: a controller that aborts when `signal` does or the budget ends, whose
+   * reason (a ModelError for the budget, the idle watchdog) is what a failure reports, and which is released after.
+   */
+  private async budgeted<T>(signal: AbortSignal, timeoutMessage: string, run: (controller: AbortController) => Promise<T>): Promise<T> {
     const controller = new AbortController();
     const onAbort = (): void => controller.abort(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
+    const overall = setTimeout(() => controller.abort(new ModelError('timeout', timeoutMessage)), this.endpoint.timeoutMs);
+    try {
+      return await run(controller);
+    } catch (error) {
+      // The abort reason (idle watchdog, budget) says more than the package's generic abort error.
+      if (controller.signal.aborted && controller.signal.reason instanceof ModelError) throw controller.signal.reason;
+      throw error;
+    } finally {
+      clearTimeout(overall);
+      signal.removeEventListener('abort', onAbort);
+      if (!controller.signal.aborted) controller.abort();
+    }
+  }
+
+  private attempt(messages: ChatMessage[], tools: readonly ToolSpec[] | undefined, signal: AbortSignal): Promise<Completion> {
+    return this.budgeted(signal, `the model did not finish within ${this.endpoint.timeoutMs} ms`, (controller) => this.exchange(messages, tools, controller));
+  }
+
+  private async exchange(messages: ChatMessage[], tools: readonly ToolSpec[] | undefined, controller: AbortController): Promise<Completion> {
     let idleTimer: NodeJS.Timeout | undefined;
     const armIdle = (): void => {
       clearTimeout(idleTimer);
       idleTimer = setTimeout(() => controller.abort(new ModelError('idle', `the model sent nothing for ${this.endpoint.idleTimeoutMs} ms`)), this.endpoint.idleTimeoutMs);
     };
-    const overall = setTimeout(() => controller.abort(new ModelError('timeout', `the model did not finish within ${this.endpoint.timeoutMs} ms`)), this.endpoint.timeoutMs);
     armIdle();
     try {
       const body = {
@@ -208,15 +222,8 @@ export class ModelClient {
       }
       if (!finishReason) throw new ModelError('incomplete', 'the model’s answer stopped halfway');
       return finish(text, finishReason, usage, calls.filter(Boolean));
-    } catch (error) {
-      // The abort reason (idle watchdog, budget) says more than the package's generic abort error.
-      if (controller.signal.aborted && controller.signal.reason instanceof ModelError) throw controller.signal.reason;
-      throw error;
     } finally {
       clearTimeout(idleTimer);
-      clearTimeout(overall);
-      signal.removeEventListener('abort', onAbort);
-      if (!controller.signal.aborted) controller.abort();
     }
   }
 }

@@ -37,7 +37,8 @@ export type PublishProblems = (uri: string, problems: readonly ListenedProblem[]
  * changed is published again with the problems of all listeners, so a test run never hides a type error.
  */
 export class Listeners {
-  private readonly byKind = new Map<ListenerKind, ListenedProblem[]>();
+  /** Each document's problems by listener: code-action requests read one document's, so they never scan the rest. */
+  private readonly byUri = new Map<string, Map<ListenerKind, ListenedProblem[]>>();
   private queue: LintQueue | undefined;
 
   constructor(
@@ -48,7 +49,7 @@ export class Listeners {
 
   /** The problems of every listener in a document. */
   problemsOf(uri: string): ListenedProblem[] {
-    return [...this.byKind.values()].flat().filter((p) => p.uri === uri);
+    return [...(this.byUri.get(uri)?.values() ?? [])].flat();
   }
 
   /** The problems of a document as the core's diagnostics on its current text (for code-action offers). */
@@ -83,10 +84,25 @@ export class Listeners {
     });
   }
 
+  /** A file's text in an editor buffer, read when asked so it follows the fixes applied meanwhile; undefined for the disk's. */
+  private bufferText(file: string): string | undefined {
+    const document = this.documents.get(pathToUri(file));
+    return document && document.version !== null ? document.text : undefined;
+  }
+
   private replace(kind: ListenerKind, problems: readonly Problem[]): void {
-    const before = new Set((this.byKind.get(kind) ?? []).map((p) => p.uri));
-    this.byKind.set(kind, problems.map((p) => ({ ...p, listener: kind, issue: issueText(p, this.env.root) })));
-    for (const uri of new Set([...before, ...problems.map((p) => p.uri)])) this.publish(uri, this.problemsOf(uri));
+    const touched = new Set<string>();
+    for (const [uri, kinds] of this.byUri) {
+      if (kinds.delete(kind)) touched.add(uri);
+      if (kinds.size === 0) this.byUri.delete(uri);
+    }
+    for (const p of problems) {
+      const kinds = this.byUri.get(p.uri) ?? new Map<ListenerKind, ListenedProblem[]>();
+      this.byUri.set(p.uri, kinds);
+      kinds.set(kind, [...(kinds.get(kind) ?? []), { ...p, listener: kind, issue: issueText(p, this.env.root) }]);
+      touched.add(p.uri);
+    }
+    for (const uri of touched) this.publish(uri, this.problemsOf(uri));
   }
 
   async typeCheck(signal: AbortSignal, progress: ProgressSink): Promise<ListenerRun> {
@@ -116,8 +132,7 @@ export class Listeners {
 
   async lint(signal: AbortSignal, progress: ProgressSink): Promise<ListenerRun> {
     progress.report('linting the project', 5);
-    const unsaved = new Map(this.unsaved().map((f) => [f.fsPath, f.text]));
-    const result = await lintProblems(this.env.root, undefined, signal, { textOf: (file) => unsaved.get(file) });
+    const result = await lintProblems(this.env.root, undefined, signal, { textOf: (file) => this.bufferText(file) });
     if (result.unavailable) return { listener: 'lint', ran: false, problems: 0, message: `Lint not run: ${result.unavailable}` };
     this.replace('lint', result.problems);
     this.queue = new LintQueue(result.problems);
@@ -140,7 +155,7 @@ export class Listeners {
         throw new AssistantError('invalid-params', error instanceof Error ? error.message : String(error));
       }
     }
-    const recheck = lintRecheck(this.env.root, { textOf: (file) => this.unsaved().find((f) => f.fsPath === file)?.text });
+    const recheck = lintRecheck(this.env.root, { textOf: (file) => this.bufferText(file) });
     const summary = await queue.run(
       (item, itemSignal) => this.fixOne(item, itemSignal, port),
       signal,
@@ -149,7 +164,7 @@ export class Listeners {
     );
     const items = summary.items.filter((i) => i.outcome !== undefined).map((i) => ({ id: i.id, outcome: i.outcome as LintOutcome, ...(i.detail ? { detail: i.detail } : {}) }));
     // The queue's items moved on: publish what remains, so fixed problems do not linger in the editor.
-    const remaining = await lintProblems(this.env.root, undefined, signal, { textOf: (file) => this.unsaved().find((f) => f.fsPath === file)?.text }).catch(() => undefined);
+    const remaining = await lintProblems(this.env.root, undefined, signal, { textOf: (file) => this.bufferText(file) }).catch(() => undefined);
     if (remaining && !remaining.unavailable) this.replace('lint', remaining.problems);
     return { total: summary.total, fixed: summary.fixed, items, message: `${summary.fixed} fixed, ${summary.failed} failed, ${summary.skipped} skipped, ${summary.gone} already gone, ${summary.cancelled} cancelled.` };
   }

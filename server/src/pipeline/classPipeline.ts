@@ -116,7 +116,13 @@ export async function runClassPipeline({ request, session }: ClassPipelineInput,
   const description = request.text;
   const wanted = request.parameters.className || classNameIn(description);
   const folder = request.document.fsPath && request.document.text !== '' ? path.dirname(request.document.fsPath) : fs.existsSync(path.join(root, 'src')) ? path.join(root, 'src') : root;
-  const fileFor = (className: string): string => path.relative(root, path.join(folder, fileNameFor(className, folder))).split(path.sep).join('/');
+  // Each attempt names its file several times; the folder is read once per class name.
+  const files = new Map<string, string>();
+  const fileFor = (className: string): string => {
+    let file = files.get(className);
+    if (file === undefined) files.set(className, (file = path.relative(root, path.join(folder, fileNameFor(className, folder))).split(path.sep).join('/')));
+    return file;
+  };
 
   const retrieve = await run.step<{ snippets: string }>(
     'retrieve',

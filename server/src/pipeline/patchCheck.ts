@@ -8,7 +8,8 @@ import { noNewDiagnosticsRule, typeCheckProposal } from '../oracle/typeCheck.js'
 import { editorBuffers } from '../oracle/scratchProject.js';
 import { runTestFile } from '../oracle/testRunner.js';
 import type { TestRunResult } from '../oracle/testRunner.js';
-import { detectTestConvention, testFilePath } from '../repo/testFramework.js';
+import { detectTestConvention } from '../repo/testFramework.js';
+import { existingTestFileFor } from '../tasks/rewriteCheck.js';
 import type { TestConvention } from '../repo/testFramework.js';
 import type { WorkspaceProject } from '../repo/workspaceProject.js';
 import { uriToPath } from '../workspace/documentSnapshot.js';
@@ -40,15 +41,12 @@ function testFilesOf(files: Iterable<string>, named: readonly string[]): { path:
   const found = new Map<string, TestConvention>();
   for (const file of named) if (fs.existsSync(file)) found.set(file, detectTestConvention(file));
   for (const file of files) {
-    const convention = detectTestConvention(file);
     if (TEST_FILE.test(file)) {
-      found.set(file, convention);
+      found.set(file, detectTestConvention(file));
       continue;
     }
-    const preferred = testFilePath(convention, file);
-    const other = preferred.replace(/\.(test|spec)(\.[cm]?[jt]sx?)$/, (_all, infix: string, ext: string) => `.${infix === 'test' ? 'spec' : 'test'}${ext}`);
-    const existing = [preferred, other].find((candidate) => fs.existsSync(candidate));
-    if (existing) found.set(existing, convention);
+    const existing = existingTestFileFor(file);
+    if (existing) found.set(existing.path, existing.convention);
   }
   return [...found].slice(0, MAX_TEST_FILES).map(([file, convention]) => ({ path: file, convention }));
 }

@@ -8,17 +8,22 @@ import { noNewDiagnosticsRule, typeCheckProposal } from '../oracle/typeCheck.js'
 import { editorBuffers } from '../oracle/scratchProject.js';
 import { runTestFile } from '../oracle/testRunner.js';
 import type { TestRunResult } from '../oracle/testRunner.js';
+import { detectTestConvention, testFilePath } from '../repo/testFramework.js';
 import type { TestConvention } from '../repo/testFramework.js';
-import { testPlaceOf } from './testTask.js';
 import type { CheckContext, TaskRunView } from './task.js';
 
-/** The existing test file of a source file, by the project's convention (either infix), if there is one on disk. */
+/** The existing test file of a source file (an absolute path), by the project's convention (either infix), if there is one on disk. */
+export function existingTestFileFor(sourcePath: string): { path: string; convention: TestConvention } | undefined {
+  const convention = detectTestConvention(sourcePath);
+  const preferred = testFilePath(convention, sourcePath);
+  const other = preferred.replace(/\.(test|spec)(\.[cm]?[jt]sx?)$/, (_all, infix: string, ext: string) => `.${infix === 'test' ? 'spec' : 'test'}${ext}`);
+  const found = [preferred, other].find((candidate) => fs.existsSync(candidate));
+  return found ? { path: found, convention } : undefined;
+}
+
+/** The existing test file of the run's document, if there is one on disk. */
 export function existingTestFile(run: TaskRunView): { path: string; convention: TestConvention } | undefined {
-  const place = testPlaceOf(run.document);
-  if (!place) return undefined;
-  const other = place.testPath.replace(/\.(test|spec)(\.[cm]?[jt]sx?)$/, (_all, infix: string, ext: string) => `.${infix === 'test' ? 'spec' : 'test'}${ext}`);
-  const found = [place.testPath, other].find((candidate) => fs.existsSync(candidate));
-  return found ? { path: found, convention: place.convention } : undefined;
+  return run.document.fsPath ? existingTestFileFor(run.document.fsPath) : undefined;
 }
 
 /**
