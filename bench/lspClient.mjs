@@ -79,7 +79,9 @@ export class BenchClient {
     for (const [k, v] of Object.entries(process.env)) {
       if (v !== undefined && !k.startsWith('OPENAI_') && k !== 'ASSISTANT_MODEL') base[k] = v;
     }
-    const child = spawn(process.execPath, SERVERS[server].command, { cwd: root, env: { ...base, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    // BENCH_NODE_ARGS: extra Node flags for the servers (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile them).
+    const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+    const child = spawn(process.execPath, [...nodeArgs, ...SERVERS[server].command], { cwd: root, env: { ...base, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
     return new BenchClient(child, root);
   }
 

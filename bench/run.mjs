@@ -16,10 +16,15 @@ const USAGE = `usage: npm run bench -- [options]
   --big-file-lines <n>     size of its large file (default 5000; quick 1000)
   --trace-sizes <a,b,...>  trace sizes in interactions (default 1000,10000,100000; quick 1000,10000)
   --json <file>            where the results go (default bench-results.json in the current directory)
-  --no-tsls                leave out typescript-language-server`;
+  --no-tsls                leave out typescript-language-server
+  --only <a,b,...>         measure only these sections: lsp, index, tools, oracle, orchestration, trace
+                           (default: all of them)`;
+
+/** The sections `--only` can name. */
+const SECTIONS = ['lsp', 'index', 'tools', 'oracle', 'orchestration', 'trace'];
 
 function parseArgs(argv) {
-  const options = { quick: false, projects: [], json: path.resolve('bench-results.json'), tsls: true };
+  const options = { quick: false, projects: [], json: path.resolve('bench-results.json'), tsls: true, only: new Set(SECTIONS) };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => {
@@ -34,6 +39,12 @@ function parseArgs(argv) {
     else if (arg === '--trace-sizes') options.traceSizes = value().split(',').map(Number);
     else if (arg === '--json') options.json = path.resolve(value());
     else if (arg === '--no-tsls') options.tsls = false;
+    else if (arg === '--only') {
+      const names = value().split(',').map((n) => n.trim()).filter(Boolean);
+      const unknown = names.filter((n) => !SECTIONS.includes(n));
+      if (unknown.length > 0 || names.length === 0) throw new Error(`unknown section ${unknown.join(', ') || '(none)'}; sections: ${SECTIONS.join(', ')}\n${USAGE}`);
+      options.only = new Set(names);
+    }
     else if (arg === '--help' || arg === '-h') {
       console.log(USAGE);
       process.exit(0);
@@ -228,14 +239,14 @@ async function measureProject(spec, options) {
   project.firstPosition = functions[Math.floor(functions.length / 2)] ?? spreadPositions(text, 1)[0];
   const positions = spreadPositions(text, options.runs.positions);
   log(`project ${project.name}: ${size.lines} lines in ${size.files} files; large file ${path.relative(project.root, large.path)} (${large.lines} lines)`);
-  const servers = options.tsls ? ['assistant-ls', 'typescript-language-server'] : ['assistant-ls'];
+  const servers = !options.only.has('lsp') ? [] : options.tsls ? ['assistant-ls', 'typescript-language-server'] : ['assistant-ls'];
   const lsp = {};
   for (const server of servers) {
     const start = await attempt(`${project.name} ${server} startup`, () => startup(server, project, options.runs.startup));
     const positionsResult = await attempt(`${project.name} ${server} code actions`, () => codeActionsAtPositions(server, project, positions, options.runs.rounds));
     lsp[server] = { startup: start, positions: positionsResult };
   }
-  if (options.tsls) {
+  if (servers.length === 2) {
     const ours = lsp['assistant-ls'];
     const theirs = lsp['typescript-language-server'];
     lsp.ratios = {
@@ -248,10 +259,11 @@ async function measureProject(spec, options) {
     };
   }
   const section = { root: project.root, bigFile: large.path };
-  const retrievalIndex = await attempt(`${project.name} retrieval index`, () => runSection('index', { ...section, coldRuns: options.runs.indexCold, warmRuns: options.runs.indexWarm }));
-  const tools = await attempt(`${project.name} repository tools`, () => runSection('tools', { ...section, coldRuns: options.runs.indexCold, warmRuns: options.runs.indexWarm }));
-  const oracle = await attempt(`${project.name} type-check oracle`, () => runSection('oracle', { ...section, coldRuns: options.runs.oracleCold, warmRuns: options.runs.oracleWarm }));
-  const orchestrationResult = await attempt(`${project.name} orchestration`, () => orchestration(project, options.runs.tasks));
+  const measure = (id, name, fn) => (options.only.has(id) ? attempt(`${project.name} ${name}`, fn) : undefined);
+  const retrievalIndex = await measure('index', 'retrieval index', () => runSection('index', { ...section, coldRuns: options.runs.indexCold, warmRuns: options.runs.indexWarm }));
+  const tools = await measure('tools', 'repository tools', () => runSection('tools', { ...section, coldRuns: options.runs.indexCold, warmRuns: options.runs.indexWarm }));
+  const oracle = await measure('oracle', 'type-check oracle', () => runSection('oracle', { ...section, coldRuns: options.runs.oracleCold, warmRuns: options.runs.oracleWarm }));
+  const orchestrationResult = await measure('orchestration', 'orchestration', () => orchestration(project, options.runs.tasks));
   if (project.temporary) fs.rmSync(project.root, { recursive: true, force: true });
   return {
     name: project.name,
@@ -260,7 +272,7 @@ async function measureProject(spec, options) {
     lines: size.lines,
     largeFile: { path: project.temporary ? path.relative(project.root, large.path) : large.path, lines: large.lines },
     lsp,
-    repositoryTools: { ...tools, retrievalIndex },
+    repositoryTools: { ...(tools ?? {}), ...(retrievalIndex ? { retrievalIndex } : {}) },
     oracle,
     orchestration: orchestrationResult,
   };
@@ -391,7 +403,7 @@ async function main() {
   } finally {
     for (const dir of traceDirectories) fs.rmSync(dir, { recursive: true, force: true });
   }
-  for (const size of options.traceSizes) {
+  for (const size of options.only.has('trace') ? options.traceSizes : []) {
     const appends = options.runs.appends;
     const result = await attempt(`trace ${size}`, () => runSection('trace', { size, appends, queries: options.runs.queries }, { nodeOptions: ['--max-old-space-size=8192'] }));
     results.trace.push({ size, ...result });

@@ -222,3 +222,19 @@ describe('generate cases', () => {
     expect(treeHash(scratch.root)).toBe(before);
   }, 60_000);
 });
+
+describe('generate cases beyond the test-run cap', () => {
+  it('runs at most the cap of test files while building, leaving the sources of the others out with a note saying so', async () => {
+    const repo = linkModules(copyFixture('eval-gen-repo'));
+    cleanup.push(() => fs.rmSync(repo, { recursive: true, force: true }));
+    const scratch = ScratchCopy.create(repo);
+    cleanup.push(() => scratch.dispose());
+    const env = { root: scratch.root, oracle: { runTests: false, testTimeoutMs: 60_000 } } as unknown as TaskEnvironment;
+    const notes: string[] = [];
+    // Test files in source order: ledger.test.ts and math.test.ts run; conversions.test.ts (units.ts) and words.test.ts do not.
+    const cases = await generateScenario.buildCases({ scratch, env, eslint: undefined, note: (m) => notes.push(m), maxBuildTestRuns: 2 }, new AbortController().signal);
+    expect(cases.map((c) => c.id).sort()).toEqual(['generate:src/math.ts:11:average', 'generate:src/math.ts:4:clamp']);
+    expect(notes).toContain('generate: running 2 test files on the original code, to keep the functions whose tests pass');
+    expect(notes).toContain('generate: 2 cases (5 source files; 2 test files run on the original code; left out: 1 file without a test file; 1 file whose tests fail before any change (src/ledger.test.ts); 2 files beyond the 2 test files run while building cases)');
+  }, 60_000);
+});

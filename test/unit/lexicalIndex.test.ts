@@ -192,6 +192,35 @@ describe('refreshing', () => {
     expect((await index.search('only on disk'))[0]).toMatchObject({ path: 'src/logger.ts', name: 'onlyOnDisk' });
   });
 
+  it('looks declarations up by simple name from one bucket, the same as a scan, through edits and deletions', async () => {
+    const index = new LexicalIndex(workspace(), { refreshIntervalMs: 0 });
+    await index.refresh();
+    const scan = (simple: string): string[] =>
+      index
+        .declarations((name) => name === simple || name.endsWith(`.${simple}`))
+        .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.startLine - b.startLine))
+        .map((d) => `${d.path}:${d.startLine} ${d.name}`);
+    const bucket = (simple: string): string[] => index.declarations(() => true, 200, simple).map((d) => `${d.path}:${d.startLine} ${d.name}`);
+    const all = index.declarations(() => true, 10_000);
+    const simples = [...new Set(all.map((d) => d.name.split('.').pop() as string))];
+    expect(simples.length).toBeGreaterThan(10);
+    for (const simple of simples) expect(bucket(simple)).toEqual(scan(simple));
+    // Sorted by path and line, limited, filtered by the predicate.
+    const logger = path.join(index.root, 'src', 'logger.ts');
+    index.updateDocument(logger, 'export function twinName(): void {}\nexport class Holder {\n  twinName(): void {}\n}\n');
+    index.updateDocument(path.join(index.root, 'src', 'another.ts'), 'export function twinName(): number {\n  return 1;\n}\n');
+    expect(bucket('twinName')).toEqual(['src/another.ts:1 twinName', 'src/logger.ts:1 twinName', 'src/logger.ts:3 Holder.twinName']);
+    expect(index.declarations((name) => name.startsWith('Holder.'), 200, 'twinName').map((d) => d.name)).toEqual(['Holder.twinName']);
+    expect(index.declarations(() => true, 1, 'twinName')).toHaveLength(1);
+    // A new version of a file replaces its entries; a file gone from the disk leaves its bucket.
+    index.updateDocument(logger, 'export const nothingHere = 1;\n');
+    expect(bucket('twinName')).toEqual(['src/another.ts:1 twinName']);
+    fs.rmSync(logger);
+    await index.refresh();
+    expect(bucket('nothingHere')).toEqual([]);
+    expect(bucket('missingEverywhere')).toEqual([]);
+  });
+
   it('stops at an aborted signal', async () => {
     const index = new LexicalIndex(workspace());
     const controller = new AbortController();

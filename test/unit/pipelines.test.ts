@@ -10,7 +10,7 @@ import type { ModelSession } from '../../server/src/agents/modelTask.js';
 import type { AgentRequest } from '../../server/src/agents/agent.js';
 import { PipelineFailure } from '../../server/src/agents/orchestrator.js';
 import { runIssuePipeline } from '../../server/src/pipeline/issuePipeline.js';
-import { callsForErrors, classNameIn, fileNameFor } from '../../server/src/pipeline/classPipeline.js';
+import { callsForErrors, classNameIn, fileNameFor, habitFileName } from '../../server/src/pipeline/classPipeline.js';
 import { PipelineRun, findStep } from '../../server/src/pipeline/pipelineRun.js';
 import { applyModelPatch, cleanPath } from '../../server/src/pipeline/modelPatch.js';
 import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
@@ -237,6 +237,11 @@ describe('class pipeline helpers', () => {
     fs.writeFileSync(path.join(pascal, 'HttpClient.ts'), '');
     expect(fileNameFor('TokenBucket', pascal)).toBe('TokenBucket.ts');
     expect(fileNameFor('TokenBucket', path.join(pascal, 'missing'))).toBe('tokenBucket.ts');
+    // Never an existing file's name, in any case: the class must not replace other code.
+    fs.writeFileSync(path.join(pascal, 'tokenbucket.ts'), 'export const other = 1;\n');
+    fs.writeFileSync(path.join(pascal, 'TokenBucket2.ts'), '');
+    expect(habitFileName('TokenBucket', pascal)).toBe('TokenBucket.ts');
+    expect(fileNameFor('TokenBucket', pascal)).toBe('TokenBucket3.ts');
   });
 
   it('chooses tool calls from type errors, at most three', () => {

@@ -148,7 +148,7 @@ async function prepareIndex(index: LexicalIndex, files: WorkspaceFiles, signal: 
   for (const document of [files.document, ...files.openDocuments]) if (document.fsPath) index.updateDocument(document.fsPath, document.text);
   // Later requests answer from the index as it stands and refresh it behind themselves: a walk of a large workspace
   // on every request would cost more than a name found one request late.
-  if (index.stats().files === 0) await index.refresh(signal);
+  if (!index.walked()) await index.refresh(signal);
   // `search` walks only when the last walk is older than the index's refresh interval; the empty query ranks nothing.
   else void index.search('', { limit: 0 }).catch(() => undefined);
 }
@@ -1086,9 +1086,10 @@ function lexicalSymbols(search: SymbolSearch, names: RequestName[], withoutProgr
   for (const { name, fromRequest, order } of wanted) {
     const declared = index
       .declarations((display) => {
+        if (!name.container) return true;
         const parts = display.split('.');
-        return parts[parts.length - 1] === name.simple && (!name.container || parts[parts.length - 2] === name.container);
-      }, 20)
+        return parts[parts.length - 2] === name.container;
+      }, 20, name.simple)
       .sort((a, b) => Number(!containers.has(a.name.split('.').slice(-2, -1)[0] ?? '')) - Number(!containers.has(b.name.split('.').slice(-2, -1)[0] ?? '')) || a.path.localeCompare(b.path) || a.startLine - b.startLine)
       .slice(0, 2);
     for (const hit of declared) {

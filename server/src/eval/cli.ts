@@ -4,7 +4,6 @@ import path from 'node:path';
 import { runEvaluation, EvalUsageError } from './runner.js';
 import type { EvalOptions } from './runner.js';
 import { SCENARIO_IDS } from './scenario.js';
-import { AVAILABLE_SCENARIOS } from './scenarios.js';
 import { DEFAULT_STRICT_FLAGS } from './scratch.js';
 
 export const EVAL_USAGE = `assistant-ls eval: measures the assistant's agents on cases built from a repository (Copilot evaluation harness).
@@ -13,7 +12,7 @@ Usage:
   assistant-ls eval <repository> [options]
 
 Options:
-  --scenarios LIST     comma-separated: ${SCENARIO_IDS.join(', ')} (default: ${SCENARIO_IDS.filter((id) => AVAILABLE_SCENARIOS[id]).join(',')}; the others are not available yet)
+  --scenarios LIST     comma-separated: ${SCENARIO_IDS.join(', ')} (default: all of them)
   --agents LIST        agent names as assistant/agents lists them (default: every agent serving each scenario's task)
   --limit N            at most N cases per scenario, after a seeded shuffle
   --samples K          runs per case for model agents (default 1; offline agents run once)
@@ -118,7 +117,7 @@ export function parseEvalArguments(argv: readonly string[]): ParsedArguments {
   if (options.strictFlags?.some((flag) => !/^[A-Za-z]+$/.test(flag))) throw new EvalUsageError('--strict-flags takes compiler option names, e.g. --strict-flags=noUnusedLocals,noImplicitReturns');
   const parsed: EvalOptions = {
     repository: positional[0] as string,
-    scenarios: options.scenarios ?? SCENARIO_IDS.filter((id) => AVAILABLE_SCENARIOS[id]),
+    scenarios: options.scenarios ?? [...SCENARIO_IDS],
     samples: options.samples ?? 1,
     seed: options.seed ?? 1,
     jobs: options.jobs ?? 1,

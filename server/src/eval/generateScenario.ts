@@ -30,12 +30,12 @@ export const MIN_STATEMENTS = 2;
 /** Most test files run while building cases (each run starts the project's runner): the rest of the files are left out. */
 export const MAX_BUILD_TEST_RUNS = 40;
 /** Test files run at once while building cases. */
-const BUILD_CONCURRENCY = 4;
+export const BUILD_CONCURRENCY = 4;
 /** What replaces a case's body: the harness's "your code here" comment (an empty body, so the product offers Generate). */
 const PLACEHOLDER = '// your code here';
-const TEST_FILE = /\.(test|spec)\.[cm]?[jt]sx?$/i;
+export const TEST_FILE = /\.(test|spec)\.[cm]?[jt]sx?$/i;
 /** Failure lines of a test run kept in a record. */
-const KEPT_FAILURE_LINES = 10;
+export const KEPT_FAILURE_LINES = 10;
 
 export interface GenerateCase extends EvalCase {
   fsPath: string;
@@ -95,8 +95,9 @@ export const generateScenario: Scenario<GenerateCase> = {
     }
 
     // Each test file runs once on the original code (several sources may share one), at most MAX_BUILD_TEST_RUNS of them.
+    const cap = context.maxBuildTestRuns ?? MAX_BUILD_TEST_RUNS;
     const testFiles = [...new Set(planned.map((p) => p.testFile))];
-    const run = testFiles.slice(0, MAX_BUILD_TEST_RUNS);
+    const run = testFiles.slice(0, cap);
     const verdicts = new Map<string, TestRunResult>();
     if (run.length > 0) context.note(`generate: running ${run.length} test ${run.length === 1 ? 'file' : 'files'} on the original code, to keep the functions whose tests pass`);
     let next = 0;
@@ -144,7 +145,7 @@ export const generateScenario: Scenario<GenerateCase> = {
     if (left.noCandidate > 0) out.push(`${fileCount(left.noCandidate)} with no function of ${MIN_STATEMENTS} or more statements named in its test file`);
     if (left.failing > 0) out.push(`${fileCount(left.failing)} whose tests fail before any change (${[...failingTests].slice(0, 3).join(', ')})`);
     if (left.unavailable > 0) out.push(`${fileCount(left.unavailable)} whose tests could not run (${firstUnavailable ?? ''})`);
-    if (left.overCap > 0) out.push(`${fileCount(left.overCap)} beyond the ${MAX_BUILD_TEST_RUNS} test files run while building cases`);
+    if (left.overCap > 0) out.push(`${fileCount(left.overCap)} beyond the ${cap} test files run while building cases`);
     if (left.brokenFiles > 0) out.push(`${fileCount(left.brokenFiles)} with syntax errors`);
     if (left.notOffered > 0) out.push(`${left.notOffered} ${left.notOffered === 1 ? 'function' : 'functions'} the Generate task is not offered on once emptied`);
     if (skipped.generated + skipped.minified > 0) out.push(`${skipped.generated} generated and ${skipped.minified} minified files`);
@@ -190,7 +191,7 @@ export const generateScenario: Scenario<GenerateCase> = {
  * The first failure lines for a reason: the runner's per-test marks (`× name 5ms`) left out when other lines say the
  * same with the assertion, and timings dropped, so equal failures read alike and are counted together in the report.
  */
-function reasonLines(failures: readonly string[]): string[] {
+export function reasonLines(failures: readonly string[]): string[] {
   const cleaned = failures.map((line) => line.replace(/\s+\d+(?:\.\d+)?\s?m?s$/, '').replace(/\s+/g, ' ').trim()).filter(Boolean);
   const marks = /^[×✗✕✖]/;
   const telling = cleaned.some((line) => !marks.test(line)) ? cleaned.filter((line) => !marks.test(line)) : cleaned;
@@ -273,7 +274,7 @@ export function statementCount(body: ts.Block): number {
 }
 
 /** Whether the name occurs in the text as an identifier of its own (not inside a longer one). */
-function mentions(text: string, name: string): boolean {
+export function mentions(text: string, name: string): boolean {
   const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return new RegExp(`(?<![\\w$])${escaped}(?![\\w$])`).test(text);
 }
@@ -282,7 +283,7 @@ function mentions(text: string, name: string): boolean {
  * The test file covering a source file: the one the project's convention names (either infix) when it exists, else
  * the first, by path, of the test files that import it. One file per source, so a case's tests are one run.
  */
-function coveringTestFile(root: string, fsPath: string, importers: ReadonlyMap<string, string[]>): { testFile: string; packageRoot: string; framework: TestFrameworkName } | undefined {
+export function coveringTestFile(root: string, fsPath: string, importers: ReadonlyMap<string, string[]>): { testFile: string; packageRoot: string; framework: TestFrameworkName } | undefined {
   const convention = detectTestConvention(fsPath, root);
   const conventional = testFilePath(convention, fsPath);
   const other = conventional.replace(/\.(test|spec)(\.[cm]?[jt]sx?)$/, (_all, infix: string, ext: string) => `.${infix === 'test' ? 'spec' : 'test'}${ext}`);
@@ -294,7 +295,7 @@ function coveringTestFile(root: string, fsPath: string, importers: ReadonlyMap<s
 }
 
 /** Source files (absolute) → the test files importing them by a relative specifier, sorted by path. */
-function testFilesImporting(root: string, files: readonly SourceFile[]): Map<string, string[]> {
+export function testFilesImporting(root: string, files: readonly SourceFile[]): Map<string, string[]> {
   const tests = new Set(files.filter((f) => TEST_FILE.test(f.relative)).map((f) => f.fsPath));
   // Test folders a tsconfig leaves out are still where the convention found its examples.
   const packages = new Set<string>();
@@ -334,7 +335,7 @@ function resolveRelative(dir: string, specifier: string): string | undefined {
   });
 }
 
-function readText(fsPath: string): string | undefined {
+export function readText(fsPath: string): string | undefined {
   try {
     return fs.readFileSync(fsPath, 'utf8');
   } catch {
@@ -342,6 +343,6 @@ function readText(fsPath: string): string | undefined {
   }
 }
 
-function snapshotOf(fsPath: string, text: string): DocumentSnapshot {
+export function snapshotOf(fsPath: string, text: string): DocumentSnapshot {
   return { uri: pathToUri(fsPath), fsPath, languageId: languageIdForPath(fsPath), version: 1, text };
 }

@@ -20,7 +20,7 @@ import type { AgentSummary, MetricComparison, ScenarioReport } from './report.js
 import { Progress } from './progress.js';
 import type { ProgressStream } from './progress.js';
 import { deriveSeed, shuffled } from './stats.js';
-import { AVAILABLE_SCENARIOS, PLANNED_SCENARIOS } from './scenarios.js';
+import { SCENARIOS } from './scenarios.js';
 import { isScenarioId, SCENARIO_IDS } from './scenario.js';
 import type { EvalCase, Scenario, ScenarioId, ScoreContext } from './scenario.js';
 
@@ -84,7 +84,6 @@ export interface EvalReport {
     agentTimeoutMs: number;
   };
   notes: string[];
-  unavailableScenarios: Array<{ id: string; planned: string }>;
   agents: AgentInfo[];
   scenarios: Array<ScenarioReport & { summary: AgentSummary[]; comparisons: MetricComparison[] }>;
   records: EvalRecord[];
@@ -112,9 +111,8 @@ export async function runEvaluation(options: EvalOptions, io: EvalIO, signal: Ab
 
   const repository = path.resolve(options.repository);
   if (!fs.existsSync(repository) || !fs.statSync(repository).isDirectory()) throw new EvalUsageError(`${options.repository} is not a folder`);
-  const { available, unavailable } = chooseScenarios(options.scenarios);
-  for (const u of unavailable) note(`scenario ${u.id} is not available yet (it will measure ${u.planned}); skipped`);
-  if (available.length === 0) throw new EvalUsageError(`no scenario to run: ${SCENARIO_IDS.filter((id) => AVAILABLE_SCENARIOS[id]).join(' and ')} are available`);
+  const available = chooseScenarios(options.scenarios);
+  if (available.length === 0) throw new EvalUsageError(`no scenario to run: the scenarios are ${SCENARIO_IDS.join(', ')}`);
 
   const { settings, problems } = resolveSettings(options.settings);
   for (const problem of problems) note(`settings: ${problem}`);
@@ -274,7 +272,6 @@ export async function runEvaluation(options: EvalOptions, io: EvalIO, signal: Ab
       agentTimeoutMs: settings.orchestrator.agentTimeoutMs,
     },
     notes,
-    unavailableScenarios: unavailable,
     agents: known,
     scenarios: scenarioReports,
     records,
@@ -304,14 +301,10 @@ export function renderReport(report: EvalReport): string {
   return `${lines.join('\n')}\n`;
 }
 
-function chooseScenarios(names: readonly string[]): { available: Scenario<EvalCase>[]; unavailable: Array<{ id: ScenarioId; planned: string }> } {
+function chooseScenarios(names: readonly string[]): Scenario<EvalCase>[] {
   const unknown = names.filter((name) => !isScenarioId(name));
   if (unknown.length > 0) throw new EvalUsageError(`unknown scenario${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; the scenarios are ${SCENARIO_IDS.join(', ')}`);
-  const ids = [...new Set(names)] as ScenarioId[];
-  return {
-    available: ids.flatMap((id) => (AVAILABLE_SCENARIOS[id] ? [AVAILABLE_SCENARIOS[id] as Scenario<EvalCase>] : [])),
-    unavailable: ids.filter((id) => !AVAILABLE_SCENARIOS[id]).map((id) => ({ id, planned: PLANNED_SCENARIOS[id] ?? 'more of the papers’ metrics' })),
-  };
+  return ([...new Set(names)] as ScenarioId[]).map((id) => SCENARIOS[id] as Scenario<EvalCase>);
 }
 
 /** Runs and scores one item; undefined when cancelled (nothing is recorded then, so the next run does it again). */

@@ -5,7 +5,7 @@ import type { Proposal } from '../edits/proposal.js';
 import type { ScratchCopy } from './scratch.js';
 import type { EslintRunner } from './eslintRunner.js';
 
-/** Scenario names the command line accepts; only some are available yet (see `scenarios.ts`). */
+/** Scenario names the command line accepts (each one is in `scenarios.ts`). */
 export const SCENARIO_IDS = ['doc', 'fix', 'generate', 'test', 'workspace', 'class'] as const;
 export type ScenarioId = (typeof SCENARIO_IDS)[number];
 
@@ -56,6 +56,8 @@ export interface BuildContext {
   note: (message: string) => void;
   /** The workspace scenario's questions file (JSON), absolute. */
   questionsFile?: string;
+  /** Most test files the generate scenario runs while building cases; `MAX_BUILD_TEST_RUNS` by default (tests use a small cap). */
+  maxBuildTestRuns?: number;
 }
 
 /** What a case run produced: the agent's best proposal (if any) and how the run went. */

@@ -57,7 +57,7 @@ export function classNameIn(text: string): string | undefined {
 }
 
 /** The file name a class gets by the folder's habit: kebab-case, PascalCase or camelCase, as most files there are named. */
-export function fileNameFor(className: string, folder: string, extension = '.ts'): string {
+export function habitFileName(className: string, folder: string, extension = '.ts'): string {
   let names: string[];
   try {
     names = fs.readdirSync(folder).filter((n) => /\.[cm]?[jt]sx?$/.test(n) && !/\.(test|spec|d)\./.test(n));
@@ -72,6 +72,26 @@ export function fileNameFor(className: string, folder: string, extension = '.ts'
   if (kebab > pascal && kebab > camel) return `${words.map((w) => w.toLowerCase()).join('-')}${extension}`;
   if (pascal > camel) return `${className}${extension}`;
   return `${className[0]?.toLowerCase() ?? ''}${className.slice(1)}${extension}`;
+}
+
+/**
+ * The new file's name: the habit's, or with a number after it when a file of that name exists in any case
+ * (`Cart2.ts` beside `cart.ts`): the class must not replace other code, and the compiler refuses two files whose
+ * names differ only in case.
+ */
+export function fileNameFor(className: string, folder: string, extension = '.ts'): string {
+  const habit = habitFileName(className, folder, extension);
+  let taken: Set<string>;
+  try {
+    taken = new Set(fs.readdirSync(folder).map((n) => n.toLowerCase()));
+  } catch {
+    taken = new Set();
+  }
+  const stem = habit.slice(0, habit.length - extension.length);
+  for (let n = 1; ; n++) {
+    const name = `${stem}${n === 1 ? '' : n}${extension}`;
+    if (!taken.has(name.toLowerCase())) return name;
+  }
 }
 
 /** Tool calls aimed at the errors, for a model that asked for none: what each unknown name, member or base is. */

@@ -500,6 +500,8 @@ function isTestPath(relativePath: string): boolean {
 }
 
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+/** Longest stretch a walk of the workspace keeps the event loop (milliseconds). */
+const WALK_SLICE_MS = 4;
 
 /** Rejects as soon as `signal` aborts, leaving the shared work running for others. */
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
@@ -529,6 +531,8 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): 
 export class LexicalIndex {
   readonly limits: IndexLimits;
   private readonly files = new Map<string, IndexedFile>();
+  /** Declarations by simple name (the last segment of `Config.load`): symbol lookups read one bucket, not the index. */
+  private readonly byName = new Map<string, IndexedDocument[]>();
   private readonly termIds = new Map<string, number>();
   private readonly termNames: string[] = [];
   /** Documents containing each term id. */
@@ -594,6 +598,11 @@ export class LexicalIndex {
     return true;
   }
 
+  /** Whether a walk of the workspace has finished (before that, the index holds at most the documents given to it). */
+  walked(): boolean {
+    return this.lastWalk > 0;
+  }
+
   /** Forgets an open document's text; the disk's is read again on the next refresh. */
   closeDocument(fsPath: string): void {
     const relative = this.relativePath(fsPath);
@@ -632,10 +641,18 @@ export class LexicalIndex {
     const seen = new Set<string>();
     const stack = [''];
     let listed = 0;
-    let work = 0;
+    // A walk that finds nothing changed still stats every file: it hands the event loop back every few milliseconds
+    // so requests arriving meanwhile (a code-action list, a task) are not held up behind it.
+    let slice = performance.now();
+    const pause = async (): Promise<void> => {
+      if (performance.now() - slice < WALK_SLICE_MS) return;
+      await yieldToEventLoop();
+      slice = performance.now();
+    };
     this.truncated = false;
     outer: while (stack.length > 0) {
       const dir = stack.pop() as string;
+      await pause();
       let entries: fs.Dirent[];
       try {
         entries = fs.readdirSync(path.join(this.root, dir), { withFileTypes: true });
@@ -655,7 +672,8 @@ export class LexicalIndex {
           break outer;
         }
         seen.add(relative);
-        if (this.refreshFile(relative) && ++work % 32 === 0) await yieldToEventLoop();
+        this.refreshFile(relative);
+        await pause();
       }
     }
     // Deleted files, newly ignored files, and files past the limit leave the index; unsaved new documents stay.
@@ -705,6 +723,7 @@ export class LexicalIndex {
     const live = this.df.reduce((count, df) => count + (df > 0 ? 1 : 0), 0);
     if (live * 4 > this.termNames.length) return;
     this.files.clear();
+    this.byName.clear();
     this.termIds.clear();
     this.termNames.length = 0;
     this.df.length = 0;
@@ -738,7 +757,13 @@ export class LexicalIndex {
         this.truncated = true;
         break;
       }
-      file.documents.push(this.toDocument(relative, draft, starts));
+      const document = this.toDocument(relative, draft, starts);
+      file.documents.push(document);
+      if (document.kind === 'comment' || document.kind === 'module') continue;
+      const simple = simpleNameOf(document.name);
+      const bucket = this.byName.get(simple);
+      if (bucket) bucket.push(document);
+      else this.byName.set(simple, [document]);
     }
     this.files.set(relative, file);
   }
@@ -792,6 +817,12 @@ export class LexicalIndex {
       for (const id of document.terms) this.df[id] = (this.df[id] as number) - 1;
       document.lengths.forEach((length, field) => (this.lengthSums[field] = (this.lengthSums[field] as number) - length));
       this.documentCount--;
+      const simple = simpleNameOf(document.name);
+      const bucket = this.byName.get(simple);
+      if (!bucket) continue;
+      const kept = bucket.filter((d) => d !== document);
+      if (kept.length > 0) this.byName.set(simple, kept);
+      else this.byName.delete(simple);
     }
     this.files.delete(relative);
   }
@@ -875,14 +906,29 @@ export class LexicalIndex {
     }
   }
 
-  /** The indexed declarations whose display name (`load`, `Config.load`) passes `accept`, in file order: the repository tools' symbol lookup. */
-  declarations(accept: (name: string, kind: LocationKind) => boolean, max = 200): IndexedDeclaration[] {
+  /**
+   * The indexed declarations whose display name (`load`, `Config.load`) passes `accept`: the repository tools' symbol
+   * lookup. With `named`, only declarations whose simple name (the display name's last segment) is `named` are
+   * looked at (one bucket, not the whole index), ordered by path and line; without it, every one in file order.
+   */
+  declarations(accept: (name: string, kind: LocationKind) => boolean, max = 200, named?: string): IndexedDeclaration[] {
     const found: IndexedDeclaration[] = [];
+    const take = (file: IndexedFile, document: IndexedDocument): boolean => {
+      if (document.kind === 'comment' || document.kind === 'module' || !accept(document.name, document.kind)) return false;
+      found.push({ path: file.relativePath, fsPath: file.fsPath, kind: document.kind, name: document.name, startLine: document.startLine, endLine: document.endLine, signature: document.signature });
+      return found.length >= max;
+    };
+    if (named !== undefined) {
+      const bucket = [...(this.byName.get(named) ?? [])].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.startLine - b.startLine));
+      for (const document of bucket) {
+        const file = this.files.get(document.file);
+        if (file && take(file, document)) break;
+      }
+      return found;
+    }
     for (const file of this.files.values()) {
       for (const document of file.documents) {
-        if (document.kind === 'comment' || document.kind === 'module' || !accept(document.name, document.kind)) continue;
-        found.push({ path: file.relativePath, fsPath: file.fsPath, kind: document.kind, name: document.name, startLine: document.startLine, endLine: document.endLine, signature: document.signature });
-        if (found.length >= max) return found;
+        if (take(file, document)) return found;
       }
     }
     return found;
@@ -949,4 +995,10 @@ export function workspaceIndex(root: string): LexicalIndex {
     indexes.delete(oldest);
   }
   return index;
+}
+
+/** The last segment of a display name (`load` of `Config.load`). */
+function simpleNameOf(name: string): string {
+  const dot = name.lastIndexOf('.');
+  return dot < 0 ? name : name.slice(dot + 1);
 }
