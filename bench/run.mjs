@@ -146,6 +146,23 @@ const ratio = (ours, theirs) => (typeof ours === 'number' && typeof theirs === '
 /** A JSDoc block the Document task accepts for any function: what a model answering instantly returns. */
 const DOC_ANSWER = '/**\n * Computes the result from the given records and options.\n * @returns The computed result.\n */';
 
+/** Where Document may be offered in a file: top-level functions, or else (a file of classes and types) methods, classes and interfaces, each at its name. */
+function documentTargets(text, callablesOnly = false) {
+  const lines = text.split('\n');
+  const named = (pattern) =>
+    positionsOf(text, pattern).map((p) => {
+      pattern.lastIndex = 0;
+      const name = pattern.exec(lines[p.line])?.[1];
+      pattern.lastIndex = 0;
+      return { ...p, character: name ? p.character + lines[p.line].indexOf(name) : p.character };
+    });
+  const functions = named(/^(?:export )?(?:async )?function (\w+)/gm);
+  if (functions.length >= 10) return functions;
+  const method = /^[ \t]+(?:(?:public|private|protected|static|async|override)[ \t]+)*(?!(?:if|for|while|switch|catch|return|function|constructor)\b)([A-Za-z_$][\w$]*)[ \t]*(?:<[^>\n]*>)?\([^)\n]*\)[^;\n]*\{[ \t]*$/gm;
+  if (callablesOnly) return [...functions, ...named(method)];
+  return [...functions, ...named(method), ...named(/^(?:export )?(?:declare )?(?:abstract )?(?:interface|class) ([A-Za-z_$][\w$]*)/gm)];
+}
+
 /**
  * Tasks against an endpoint that answers at once: wall time of `workspace/executeCommand` (Document, with only the
  * model agent) minus the time the endpoint held the requests; and the prompt's size against the whole file's.
@@ -155,10 +172,24 @@ async function orchestration(project, runs) {
   const client = BenchClient.spawn('assistant-ls', project.root, { OPENAI_API_KEY: 'bench', OPENAI_BASE_URL: model.baseURL, ASSISTANT_MODEL: 'bench-model' });
   try {
     await client.initialize(initOptions('assistant-ls', { disabledAgents: ['doc-offline'] }));
-    const buffer = await client.open(project.largeFile.path);
-    const original = buffer.text;
-    const targets = positionsOf(original, /^(?:export )?(?:async )?function (\w+)/gm).map((p) => ({ ...p, character: p.character + original.split('\n')[p.line].indexOf('function ') + 'function '.length }));
-    if (targets.length === 0) throw new Error(`no function declaration in ${project.largeFile.path}`);
+    // The large file, unless it has too few functions and methods for Document (a file of types): then the largest that has.
+    const taskFile = documentTargets(fs.readFileSync(project.largeFile.path, 'utf8'), true).length >= 10 ? project.largeFile : (largestSourceFile(project.root, (text) => documentTargets(text, true).length >= 10) ?? project.largeFile);
+    const buffer = await client.open(taskFile.path);
+    let original = buffer.text;
+    let targets = documentTargets(original);
+    const offered = async (list) => {
+      let count = 0;
+      for (const position of list.slice(0, 20)) if ((await client.codeActions(buffer.uri, position)).some((a) => a.command?.command === 'assistant.document')) count += 1;
+      return count;
+    };
+    // A fully documented file (Document is offered only where the doc comment is missing or incomplete): its doc
+    // comments are taken out of the editor's text, so the same declarations can be documented again.
+    if ((await offered(targets)) < 5) {
+      original = original.replace(/^[ \t]*\/\*\*[\s\S]*?\*\/[ \t]*\r?\n/gm, '');
+      await client.setText(buffer.uri, original);
+      targets = documentTargets(original);
+    }
+    if (targets.length === 0) throw new Error(`no function or method declaration in ${taskFile.path}`);
     const wall = [];
     const modelMs = [];
     const overhead = [];
@@ -195,6 +226,8 @@ async function orchestration(project, runs) {
     const wholeFileTokens = Math.ceil(original.length / 4);
     return {
       task: 'document',
+      file: path.relative(project.root, taskFile.path),
+      fileLines: taskFile.lines,
       tasks: wall.length,
       applied,
       skipped,

@@ -197,8 +197,8 @@ export function sectionMain(main) {
 /** Directories never searched for source files. */
 const SKIP = new Set(['node_modules', 'dist', 'build', 'out', 'coverage', 'fixtures', 'examples']);
 
-/** The TypeScript source file with the most lines under `root` (skipping dependencies, output and dot-folders). */
-export function largestSourceFile(root) {
+/** The TypeScript source file with the most lines under `root` whose text `accept` takes (skipping dependencies, output and dot-folders). */
+export function largestSourceFile(root, accept = () => true) {
   let best;
   const stack = [root];
   let visited = 0;
@@ -217,8 +217,9 @@ export function largestSourceFile(root) {
       if (entry.isDirectory()) {
         if (!SKIP.has(entry.name)) stack.push(full);
       } else if (/\.(ts|tsx|mts|cts)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) {
-        const lines = fs.readFileSync(full, 'utf8').split('\n').length;
-        if (!best || lines > best.lines) best = { path: full, lines };
+        const text = fs.readFileSync(full, 'utf8');
+        const lines = text.split('\n').length;
+        if ((!best || lines > best.lines) && accept(text)) best = { path: full, lines };
       }
     }
   }

@@ -137,6 +137,40 @@ describe('Document as a code action (offline agent)', () => {
     expect(editor.createdTokens.length).toBeGreaterThan(0);
   });
 
+  it('starts the work without waiting for the progress token it asks for, and reports only once the editor accepts it', async () => {
+    const { editor, doc } = await start();
+    // The editor accepts the token only after the edit has arrived: the work must not have waited for it.
+    let accepted: string | number | undefined;
+    editor.onCreateProgress = async (token) => {
+      await until(() => editor.applied.length > 0, 5000, 'the edit, sent before the token is accepted');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(editor.progress.filter((p) => p.token === token)).toEqual([]);
+      accepted = token;
+      return null;
+    };
+    const action = (await actionsAt(editor, doc.uri, 'parseConfig(text'))[0]!;
+    const result = await editor.request<TaskCommandResult>('workspace/executeCommand', { command: action.command!.command, arguments: action.command!.arguments });
+    expect(result).toMatchObject({ applied: true, outcome: 'applied' });
+    await until(() => accepted !== undefined && editor.progress.some((p) => p.token === accepted && p.value.kind === 'end'), 5000, 'the progress, once accepted');
+    const kinds = editor.progress.filter((p) => p.token === accepted).map((p) => p.value.kind);
+    expect(kinds[0]).toBe('begin');
+    expect(kinds.at(-1)).toBe('end');
+    expect(kinds.filter((k) => k === 'begin' || k === 'end')).toEqual(['begin', 'end']);
+
+    // An editor that refuses the token gets no progress on it, and the work is done all the same.
+    const refused: (string | number)[] = [];
+    editor.onCreateProgress = (token) => {
+      refused.push(token);
+      return Promise.reject(new Error('no progress here'));
+    };
+    const second = (await actionsAt(editor, doc.uri, 'export class ConfigStore'))[0]!;
+    const done = await editor.request<TaskCommandResult>('workspace/executeCommand', { command: second.command!.command, arguments: second.command!.arguments });
+    expect(done.applied).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(refused).toHaveLength(1);
+    expect(editor.progress.filter((p) => p.token === refused[0])).toEqual([]);
+  });
+
   it('tells the user and records it when the editor refuses the edit', async () => {
     const { editor, doc } = await start();
     editor.onApplyEdit = () => ({ applied: false, failureReason: 'the user said no' });

@@ -74,6 +74,8 @@ export class TestEditor {
   onApplyEdit: (params: ApplyWorkspaceEditParams) => ApplyWorkspaceEditResult = (params) => this.applyLocally(params);
   /** What the editor answers to workspace/configuration for the `assistant` section. */
   configuration: unknown = null;
+  /** How the editor answers window/workDoneProgress/create; default: at once, accepting the token. */
+  onCreateProgress: (token: string | number) => Promise<null> | null = () => null;
   /** How the user answers window/showMessageRequest; default: the first action. */
   onQuestion: (params: ShowMessageRequestParams) => MessageActionItem | null = (params) => params.actions?.[0] ?? null;
   readonly exited: Promise<number | null>;
@@ -95,7 +97,7 @@ export class TestEditor {
     });
     this.connection.onRequest('window/workDoneProgress/create', (params: { token: string | number }) => {
       this.createdTokens.push(params.token);
-      return null;
+      return this.onCreateProgress(params.token);
     });
     this.connection.onRequest('window/showDocument', (params: { uri: string }) => {
       this.shownDocuments.push(params.uri);

@@ -117,7 +117,7 @@ describe('command line', () => {
       help: false,
       options: { repository: 'repo', scenarios: ['doc', 'fix'], agents: ['doc-offline', 'gpt'], limit: 5, samples: 3, seed: 0, jobs: 2, json: 'out.json', eslint: false, strictFlags: ['strict', 'noUnusedLocals', 'noUnusedParameters', 'noImplicitReturns', 'noFallthroughCasesInSwitch', 'noImplicitOverride'], attempts: 1, keepScratch: true },
     });
-    expect(parseEvalArguments(['repo', '--strict-flags=noUnusedLocals'])).toMatchObject({ options: { strictFlags: ['noUnusedLocals'], scenarios: ['doc', 'fix', 'generate', 'test', 'workspace', 'class'], samples: 1, seed: 1, jobs: 1, eslint: true } });
+    expect(parseEvalArguments(['repo', '--strict-flags=noUnusedLocals'])).toMatchObject({ options: { strictFlags: ['noUnusedLocals'], scenarios: ['doc', 'fix', 'workspace'], samples: 1, seed: 1, jobs: 1, eslint: true } });
     expect(parseEvalArguments(['repo', '--questions', 'q.json'])).toMatchObject({ options: { questions: path.resolve('q.json') } });
     expect(parseEvalArguments(['--help'])).toEqual({ help: true });
     expect(parseEvalArguments(['repo', '--settings', 's.json'])).toMatchObject({ settingsFile: 's.json' });

@@ -61,4 +61,35 @@ describe('UTF-16 positions', () => {
   it('reports where inserted text lands', () => {
     expect(insertedRanges(base, [insertion])).toEqual([{ start: { line: 2, character: 0 }, end: { line: 3, character: 0 } }]);
   });
+
+  it('reports where inserted text lands exactly as in the edited text, for seeded random edits (LF and CRLF)', () => {
+    let seed = 20261122;
+    const next = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const pieces = ['a', 'bc', 'é', '😀', ' ', '\n', '\n\n', 'x\ny'];
+    for (let round = 0; round < 400; round++) {
+      const eol = round % 2 === 0 ? '\n' : '\r\n';
+      const piece = (): string => (pieces[next(pieces.length)] as string).replace(/\n/g, eol);
+      let baseText = '';
+      for (let i = next(30); i >= 0; i--) baseText += piece();
+      // Non-overlapping edits, cut on piece boundaries so a CRLF is never split.
+      const cuts = [...new Set(Array.from({ length: next(6) * 2 }, () => next(baseText.length + 1)))].sort((a, b) => a - b).filter((cut) => !(baseText[cut - 1] === '\r' && baseText[cut] === '\n'));
+      const edits = [];
+      for (let i = 0; i + 1 < cuts.length; i += 2) {
+        let newText = '';
+        for (let j = next(4); j > 0; j--) newText += piece();
+        edits.push({ start: cuts[i] as number, end: cuts[i + 1] as number, newText });
+      }
+      const after = applyOffsetEdits(baseText, edits);
+      let shift = 0;
+      const expected = edits.map((edit) => {
+        const start = edit.start + shift;
+        shift += edit.newText.length - (edit.end - edit.start);
+        return { start: offsetToPosition(after, start), end: offsetToPosition(after, start + edit.newText.length) };
+      });
+      expect(insertedRanges(baseText, [...edits].reverse())).toEqual(expected);
+    }
+  });
 });

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { runEvaluation, EvalUsageError } from './runner.js';
 import type { EvalOptions } from './runner.js';
-import { SCENARIO_IDS } from './scenario.js';
+import { DEFAULT_SCENARIOS, SCENARIO_IDS } from './scenario.js';
 import { DEFAULT_STRICT_FLAGS } from './scratch.js';
 
 export const EVAL_USAGE = `assistant-ls eval: measures the assistant's agents on cases built from a repository (Copilot evaluation harness).
@@ -12,7 +12,8 @@ Usage:
   assistant-ls eval <repository> [options]
 
 Options:
-  --scenarios LIST     comma-separated: ${SCENARIO_IDS.join(', ')} (default: all of them)
+  --scenarios LIST     comma-separated: ${SCENARIO_IDS.join(', ')} (default: ${DEFAULT_SCENARIOS.join(',')};
+                       generate, test and class run the repository's tests, so they run when named)
   --agents LIST        agent names as assistant/agents lists them (default: every agent serving each scenario's task)
   --limit N            at most N cases per scenario, after a seeded shuffle
   --samples K          runs per case for model agents (default 1; offline agents run once)
@@ -117,7 +118,7 @@ export function parseEvalArguments(argv: readonly string[]): ParsedArguments {
   if (options.strictFlags?.some((flag) => !/^[A-Za-z]+$/.test(flag))) throw new EvalUsageError('--strict-flags takes compiler option names, e.g. --strict-flags=noUnusedLocals,noImplicitReturns');
   const parsed: EvalOptions = {
     repository: positional[0] as string,
-    scenarios: options.scenarios ?? [...SCENARIO_IDS],
+    scenarios: options.scenarios ?? [...DEFAULT_SCENARIOS],
     samples: options.samples ?? 1,
     seed: options.seed ?? 1,
     jobs: options.jobs ?? 1,

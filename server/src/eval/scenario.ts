@@ -8,6 +8,11 @@ import type { EslintRunner } from './eslintRunner.js';
 /** Scenario names the command line accepts (each one is in `scenarios.ts`). */
 export const SCENARIO_IDS = ['doc', 'fix', 'generate', 'test', 'workspace', 'class'] as const;
 export type ScenarioId = (typeof SCENARIO_IDS)[number];
+/**
+ * The scenarios run when none are named: those that never run the repository's tests. Generate, test and class run
+ * a test file per case (seconds each, hours on a large repository), so they run when asked for.
+ */
+export const DEFAULT_SCENARIOS: readonly ScenarioId[] = ['doc', 'fix', 'workspace'];
 
 export function isScenarioId(value: string): value is ScenarioId {
   return (SCENARIO_IDS as readonly string[]).includes(value);

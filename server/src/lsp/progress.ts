@@ -27,35 +27,46 @@ export class ProgressTracker {
     this.connection.onNotification(WorkDoneProgressCancelNotification.type, (params) => this.running.get(params.token)?.());
   }
 
-  /** Starts a progress report; `onCancel` runs when the user cancels it in the editor. */
-  async begin(clientToken: ProgressToken | undefined, title: string, onCancel: () => void, signal: AbortSignal): Promise<ProgressHandle> {
+  /**
+   * Starts a progress report; `onCancel` runs when the user cancels it in the editor. A token the server creates is
+   * asked for without waiting: the work starts at once, and what it reports is sent, in order, once the client has
+   * accepted the token (never before, as the protocol requires; nothing at all if it refuses).
+   */
+  begin(clientToken: ProgressToken | undefined, title: string, onCancel: () => void): ProgressHandle {
     let token = clientToken;
+    let ready: Promise<boolean> = Promise.resolve(true);
     if (token === undefined) {
       if (!this.supported) return silent;
       token = randomUUID();
-      try {
-        await this.connection.sendRequest(WorkDoneProgressCreateRequest.type, { token });
-      } catch {
-        return silent;
-      }
-      if (signal.aborted) return silent;
+      ready = this.connection.sendRequest(WorkDoneProgressCreateRequest.type, { token }).then(
+        () => true,
+        () => false,
+      );
     }
     const active = token;
     this.running.set(active, onCancel);
-    this.send(active, { kind: 'begin', title, cancellable: true, percentage: 0 });
+    // Every message goes through one chain, so begin, reports and end keep their order whenever the token is ready.
+    let chain = ready;
+    const send = (value: WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd): void => {
+      chain = chain.then((accepted) => {
+        if (accepted) this.send(active, value);
+        return accepted;
+      });
+    };
+    send({ kind: 'begin', title, cancellable: true, percentage: 0 });
     let last = 0;
     let ended = false;
     return {
       report: (message, percentage) => {
         if (ended) return;
         if (percentage !== undefined) last = Math.max(last, Math.min(100, Math.round(percentage)));
-        this.send(active, { kind: 'report', message, percentage: last });
+        send({ kind: 'report', message, percentage: last });
       },
       done: (message) => {
         if (ended) return;
         ended = true;
         this.running.delete(active);
-        this.send(active, { kind: 'end', ...(message ? { message } : {}) });
+        send({ kind: 'end', ...(message ? { message } : {}) });
       },
     };
   }

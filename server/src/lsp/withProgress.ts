@@ -5,7 +5,7 @@ import { PipelineStepNotification } from '../protocol.js';
 import type { ServerContext } from './serverContext.js';
 
 export async function withProgress<T>(ctx: ServerContext, clientToken: ProgressToken | undefined, title: string, controller: AbortController, work: (progress: ProgressSink) => Promise<T>): Promise<T> {
-  const progress = await ctx.progress.begin(clientToken, title, () => controller.abort(new Error('Cancelled from the progress report.')), controller.signal);
+  const progress = ctx.progress.begin(clientToken, title, () => controller.abort(new Error('Cancelled from the progress report.')));
   let outcome = 'done';
   const sink: ProgressSink = ctx.rendersPipelineSteps()
     ? { report: (message, percentage) => progress.report(message, percentage), step: (params) => void ctx.connection.sendNotification(PipelineStepNotification.type, params).catch(() => undefined) }

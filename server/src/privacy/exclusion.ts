@@ -123,8 +123,9 @@ function readOrEmpty(file: string): string {
 
 function stampOf(file: string): string {
   try {
-    const stat = fs.statSync(file);
-    return `${stat.mtimeMs}:${stat.size}:${stat.ino}`;
+    // Most ignore files do not exist: `throwIfNoEntry` spares building an exception for each (stats run per request).
+    const stat = fs.statSync(file, { throwIfNoEntry: false });
+    return stat ? `${stat.mtimeMs}:${stat.size}:${stat.ino}` : '-';
   } catch {
     return '-';
   }

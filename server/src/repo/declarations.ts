@@ -37,16 +37,35 @@ export interface DeclarationTarget {
   nameEnd: number;
 }
 
+/** Recent parses by file name, least recently used first; bounded by count and by the characters they hold. */
 const sourceCache = new Map<string, { text: string; source: ts.SourceFile }>();
+const SOURCE_CACHE_FILES = 64;
+const SOURCE_CACHE_CHARS = 4_000_000;
+let sourceCacheChars = 0;
 
-/** Parses a document, reusing the last parse of the same text (code actions ask repeatedly for one version). */
+/**
+ * Parses a document, reusing the last parse of the same text: code actions ask repeatedly for one version, and each
+ * task's context reads the declarations of the same few files again.
+ */
 export function parseDocument(fileName: string, text: string): ts.SourceFile {
   const cached = sourceCache.get(fileName);
-  if (cached && cached.text === text) return cached.source;
+  if (cached) {
+    sourceCache.delete(fileName);
+    if (cached.text === text) {
+      sourceCache.set(fileName, cached);
+      return cached.source;
+    }
+    sourceCacheChars -= cached.text.length;
+  }
   const kind = /\.[cm]?jsx?$/i.test(fileName) ? (/x$/i.test(fileName) ? ts.ScriptKind.JSX : ts.ScriptKind.JS) : /x$/i.test(fileName) ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
   const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, kind);
-  if (sourceCache.size > 32) sourceCache.clear();
   sourceCache.set(fileName, { text, source });
+  sourceCacheChars += text.length;
+  for (const [name, entry] of sourceCache) {
+    if (sourceCache.size <= 1 || (sourceCache.size <= SOURCE_CACHE_FILES && sourceCacheChars <= SOURCE_CACHE_CHARS)) break;
+    sourceCache.delete(name);
+    sourceCacheChars -= entry.text.length;
+  }
   return source;
 }
 
