@@ -1,6 +1,5 @@
 // End-to-end `assistant-ls eval` with the built CLI on copies of test/fixtures/eval-repo and eval-gen-repo: offline agents, then model agents on the scripted endpoint (compared, resumed across runs, sampled for Pass@k); the repository is never written.
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,6 +9,7 @@ import { startScriptedModel } from '../support/scriptedModel.js';
 import type { RecordedRequest, ScriptStep } from '../support/scriptedModel.js';
 import type { EvalReport } from '../../server/src/eval/runner.js';
 import type { EvalRecord } from '../../server/src/eval/records.js';
+import { RECORD_FIELDS, evalCli, treeHash } from '../support/evalSupport.js';
 
 const BIN = path.join(REPO_ROOT, 'bin', 'assistant-ls.js');
 const cleanup: Array<() => Promise<void> | void> = [];
@@ -25,45 +25,11 @@ function fixtureRepository(): string {
   return root;
 }
 
-/** A hash of every file (and link) under `root`: equal before and after means nothing was written. */
-function treeHash(root: string): string {
-  const hash = createHash('sha256');
-  const walk = (dir: string): void => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      const full = path.join(dir, entry.name);
-      const relative = path.relative(root, full);
-      if (entry.isSymbolicLink()) hash.update(`link ${relative} ${fs.readlinkSync(full)}\n`);
-      else if (entry.isDirectory()) walk(full);
-      else hash.update(`file ${relative} ${fs.statSync(full).mtimeMs}\n`).update(fs.readFileSync(full));
-    }
-  };
-  walk(root);
-  return hash.digest('hex');
-}
-
 function outputDir(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-eval-out-'));
   cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
-
-/** Runs the built CLI asynchronously (the scripted model answers from this process meanwhile). */
-function evalCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'eval', ...args], { env: { ...process.env, OPENAI_API_KEY: '', OPENAI_BASE_URL: '', ASSISTANT_MODEL: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-const RECORD_FIELDS: Array<keyof EvalRecord> = [
-  'key', 'scenario', 'caseId', 'file', 'line', 'target', 'agent', 'model', 'isLLM', 'sample', 'status', 'metrics', 'proposed', 'failure',
-  'promptChars', 'contextChars', 'promptTokens', 'completionTokens', 'durationMs', 'agentMs', 'attempts', 'oraclePassed', 'answer', 'details', 'interactionId', 'finishedAt',
-];
 
 function expectComplete(record: EvalRecord): void {
   for (const field of RECORD_FIELDS) expect(record[field], `${record.caseId} ${record.agent}: ${field}`).not.toBeUndefined();

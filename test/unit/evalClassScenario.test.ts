@@ -1,5 +1,4 @@
 // Unit tests for the class scenario on the eval-class-repo fixture: which classes become cases and their descriptions, the class removed for the agent's tools and type checker, and scoring a class put back in memory.
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,21 +14,7 @@ import { RepositoryTools } from '../../server/src/repo/repositoryTools.js';
 import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
 import { typeCheckNewFile } from '../../server/src/oracle/scratchProject.js';
 import { pathToUri } from '../../server/src/workspace/documentSnapshot.js';
-
-/** A hash of every file under `root` (contents and times): equal means nothing was written. */
-function treeHash(root: string): string {
-  const hash = createHash('sha256');
-  const walk = (dir: string): void => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      const full = path.join(dir, entry.name);
-      if (entry.isSymbolicLink()) hash.update(`link ${path.relative(root, full)}\n`);
-      else if (entry.isDirectory()) walk(full);
-      else hash.update(`file ${path.relative(root, full)} ${fs.statSync(full).mtimeMs}\n`).update(fs.readFileSync(full));
-    }
-  };
-  walk(root);
-  return hash.digest('hex');
-}
+import { treeHash } from '../support/evalSupport.js';
 
 const CART_IMPORTS = `import { addMoney, formatMoney, zero } from './money.js';
 import type { Money } from './money.js';

@@ -1,5 +1,4 @@
 // Unit tests for the generate scenario: the Pass@k estimator and its report, case building on the eval-gen-repo fixture (tests run once on the original), and scoring a body in memory.
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -16,6 +15,7 @@ import type { TaskEnvironment } from '../../server/src/tasks/runTask.js';
 import { functionIn } from '../../server/src/tasks/generateTask.js';
 import { parseDocument } from '../../server/src/repo/declarations.js';
 import { pathToUri } from '../../server/src/workspace/documentSnapshot.js';
+import { treeHash } from '../support/evalSupport.js';
 
 const cleanup: Array<() => void> = [];
 afterEach(() => {
@@ -141,21 +141,6 @@ describe('statements of a body', () => {
     expect(MIN_STATEMENTS).toBe(2);
   });
 });
-
-/** A hash of every file under `root` (contents and times): equal means nothing was written. */
-function treeHash(root: string): string {
-  const hash = createHash('sha256');
-  const walk = (dir: string): void => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      const full = path.join(dir, entry.name);
-      if (entry.isSymbolicLink()) hash.update(`link ${path.relative(root, full)}\n`);
-      else if (entry.isDirectory()) walk(full);
-      else hash.update(`file ${path.relative(root, full)} ${fs.statSync(full).mtimeMs}\n`).update(fs.readFileSync(full));
-    }
-  };
-  walk(root);
-  return hash.digest('hex');
-}
 
 describe('generate cases', () => {
   /** The fixture copied with node_modules linked, its scratch copy, and what the scenario reads of the environment. */

@@ -1,5 +1,4 @@
 // Unit tests for the test scenario: case building on the eval-test-repo fixture (which functions become cases, which are left out and why) and scoring generated test files against the original code.
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,27 +11,13 @@ import type { TaskEnvironment } from '../../server/src/tasks/runTask.js';
 import { testFileProposal } from '../../server/src/tasks/testTask.js';
 import { clearTestConventionCache } from '../../server/src/repo/testFramework.js';
 import { pathToUri } from '../../server/src/workspace/documentSnapshot.js';
+import { treeHash } from '../support/evalSupport.js';
 
 const cleanup: Array<() => void> = [];
 afterEach(() => {
   for (const undo of cleanup.splice(0).reverse()) undo();
   clearTestConventionCache();
 });
-
-/** A hash of every file under `root` (contents and times): equal means nothing was written. */
-function treeHash(root: string): string {
-  const hash = createHash('sha256');
-  const walk = (dir: string): void => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      const full = path.join(dir, entry.name);
-      if (entry.isSymbolicLink()) hash.update(`link ${path.relative(root, full)}\n`);
-      else if (entry.isDirectory()) walk(full);
-      else hash.update(`file ${path.relative(root, full)} ${fs.statSync(full).mtimeMs}\n`).update(fs.readFileSync(full));
-    }
-  };
-  walk(root);
-  return hash.digest('hex');
-}
 
 /** The fixture copied with node_modules linked (`prepare` may change the copy first), its scratch copy, and what the scenario reads of the environment. */
 function setUp(prepare?: (repo: string) => void): { repo: string; scratch: ScratchCopy; build: BuildContext; scoring: ScoreContext; notes: string[] } {

@@ -22,6 +22,7 @@ import type { SkipCounts, SourceFile } from './sourceFiles.js';
 import { classFacts, classNamed, detailedDescription, namesUsedIn, parseSource, relativeImportNames, removeClass, reinsertClass, sketchyDescription, topLevelClasses } from './classCases.js';
 import type { ClassFacts, Removal } from './classCases.js';
 import type { EvalCase, Scenario, Score } from './scenario.js';
+import { forEachBounded } from './pool.js';
 
 export type DescriptionKind = 'detailed' | 'sketchy';
 const KINDS: readonly DescriptionKind[] = ['detailed', 'sketchy'];
@@ -169,18 +170,16 @@ export const classScenario: Scenario<ClassCase> = {
     const cap = context.maxBuildTestRuns ?? MAX_BUILD_TEST_RUNS;
     const testFiles = [...new Set(planned.filter((p) => facts.has(p)).map((p) => p.testFile))];
     const run = testFiles.slice(0, cap);
-    const reports = new Map<string, TestReport>();
     if (run.length > 0) context.note(`class: running ${run.length} test ${run.length === 1 ? 'file' : 'files'} on the original code, to keep the classes whose tests pass`);
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < run.length) {
-        signal.throwIfAborted();
-        const testFile = run[next++] as string;
+    const reports: Map<string, TestReport> = await forEachBounded(
+      run,
+      BUILD_CONCURRENCY,
+      (testFile) => {
         const owner = planned.find((p) => p.testFile === testFile) as Planned;
-        reports.set(testFile, await runProjectTests({ workspaceRoot: root, packageRoot: owner.packageRoot, framework: owner.framework, testFiles: [testFile], timeoutMs: context.env.oracle.testTimeoutMs }, signal));
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(BUILD_CONCURRENCY, run.length) }, () => worker()));
+        return runProjectTests({ workspaceRoot: root, packageRoot: owner.packageRoot, framework: owner.framework, testFiles: [testFile], timeoutMs: context.env.oracle.testTimeoutMs }, signal);
+      },
+      signal,
+    );
 
     const cases: ClassCase[] = [];
     let kept = 0;

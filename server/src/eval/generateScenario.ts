@@ -19,6 +19,7 @@ import { hash } from './docScenario.js';
 import { hasMinifiedLines, repositorySourceFiles } from './sourceFiles.js';
 import type { SkipCounts, SourceFile } from './sourceFiles.js';
 import type { BuildContext, EvalCase, Scenario, Score } from './scenario.js';
+import { forEachBounded } from './pool.js';
 
 /** Functions and methods, as the harness takes them. */
 const FUNCTION_KINDS: ReadonlySet<DeclarationKind> = new Set(['function', 'method', 'arrow-function', 'constructor', 'getter', 'setter']);
@@ -98,18 +99,16 @@ export const generateScenario: Scenario<GenerateCase> = {
     const cap = context.maxBuildTestRuns ?? MAX_BUILD_TEST_RUNS;
     const testFiles = [...new Set(planned.map((p) => p.testFile))];
     const run = testFiles.slice(0, cap);
-    const verdicts = new Map<string, TestRunResult>();
     if (run.length > 0) context.note(`generate: running ${run.length} test ${run.length === 1 ? 'file' : 'files'} on the original code, to keep the functions whose tests pass`);
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < run.length) {
-        signal.throwIfAborted();
-        const testFile = run[next++] as string;
+    const verdicts: Map<string, TestRunResult> = await forEachBounded(
+      run,
+      BUILD_CONCURRENCY,
+      (testFile) => {
         const owner = planned.find((p) => p.testFile === testFile) as (typeof planned)[number];
-        verdicts.set(testFile, await runTestFile({ workspaceRoot: context.scratch.root, packageRoot: owner.packageRoot, framework: owner.framework, testFile, files: [], timeoutMs: context.env.oracle.testTimeoutMs }, signal));
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(BUILD_CONCURRENCY, run.length) }, () => worker()));
+        return runTestFile({ workspaceRoot: context.scratch.root, packageRoot: owner.packageRoot, framework: owner.framework, testFile, files: [], timeoutMs: context.env.oracle.testTimeoutMs }, signal);
+      },
+      signal,
+    );
 
     const cases: GenerateCase[] = [];
     const failingTests = new Set<string>();
