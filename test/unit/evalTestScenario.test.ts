@@ -147,9 +147,14 @@ describe('test scoring', () => {
     expect(treeHash(scratch.root)).toBe(before);
   }, 60_000);
 
-  it('says the tests could not run when the runner is not installed', async () => {
-    const { build, scoring } = setUp((repo) => fs.unlinkSync(path.join(repo, 'node_modules')));
+  it('leaves out the functions of a package whose runner is not installed, and says so when it goes missing later', async () => {
+    const missing = setUp((repo) => fs.unlinkSync(path.join(repo, 'node_modules')));
+    expect(await testScenario.buildCases(missing.build, new AbortController().signal)).toEqual([]);
+    expect(missing.notes.at(-1)).toContain('whose tests could not run (vitest is not installed in the workspace (run npm install))');
+
+    const { scratch, build, scoring } = setUp();
     const clamp = (await testScenario.buildCases(build, new AbortController().signal)).find((c) => c.target === 'function clamp')!;
+    fs.unlinkSync(path.join(scratch.root, 'node_modules'));
     const score = await testScenario.score(scoring, clamp, proposing(clamp, CLAMP_TESTS(10)), new AbortController().signal);
     expect(score).toMatchObject({ metrics: { syntax: 1, tests: 0 }, failure: 'src/math.test.ts could not run: vitest is not installed in the workspace (run npm install)', details: { command: '', exitCode: null } });
   });

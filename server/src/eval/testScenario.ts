@@ -3,7 +3,7 @@ import { ts } from 'ts-morph';
 import type { DeclarationTarget } from '../repo/declarations.js';
 import { KIND_LABEL, listDeclarations, parseDocument } from '../repo/declarations.js';
 import type { TestConvention, TestFrameworkName } from '../repo/testFramework.js';
-import { runTestFile } from '../oracle/testRunner.js';
+import { runnerUnavailable, runTestFile } from '../oracle/testRunner.js';
 import { extractCode, proposedTestFile, testFileProposal, testPlaceOf, testTask } from '../tasks/testTask.js';
 import type { TaskTarget } from '../tasks/task.js';
 import { lineStarts, offsetToPosition } from '../edits/textEdits.js';
@@ -50,7 +50,8 @@ export const testScenario: Scenario<TestCase> = {
     const skipped: SkipCounts = { generated: 0, minified: 0, ignored: 0, declaration: 0, large: 0, unreadable: 0 };
     const files = repositorySourceFiles(context.scratch.root, skipped);
     const sources = files.filter((f) => !TEST_FILE.test(f.relative));
-    const left = { brokenFiles: 0, noRunner: 0, notOffered: 0, short: 0, minified: 0 };
+    const left = { brokenFiles: 0, noRunner: 0, notInstalled: 0, notOffered: 0, short: 0, minified: 0 };
+    let notInstalled: string | undefined;
     const cases: TestCase[] = [];
     for (const file of sources) {
       signal.throwIfAborted();
@@ -62,6 +63,13 @@ export const testScenario: Scenario<TestCase> = {
       const place = testPlaceOf(document);
       if (!place || !runnerDetected(place.convention)) {
         left.noRunner++;
+        continue;
+      }
+      // A runner the package names but nobody installed would fail every case for a reason no agent controls.
+      const missing = runnerUnavailable(place.convention.framework, context.scratch.root, place.convention.root);
+      if (missing) {
+        left.notInstalled++;
+        notInstalled ??= missing;
         continue;
       }
       const testText = readText(place.testPath);
@@ -109,6 +117,7 @@ export const testScenario: Scenario<TestCase> = {
     if (left.notOffered > 0) out.push(`${count(left.notOffered, 'function', 'functions')} the Test task is not offered on (not exported)`);
     if (left.minified > 0) out.push(`${count(left.minified, 'minified function', 'minified functions')}`);
     if (left.noRunner > 0) out.push(`${count(left.noRunner, 'file', 'files')} in packages with no test runner detected`);
+    if (left.notInstalled > 0) out.push(`${count(left.notInstalled, 'file', 'files')} whose tests could not run (${notInstalled ?? ''})`);
     if (left.brokenFiles > 0) out.push(`${count(left.brokenFiles, 'file', 'files')} with syntax errors`);
     if (skipped.generated + skipped.minified > 0) out.push(`${skipped.generated} generated and ${skipped.minified} minified files`);
     context.note(`test: ${cases.length} cases (${count(sources.length, 'source file', 'source files')}${out.length > 0 ? `; left out: ${out.join('; ')}` : ''})`);

@@ -38,10 +38,15 @@ export class ProgressTracker {
     if (token === undefined) {
       if (!this.supported) return silent;
       token = randomUUID();
-      ready = this.connection.sendRequest(WorkDoneProgressCreateRequest.type, { token }).then(
-        () => true,
-        () => false,
-      );
+      try {
+        ready = this.connection.sendRequest(WorkDoneProgressCreateRequest.type, { token }).then(
+          () => true,
+          () => false,
+        );
+      } catch {
+        // A connection already closed throws at once: the work goes on without progress.
+        return silent;
+      }
     }
     const active = token;
     this.running.set(active, onCancel);
@@ -73,6 +78,10 @@ export class ProgressTracker {
 
   /** Progress is best effort: a client that went away must not turn into an unhandled rejection. */
   private send(token: ProgressToken, value: WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd): void {
-    void this.connection.sendProgress(WorkDoneProgress.type, token, value).catch(() => undefined);
+    try {
+      void this.connection.sendProgress(WorkDoneProgress.type, token, value).catch(() => undefined);
+    } catch {
+      // The connection closed: there is nobody left to tell.
+    }
   }
 }

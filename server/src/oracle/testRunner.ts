@@ -60,6 +60,12 @@ function unavailable(reason: string): TestRunResult {
   return { passed: false, exitCode: null, timedOut: false, command: '', output: '', failures: [reason], unavailable: reason };
 }
 
+/** Why the package's test runner cannot run (not installed), or undefined when it can. */
+export function runnerUnavailable(framework: TestFrameworkName, workspaceRoot: string, packageRoot: string): string | undefined {
+  const command = commandFor(framework, path.resolve(workspaceRoot), path.resolve(packageRoot), path.join(packageRoot, 'probe.test.ts'));
+  return 'unavailable' in command ? command.unavailable : undefined;
+}
+
 /** The framework's own command for one file. */
 function commandFor(framework: TestFrameworkName, workspace: string, packageRoot: string, testFile: string): TestCommand {
   if (framework === 'node:test') return nodeTestCommand(packageRoot, [testFile], []);
