@@ -164,6 +164,7 @@ class WorkspaceFiles {
   private readonly open = new Map<string, DocumentSnapshot>();
   private readonly disk = new Map<string, string | undefined>();
   private readonly lines = new Map<string, Lines>();
+  private readonly exclusions = new Map<string, Exclusion | undefined>();
 
   constructor(
     readonly root: string,
@@ -186,7 +187,11 @@ class WorkspaceFiles {
   }
 
   excluded(fsPath: string): Exclusion | undefined {
-    return this.view.check(fsPath);
+    // Asked for every file a piece comes from, often the same few: one answer per file for this request.
+    if (this.exclusions.has(fsPath)) return this.exclusions.get(fsPath);
+    const found = this.view.check(fsPath);
+    this.exclusions.set(fsPath, found);
+    return found;
   }
 
   /** The current text of a workspace file: the editor's, else the disk's (small files only); none when excluded. */

@@ -489,9 +489,25 @@ function escapeRegex(text: string): string {
 }
 
 /** Markers first (so they are stepped over whole), then the values, longest first, so a value containing another is replaced whole. */
+/** Patterns of recent value sets: every request redacts with the same few (the workspace's .env, secrets seen before). */
+const patternCache = new Map<string, RegExp>();
+const PATTERN_CACHE_SIZE = 16;
+
+/** One global pattern for markers and the values (longest first); shared, so only for `String.replace`, which resets it. */
 function valuePattern(values: Iterable<string>): RegExp | undefined {
-  const sorted = [...values].filter((value) => value.length >= 4 && value.length <= MAX_PATTERN_VALUE).sort((a, b) => b.length - a.length);
-  return sorted.length > 0 ? new RegExp(`${MARKER.source}|${sorted.map(escapeRegex).join('|')}`, 'g') : undefined;
+  const sorted = [...values].filter((value) => value.length >= 4 && value.length <= MAX_PATTERN_VALUE).sort((a, b) => b.length - a.length || (a < b ? -1 : a > b ? 1 : 0));
+  if (sorted.length === 0) return undefined;
+  const key = sorted.join('\u0000');
+  const cached = patternCache.get(key);
+  if (cached) {
+    patternCache.delete(key);
+    patternCache.set(key, cached);
+    return cached;
+  }
+  const pattern = new RegExp(`${MARKER.source}|${sorted.map(escapeRegex).join('|')}`, 'g');
+  patternCache.set(key, pattern);
+  if (patternCache.size > PATTERN_CACHE_SIZE) patternCache.delete(patternCache.keys().next().value as string);
+  return pattern;
 }
 
 function rememberedPattern(): RegExp | undefined {
