@@ -142,18 +142,19 @@ describe('statements of a body', () => {
   });
 });
 
+/** The fixture copied with node_modules linked, its scratch copy, and what the scenario reads of the environment. */
+function setUp(): { scratch: ScratchCopy; build: BuildContext; scoring: ScoreContext; notes: string[] } {
+  const repo = linkModules(copyFixture('eval-gen-repo'));
+  cleanup.push(() => fs.rmSync(repo, { recursive: true, force: true }));
+  const scratch = ScratchCopy.create(repo);
+  cleanup.push(() => scratch.dispose());
+  // Building and scoring read only the oracle's test time limit from the environment.
+  const env = { root: scratch.root, oracle: { runTests: false, testTimeoutMs: 60_000 } } as unknown as TaskEnvironment;
+  const notes: string[] = [];
+  return { scratch, notes, build: { scratch, env, eslint: undefined, note: (m) => notes.push(m) }, scoring: { scratch, env, eslint: undefined } };
+}
+
 describe('generate cases', () => {
-  /** The fixture copied with node_modules linked, its scratch copy, and what the scenario reads of the environment. */
-  function setUp(): { scratch: ScratchCopy; build: BuildContext; scoring: ScoreContext; notes: string[] } {
-    const repo = linkModules(copyFixture('eval-gen-repo'));
-    cleanup.push(() => fs.rmSync(repo, { recursive: true, force: true }));
-    const scratch = ScratchCopy.create(repo);
-    cleanup.push(() => scratch.dispose());
-    // Building and scoring read only the oracle's test time limit from the environment.
-    const env = { root: scratch.root, oracle: { runTests: false, testTimeoutMs: 60_000 } } as unknown as TaskEnvironment;
-    const notes: string[] = [];
-    return { scratch, notes, build: { scratch, env, eslint: undefined, note: (m) => notes.push(m) }, scoring: { scratch, env, eslint: undefined } };
-  }
 
   it('takes functions named in passing tests, with two or more statements, the body replaced by the comment', async () => {
     const { scratch, build, notes } = setUp();
@@ -210,14 +211,9 @@ describe('generate cases', () => {
 
 describe('generate cases beyond the test-run cap', () => {
   it('runs at most the cap of test files while building, leaving the sources of the others out with a note saying so', async () => {
-    const repo = linkModules(copyFixture('eval-gen-repo'));
-    cleanup.push(() => fs.rmSync(repo, { recursive: true, force: true }));
-    const scratch = ScratchCopy.create(repo);
-    cleanup.push(() => scratch.dispose());
-    const env = { root: scratch.root, oracle: { runTests: false, testTimeoutMs: 60_000 } } as unknown as TaskEnvironment;
-    const notes: string[] = [];
+    const { build, notes } = setUp();
     // Test files in source order: ledger.test.ts and math.test.ts run; conversions.test.ts (units.ts) and words.test.ts do not.
-    const cases = await generateScenario.buildCases({ scratch, env, eslint: undefined, note: (m) => notes.push(m), maxBuildTestRuns: 2 }, new AbortController().signal);
+    const cases = await generateScenario.buildCases({ ...build, maxBuildTestRuns: 2 }, new AbortController().signal);
     expect(cases.map((c) => c.id).sort()).toEqual(['generate:src/math.ts:11:average', 'generate:src/math.ts:4:clamp']);
     expect(notes).toContain('generate: running 2 test files on the original code, to keep the functions whose tests pass');
     expect(notes).toContain('generate: 2 cases (5 source files; 2 test files run on the original code; left out: 1 file without a test file; 1 file whose tests fail before any change (src/ledger.test.ts); 2 files beyond the 2 test files run while building cases)');

@@ -2,7 +2,7 @@
 import { ts } from 'ts-morph';
 import type { DeclarationTarget } from '../repo/declarations.js';
 import { KIND_LABEL, listDeclarations, parseDocument } from '../repo/declarations.js';
-import type { TestConvention, TestFrameworkName } from '../repo/testFramework.js';
+import type { TestFrameworkName } from '../repo/testFramework.js';
 import { runnerUnavailable, runTestFile } from '../oracle/testRunner.js';
 import { extractCode, proposedTestFile, testFileProposal, testPlaceOf, testTask } from '../tasks/testTask.js';
 import type { TaskTarget } from '../tasks/task.js';
@@ -52,6 +52,8 @@ export const testScenario: Scenario<TestCase> = {
     const sources = files.filter((f) => !TEST_FILE.test(f.relative));
     const left = { brokenFiles: 0, noRunner: 0, notInstalled: 0, notOffered: 0, short: 0, minified: 0 };
     let notInstalled: string | undefined;
+    /** Why each package's runner cannot run (undefined when it can), looked up once per package. */
+    const runners = new Map<string, string | undefined>();
     const cases: TestCase[] = [];
     for (const file of sources) {
       signal.throwIfAborted();
@@ -61,12 +63,14 @@ export const testScenario: Scenario<TestCase> = {
       }
       const document = snapshotOf(file.fsPath, file.text);
       const place = testPlaceOf(document);
-      if (!place || !runnerDetected(place.convention)) {
+      if (!place || place.convention.assumed) {
         left.noRunner++;
         continue;
       }
       // A runner the package names but nobody installed would fail every case for a reason no agent controls.
-      const missing = runnerUnavailable(place.convention.framework, context.scratch.root, place.convention.root);
+      const packageKey = `${place.convention.framework}\u0000${place.convention.root}`;
+      if (!runners.has(packageKey)) runners.set(packageKey, runnerUnavailable(place.convention.framework, context.scratch.root, place.convention.root));
+      const missing = runners.get(packageKey);
       if (missing) {
         left.notInstalled++;
         notInstalled ??= missing;
@@ -158,11 +162,6 @@ export const testScenario: Scenario<TestCase> = {
 
   contextChars: (evalCase) => evalCase.declaration.end - evalCase.declaration.start,
 };
-
-/** Whether the package's framework was found (in package.json, a config file or its tests), not assumed. */
-function runnerDetected(convention: TestConvention): boolean {
-  return !/^no test framework found/.test(convention.evidence);
-}
 
 /** The file's top-level function declarations and function-valued consts, each with its block body (undefined for an expression body). */
 function topLevelFunctions(file: SourceFile, source: ts.SourceFile): Array<{ declaration: DeclarationTarget; body: ts.Block | undefined }> {

@@ -58,12 +58,19 @@ export function classNameIn(text: string): string | undefined {
 
 /** The file name a class gets by the folder's habit: kebab-case, PascalCase or camelCase, as most files there are named. */
 export function habitFileName(className: string, folder: string, extension = '.ts'): string {
-  let names: string[];
+  return habitIn(className, namesIn(folder), extension);
+}
+
+function namesIn(folder: string): string[] {
   try {
-    names = fs.readdirSync(folder).filter((n) => /\.[cm]?[jt]sx?$/.test(n) && !/\.(test|spec|d)\./.test(n));
+    return fs.readdirSync(folder);
   } catch {
-    names = [];
+    return [];
   }
+}
+
+function habitIn(className: string, entries: readonly string[], extension: string): string {
+  const names = entries.filter((n) => /\.[cm]?[jt]sx?$/.test(n) && !/\.(test|spec|d)\./.test(n));
   const stems = names.map((n) => n.replace(/\..*$/, ''));
   const kebab = stems.filter((s) => /^[a-z0-9]+(-[a-z0-9]+)+$/.test(s)).length;
   const pascal = stems.filter((s) => /^[A-Z][a-z0-9]+[A-Z]/.test(s) || /^[A-Z][a-z0-9]+$/.test(s)).length;
@@ -80,13 +87,9 @@ export function habitFileName(className: string, folder: string, extension = '.t
  * names differ only in case.
  */
 export function fileNameFor(className: string, folder: string, extension = '.ts'): string {
-  const habit = habitFileName(className, folder, extension);
-  let taken: Set<string>;
-  try {
-    taken = new Set(fs.readdirSync(folder).map((n) => n.toLowerCase()));
-  } catch {
-    taken = new Set();
-  }
+  const entries = namesIn(folder);
+  const habit = habitIn(className, entries, extension);
+  const taken = new Set(entries.map((n) => n.toLowerCase()));
   const stem = habit.slice(0, habit.length - extension.length);
   for (let n = 1; ; n++) {
     const name = `${stem}${n === 1 ? '' : n}${extension}`;

@@ -488,12 +488,14 @@ function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
 
-/** Markers first (so they are stepped over whole), then the values, longest first, so a value containing another is replaced whole. */
 /** Patterns of recent value sets: every request redacts with the same few (the workspace's .env, secrets seen before). */
 const patternCache = new Map<string, RegExp>();
 const PATTERN_CACHE_SIZE = 16;
 
-/** One global pattern for markers and the values (longest first); shared, so only for `String.replace`, which resets it. */
+/**
+ * Markers first (so they are stepped over whole), then the values, longest first, so a value containing another is
+ * replaced whole. One global pattern per value set, shared, so only for `String.replace`, which resets it.
+ */
 function valuePattern(values: Iterable<string>): RegExp | undefined {
   const sorted = [...values].filter((value) => value.length >= 4 && value.length <= MAX_PATTERN_VALUE).sort((a, b) => b.length - a.length || (a < b ? -1 : a > b ? 1 : 0));
   if (sorted.length === 0) return undefined;

@@ -644,15 +644,15 @@ export class LexicalIndex {
     // A walk that finds nothing changed still stats every file: it hands the event loop back every few milliseconds
     // so requests arriving meanwhile (a code-action list, a task) are not held up behind it.
     let slice = performance.now();
+    const due = (): boolean => performance.now() - slice >= WALK_SLICE_MS;
     const pause = async (): Promise<void> => {
-      if (performance.now() - slice < WALK_SLICE_MS) return;
       await yieldToEventLoop();
       slice = performance.now();
     };
     this.truncated = false;
     outer: while (stack.length > 0) {
       const dir = stack.pop() as string;
-      await pause();
+      if (due()) await pause();
       let entries: fs.Dirent[];
       try {
         entries = fs.readdirSync(path.join(this.root, dir), { withFileTypes: true });
@@ -673,7 +673,7 @@ export class LexicalIndex {
         }
         seen.add(relative);
         this.refreshFile(relative);
-        await pause();
+        if (due()) await pause();
       }
     }
     // Deleted files, newly ignored files, and files past the limit leave the index; unsaved new documents stay.
@@ -817,10 +817,11 @@ export class LexicalIndex {
       for (const id of document.terms) this.df[id] = (this.df[id] as number) - 1;
       document.lengths.forEach((length, field) => (this.lengthSums[field] = (this.lengthSums[field] as number) - length));
       this.documentCount--;
-      const simple = simpleNameOf(document.name);
-      const bucket = this.byName.get(simple);
-      if (!bucket) continue;
-      const kept = bucket.filter((d) => d !== document);
+    }
+    // Each bucket the file's declarations are in is filtered once.
+    const gone = new Set(file.documents);
+    for (const simple of new Set(file.documents.filter((d) => d.kind !== 'comment' && d.kind !== 'module').map((d) => simpleNameOf(d.name)))) {
+      const kept = (this.byName.get(simple) ?? []).filter((d) => !gone.has(d));
       if (kept.length > 0) this.byName.set(simple, kept);
       else this.byName.delete(simple);
     }
@@ -997,8 +998,8 @@ export function workspaceIndex(root: string): LexicalIndex {
   return index;
 }
 
-/** The last segment of a display name (`load` of `Config.load`). */
-function simpleNameOf(name: string): string {
+/** The last segment of a display name (`load` of `Config.load`): the index's bucket for it. */
+export function simpleNameOf(name: string): string {
   const dot = name.lastIndexOf('.');
   return dot < 0 ? name : name.slice(dot + 1);
 }

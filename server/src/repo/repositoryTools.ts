@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { ts } from 'ts-morph';
 import type { CodeLocation, IndexedDeclaration, LexicalIndex, LocationKind } from './lexicalIndex.js';
-import { lineStartsOf, workspaceIndex } from './lexicalIndex.js';
+import { lineStartsOf, simpleNameOf, workspaceIndex } from './lexicalIndex.js';
 import { detectTestConvention, moduleSpecifier } from './testFramework.js';
 import { redactSecrets } from '../privacy/secrets.js';
 import { embeddingSearch, fuseRankings, locationKey } from './embeddingIndex.js';
@@ -120,13 +120,13 @@ export class RepositoryTools {
   }
 
   searchClass(name: string): string {
-    const found = this.index.declarations((n, kind) => TYPES.has(kind) && n === name, undefined, simpleName(name));
+    const found = this.index.declarations((n, kind) => TYPES.has(kind) && n === name, undefined, simpleNameOf(name));
     if (found.length === 0) return `No class or interface named ${name}.${this.suggest(name, TYPES)}`;
     return bounded(found.map((d) => `${d.path}:${d.startLine} ${this.headerOf(d)}\n  members: ${this.memberNames(d).join(', ') || '(none)'}`).join('\n'));
   }
 
   searchMethod(name: string, className?: string): string {
-    const found = this.index.declarations((n, kind) => CALLABLE.has(kind) && (className ? n === `${className}.${name}` : n === name || n.endsWith(`.${name}`)), MAX_HITS + 1, simpleName(name));
+    const found = this.index.declarations((n, kind) => CALLABLE.has(kind) && (className ? n === `${className}.${name}` : n === name || n.endsWith(`.${name}`)), MAX_HITS + 1, simpleNameOf(name));
     if (found.length === 0) return `No ${className ? `method ${className}.${name}` : `function or method named ${name}`}.${this.suggest(name, CALLABLE)}`;
     const lines = found.slice(0, MAX_HITS).map((d) => `${d.path}:${d.startLine} ${d.name}: ${this.headerOf(d)}`);
     if (found.length > MAX_HITS) lines.push(`… more than ${MAX_HITS}; give the class to narrow the search`);
@@ -162,7 +162,7 @@ export class RepositoryTools {
   }
 
   classInfo(name: string): string {
-    const [declaration] = this.index.declarations((n, kind) => TYPES.has(kind) && n === name, 1, simpleName(name));
+    const [declaration] = this.index.declarations((n, kind) => TYPES.has(kind) && n === name, 1, simpleNameOf(name));
     if (!declaration) return `No class or interface named ${name}.${this.suggest(name, TYPES)}`;
     const lines = [`${declaration.path}:${declaration.startLine} ${this.headerOf(declaration)}`];
     const members: { rank: number; line: string }[] = [];
@@ -176,7 +176,7 @@ export class RepositoryTools {
         members.push({ rank: member.rank + depth * 10, line: `  ${member.signature}${from}` });
       }
       const base = this.baseOf(current);
-      current = base ? this.index.declarations((n, kind) => TYPES.has(kind) && n === base, 1, simpleName(base))[0] : undefined;
+      current = base ? this.index.declarations((n, kind) => TYPES.has(kind) && n === base, 1, simpleNameOf(base))[0] : undefined;
     }
     members.sort((a, b) => a.rank - b.rank);
     lines.push(...members.slice(0, MAX_MEMBERS).map((m) => m.line));
@@ -185,13 +185,13 @@ export class RepositoryTools {
   }
 
   signature(name: string): string {
-    const found = this.index.declarations((n, kind) => kind !== 'property' && (n === name || (!name.includes('.') && n.endsWith(`.${name}`))), 10, simpleName(name));
+    const found = this.index.declarations((n, kind) => kind !== 'property' && (n === name || (!name.includes('.') && n.endsWith(`.${name}`))), 10, simpleNameOf(name));
     if (found.length === 0) return `Nothing named ${name}.${this.suggest(name)}`;
     return bounded(found.map((d) => `${d.path}:${d.startLine} ${d.kind} ${d.name}\n${this.docLine(d)}${this.headerOf(d)}`).join('\n\n'));
   }
 
   methodBody(name: string, className?: string): string {
-    const found = this.index.declarations((n, kind) => CALLABLE.has(kind) && (className ? n === `${className}.${name}` : n === name || n.endsWith(`.${name}`)), 5, simpleName(name));
+    const found = this.index.declarations((n, kind) => CALLABLE.has(kind) && (className ? n === `${className}.${name}` : n === name || n.endsWith(`.${name}`)), 5, simpleNameOf(name));
     if (found.length === 0) return `No ${className ? `method ${className}.${name}` : `function or method named ${name}`}.${this.suggest(name, CALLABLE)}`;
     const parts = found.slice(0, 3).map((d) => {
       const text = this.index.fileText(d.path) ?? '';
@@ -216,7 +216,7 @@ export class RepositoryTools {
     const notes: string[] = [];
     for (const name of names) {
       const candidates = this.index
-        .declarations((n, kind) => TOP_LEVEL.has(kind) && n === name, undefined, simpleName(name))
+        .declarations((n, kind) => TOP_LEVEL.has(kind) && n === name, undefined, simpleNameOf(name))
         .filter((d) => path.resolve(d.fsPath) !== target && this.isExported(d))
         .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
       if (candidates.length === 0) {
@@ -481,9 +481,4 @@ export function parseToolRequests(text: string, max = 5): ToolRequest[] {
     if (requests.length >= max) break;
   }
   return requests;
-}
-
-/** The last segment of a dotted name (`load` of `Config.load`): the index's bucket for it. */
-function simpleName(name: string): string {
-  return name.slice(name.lastIndexOf('.') + 1);
 }

@@ -23,6 +23,8 @@ export interface TestConvention {
   framework: TestFrameworkName;
   /** Why this framework, for messages and prompts. */
   evidence: string;
+  /** Nothing named a framework: `node:test` is assumed because it needs none. */
+  assumed: boolean;
   /** `*.test.ts` or `*.spec.ts`. */
   infix: 'test' | 'spec';
   placement: TestPlacement;
@@ -85,7 +87,7 @@ function detectAt(root: string, stopAt: string | undefined): TestConvention {
     sources.set(base, [...(sources.get(base) ?? []), file]);
   }
   const testTexts = tests.slice(0, 20).map((t) => readText(path.join(root, t)));
-  const { framework, evidence, pkg } = detectFramework(root, stopAt, testTexts);
+  const { framework, evidence, pkg, assumed } = detectFramework(root, stopAt, testTexts);
   const specs = tests.filter((t) => /\.spec\./.test(t)).length;
   const infix = specs > tests.length - specs ? 'spec' : 'test';
   const placement = votePlacement(tests, sources) ?? defaultPlacement(framework, root);
@@ -94,7 +96,7 @@ function detectAt(root: string, stopAt: string | undefined): TestConvention {
   const esm = pkg?.type === 'module';
   const sampleSources = files.filter((f) => !TEST_FILE.test(f) && /\.[cm]?tsx?$/.test(f) && !/\.d\.[cm]?ts$/.test(f)).slice(0, 20);
   const importSuffix = detectImportSuffix(root, [...tests.slice(0, 20), ...sampleSources], esm);
-  return { root, framework, evidence, infix, placement, esm, importSuffix, jestGlobalsImport, examples: tests.slice(0, 20) };
+  return { root, framework, evidence, assumed, infix, placement, esm, importSuffix, jestGlobalsImport, examples: tests.slice(0, 20) };
 }
 
 interface PackageJson {
@@ -119,22 +121,22 @@ function readPackage(dir: string): PackageJson | undefined {
 }
 
 /** The framework named by the nearest package.json that names one (monorepos keep test tools at the top). */
-function detectFramework(root: string, stopAt: string | undefined, testTexts: string[]): { framework: TestFrameworkName; evidence: string; pkg: PackageJson | undefined } {
+function detectFramework(root: string, stopAt: string | undefined, testTexts: string[]): { framework: TestFrameworkName; evidence: string; pkg: PackageJson | undefined; assumed: boolean } {
   const own = readPackage(root);
   for (let dir = root; ; dir = path.dirname(dir)) {
     const pkg = dir === root ? own : readPackage(dir);
     const found = pkg ? frameworkOfPackage(pkg) : undefined;
-    if (found) return { ...found, pkg: own ?? pkg };
+    if (found) return { ...found, pkg: own ?? pkg, assumed: false };
     const config = frameworkOfConfigFiles(dir);
-    if (config) return { ...config, pkg: own };
+    if (config) return { ...config, pkg: own, assumed: false };
     if ((stopAt && path.resolve(dir) === path.resolve(stopAt)) || path.dirname(dir) === dir || !stopAt) break;
   }
   for (const text of testTexts) {
-    if (/from\s+['"]vitest['"]/.test(text)) return { framework: 'vitest', evidence: 'existing tests import vitest', pkg: own };
-    if (/@jest\/globals/.test(text)) return { framework: 'jest', evidence: 'existing tests import @jest/globals', pkg: own };
-    if (/['"]node:test['"]/.test(text)) return { framework: 'node:test', evidence: 'existing tests import node:test', pkg: own };
+    if (/from\s+['"]vitest['"]/.test(text)) return { framework: 'vitest', evidence: 'existing tests import vitest', pkg: own, assumed: false };
+    if (/@jest\/globals/.test(text)) return { framework: 'jest', evidence: 'existing tests import @jest/globals', pkg: own, assumed: false };
+    if (/['"]node:test['"]/.test(text)) return { framework: 'node:test', evidence: 'existing tests import node:test', pkg: own, assumed: false };
   }
-  return { framework: 'node:test', evidence: 'no test framework found; node:test needs none', pkg: own };
+  return { framework: 'node:test', evidence: 'no test framework found; node:test needs none', pkg: own, assumed: true };
 }
 
 function frameworkOfPackage(pkg: PackageJson): { framework: TestFrameworkName; evidence: string } | undefined {
