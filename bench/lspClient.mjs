@@ -38,13 +38,16 @@ function offsetAt(text, position) {
   return offset + position.character;
 }
 
-/** Applies LSP text edits to a text (all on the original text, as the protocol says). */
+/**
+ * Applies LSP text edits to a text (all on the original text, as the protocol says), last first; `changes` are the
+ * same edits in the order applied, as the incremental `didChange` an editor sends (each range still valid then).
+ */
 export function applyTextEdits(text, edits) {
-  const withOffsets = edits.map((e) => ({ start: offsetAt(text, e.range.start), end: offsetAt(text, e.range.end), newText: e.newText }));
+  const withOffsets = edits.map((e) => ({ start: offsetAt(text, e.range.start), end: offsetAt(text, e.range.end), range: e.range, newText: e.newText }));
   withOffsets.sort((a, b) => b.start - a.start);
   let out = text;
   for (const e of withOffsets) out = out.slice(0, e.start) + e.newText + out.slice(e.end);
-  return out;
+  return { text: out, changes: withOffsets.map((e) => ({ range: e.range, text: e.newText })) };
 }
 
 export class BenchClient {
@@ -153,9 +156,11 @@ export class BenchClient {
     for (const change of changes) {
       if (!change.textDocument) continue;
       const buffer = this.buffers.get(change.textDocument.uri);
-      buffer.text = applyTextEdits(buffer.text, change.edits);
+      const { text, changes } = applyTextEdits(buffer.text, change.edits);
+      buffer.text = text;
       buffer.version += 1;
-      void this.connection.sendNotification('textDocument/didChange', { textDocument: { uri: buffer.uri, version: buffer.version }, contentChanges: [{ text: buffer.text }] });
+      // Both servers ask for incremental sync, so the edit goes back as the ranges it changed, as editors send it.
+      void this.connection.sendNotification('textDocument/didChange', { textDocument: { uri: buffer.uri, version: buffer.version }, contentChanges: changes });
     }
     return { applied: true };
   }

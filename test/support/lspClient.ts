@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fixtureCopies } from './fixtureCopies.js';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult, ClientCapabilities, InitializeResult, MessageActionItem, Position, ShowMessageRequestParams, TextDocumentEdit } from 'vscode-languageserver-protocol';
@@ -45,6 +46,7 @@ export const RESOLVE_CAPABILITIES: ClientCapabilities = {
 export function copyFixture(name: string): string {
   const source = path.join(REPO_ROOT, 'test', 'fixtures', name);
   const target = fs.mkdtempSync(path.join(os.tmpdir(), `assistant-ls-${name}-`));
+  fixtureCopies.add(target);
   fs.cpSync(source, target, { recursive: true });
   return target;
 }

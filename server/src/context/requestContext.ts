@@ -612,6 +612,8 @@ interface SymbolSearch {
   requested: RequestName[];
   /** Already in the context (the enclosing declaration, or the target): declarations there are not repeated. */
   avoid: Span[];
+  /** Where references are looked for, computed by the first search of this request (see `referenceTexts`). */
+  referenceTexts?: { program: ts.Program | undefined; texts: Map<string, string> };
 }
 
 /** A declaration found, located in the text the finder saw. */
@@ -1132,22 +1134,34 @@ function codeShapedIdentifiers(source: ts.SourceFile, target: RequestContextInpu
   return out.slice(0, MAX_SYMBOLS);
 }
 
-function lexicalReferences(declaration: FoundDeclaration, search: SymbolSearch, program: ts.Program | undefined): Piece[] {
+/** The texts references are looked for in: the editor's documents, then the program's workspace files; once per request. */
+function referenceTexts(search: SymbolSearch, program: ts.Program | undefined): Map<string, string> {
+  const known = search.referenceTexts;
+  if (known && known.program === program) return known.texts;
   const { files } = search;
-  const simple = nameOf(declaration.node) as string;
   const texts = new Map<string, string>();
   for (const document of [files.document, ...files.openDocuments]) if (document.fsPath) texts.set(path.resolve(document.fsPath), document.text);
   for (const source of program?.getSourceFiles() ?? []) {
     const fileName = path.resolve(source.fileName);
     if (!texts.has(fileName) && (workspaceFile(program as ts.Program, source, files) || files.excluded(fileName))) texts.set(fileName, source.text);
   }
+  search.referenceTexts = { program, texts };
+  return texts;
+}
+
+function lexicalReferences(declaration: FoundDeclaration, search: SymbolSearch, program: ts.Program | undefined): Piece[] {
+  const { files } = search;
+  const simple = nameOf(declaration.node) as string;
   // The declaration's own file is at hand too: it was read for the declaration.
-  texts.set(path.resolve(declaration.source.fileName), declaration.source.text);
   const declared = { fileName: path.resolve(declaration.source.fileName), start: declaration.node.getFullStart(), end: declaration.node.getEnd() };
+  const shared = referenceTexts(search, program);
+  const texts: Iterable<[string, string]> = shared.has(declared.fileName) ? shared : [...shared, [declared.fileName, declaration.source.text]];
   const pattern = new RegExp(`(?<![\\w$])${simple.replace(/[$]/g, '\\$')}(?![\\w$])`, 'g');
   const sites: Site[] = [];
-  for (const [fsPath, text] of texts) {
-    if (!isCode(fsPath)) continue;
+  for (const [fsPath, listed] of texts) {
+    const text = fsPath === declared.fileName ? declaration.source.text : listed;
+    // Most files do not name it at all: a plain search says so faster than the pattern.
+    if (!text.includes(simple) || !isCode(fsPath)) continue;
     if (files.excluded(fsPath)) {
       if (pattern.test(text)) sites.push({ fsPath, text: '', position: 0, label: undefined });
       pattern.lastIndex = 0;
