@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Interaction, TraceResponse, TraceSession } from '../../server/src/protocol.js';
-import { DurableJsonFile, SyncWritePolicy } from '../../server/src/trace/durableJsonFile.js';
+import { DurableJsonFile } from '../../server/src/trace/durableJsonFile.js';
 import { queryInteractions } from '../../server/src/trace/traceQuery.js';
 import { TraceStore } from '../../server/src/trace/traceStore.js';
 
@@ -433,39 +433,29 @@ describe('DurableJsonFile', () => {
     expect(fs.readdirSync(directory)).toEqual(['data.json']);
   });
 
-  it('writes the same bytes synchronously and asynchronously, and a slow synchronous write makes later ones asynchronous', async () => {
+  it('writes the same bytes with direct calls and through the thread pool', async () => {
     const directory = tempDir();
     const pieces = [Buffer.from('{\n  "n": '), Buffer.from('1'), Buffer.from('\n}')];
-    const write = async (name: string, syncWrites: SyncWritePolicy | false): Promise<string> => {
+    const write = async (name: string, directCallBytes: number): Promise<string> => {
       const file = path.join(directory, name);
-      const adapter = new DurableJsonFile<{ n: number }>(file, { serialize: () => pieces, syncWrites });
+      const adapter = new DurableJsonFile<{ n: number }>(file, { serialize: () => pieces, directCallBytes });
       await Promise.all([adapter.write({ n: 1 }), adapter.write({ n: 1 })]);
       expect(await adapter.read()).toEqual({ n: 1 });
       return fs.readFileSync(file, 'utf8');
     };
-    const fast = new SyncWritePolicy(1024, 60_000);
-    expect(await write('sync.json', fast)).toBe('{\n  "n": 1\n}\n');
-    expect(fast.slowUntil).toBe(0);
-    expect(await write('async.json', false)).toBe('{\n  "n": 1\n}\n');
-    // Too large for a synchronous write: the asynchronous way, same bytes.
-    expect(fast.allows(1025)).toBe(false);
-    expect(await write('large.json', new SyncWritePolicy(4, 60_000))).toBe('{\n  "n": 1\n}\n');
-    // No disk answers in less than no time: the write is taken for slow, and for the next minute writes are asynchronous.
-    const slow = new SyncWritePolicy(1024, -1);
-    expect(await write('slow.json', slow)).toBe('{\n  "n": 1\n}\n');
-    expect(slow.slowUntil).toBeGreaterThan(Date.now() + 50_000);
-    expect(slow.allows(10)).toBe(false);
-    expect(await write('after.json', slow)).toBe('{\n  "n": 1\n}\n');
-    expect(fs.readdirSync(directory).sort()).toEqual(['after.json', 'async.json', 'large.json', 'slow.json', 'sync.json']);
+    expect(await write('direct.json', 1024)).toBe('{\n  "n": 1\n}\n');
+    // Larger than the limit: every call through the pool, the same bytes.
+    expect(await write('pool.json', 4)).toBe('{\n  "n": 1\n}\n');
+    expect(fs.readdirSync(directory).sort()).toEqual(['direct.json', 'pool.json']);
   });
 
-  it('a failed synchronous write rejects and leaves no temp file', async () => {
+  it('a failed write with direct calls rejects and leaves no temp file', async () => {
     const directory = tempDir();
     const file = path.join(directory, 'data.json');
     // A directory where the file should go: the rename fails (EISDIR) after the temp file was written.
     fs.mkdirSync(file);
     fs.writeFileSync(path.join(file, 'inside'), 'x');
-    const adapter = new DurableJsonFile<{ n: number }>(file, { syncWrites: new SyncWritePolicy(1024, 60_000) });
+    const adapter = new DurableJsonFile<{ n: number }>(file, { directCallBytes: 1024 });
     await expect(adapter.write({ n: 1 })).rejects.toThrow();
     expect(fs.readdirSync(directory)).toEqual(['data.json']);
   });

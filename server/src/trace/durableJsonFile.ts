@@ -16,8 +16,11 @@ export interface DurableJsonFileOptions<T = unknown> {
    * document without serialising or copying it again.
    */
   serialize?: (data: T) => string | readonly Uint8Array[];
-  /** When writes are made synchronously (default `SYNC_WRITES`); `false`: never. */
-  syncWrites?: SyncWritePolicy | false;
+  /**
+   * Largest file (bytes) whose write makes its quick calls directly (see `DIRECT_CALL_BYTES`, the default); 0: every
+   * call goes through the thread pool.
+   */
+  directCallBytes?: number;
 }
 
 export interface DurableReadOptions {
@@ -32,36 +35,18 @@ export interface DurableReadOptions {
 const STALE_TEMP_MS = 60_000;
 
 /**
- * When a durable write is made synchronously. A durable write is eight file-system calls (open, write, fsync, close,
- * rename, open, fsync, close of the directory). Made asynchronously, each is a round trip through libuv's thread pool,
- * and on a fast disk those round trips cost more than the calls (about 1.2 ms against 0.5 ms for a 10 KB file on the
- * development machine), on the path of every task, which writes its record before its edit is applied and its
- * outcome before it answers. So a file of at most `maxBytes` is written synchronously while the disk answers quickly:
- * a synchronous write that takes longer than `limitMs` makes writes under this policy asynchronous for `spellMs`, so
- * the event loop is held that long at most once per spell, and never for a large file.
+ * A durable write is eight file-system calls (open, write, fsync, close, rename, open, fsync, close of the directory).
+ * Made asynchronously, each is a round trip through libuv's thread pool, and on a fast disk those round trips cost
+ * more than the calls (about 1.2 ms against 0.5 ms for a 10 KB file on the development machine), on the path of every
+ * task, which writes its record before its edit is applied and its outcome before it answers. So for a file up to
+ * this size the calls that only touch the page cache and the directory are made directly, and only the two fsyncs,
+ * the calls that wait for the disk (tens of milliseconds while other writes are being flushed), go through the pool.
  */
-export class SyncWritePolicy {
-  /** Until when (epoch ms) writes are asynchronous because a synchronous one was slow; 0 if none was. */
-  slowUntil = 0;
+export const DIRECT_CALL_BYTES = 256 * 1024;
 
-  constructor(
-    readonly maxBytes: number,
-    readonly limitMs: number,
-    readonly spellMs = 60_000,
-  ) {}
-
-  allows(bytes: number): boolean {
-    return bytes <= this.maxBytes && Date.now() >= this.slowUntil;
-  }
-
-  /** Told how long a synchronous write took. */
-  observe(elapsedMs: number): void {
-    if (elapsedMs > this.limitMs) this.slowUntil = Date.now() + this.spellMs;
-  }
+function fsyncLater(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => fs.fsync(fd, (error) => (error ? reject(error) : resolve())));
 }
-
-/** The policy of every file that does not bring its own: the disk is shared, so is what is learnt about it. */
-export const SYNC_WRITES = new SyncWritePolicy(256 * 1024, 4);
 
 /** Codes with which some platforms (Windows, some network file systems) refuse to fsync a directory. */
 const DIRECTORY_SYNC_UNSUPPORTED = new Set(['EISDIR', 'EINVAL', 'EPERM']);
@@ -117,7 +102,7 @@ export class DurableJsonFile<T> implements Adapter<T> {
   private readonly validate: (data: unknown) => boolean;
   private readonly onWarning: (message: string) => void;
   private readonly serialize: (data: T) => string | readonly Uint8Array[];
-  private readonly syncWrites: SyncWritePolicy | false;
+  private readonly directCallBytes: number;
   /** Tail of the write chain; never rejects, so one failed write does not poison the next. */
   private queue: Promise<void> = Promise.resolve();
 
@@ -128,7 +113,7 @@ export class DurableJsonFile<T> implements Adapter<T> {
     this.validate = options.validate ?? (() => true);
     this.onWarning = options.onWarning ?? defaultWarning;
     this.serialize = options.serialize ?? ((data) => JSON.stringify(data, null, 2));
-    this.syncWrites = options.syncWrites ?? SYNC_WRITES;
+    this.directCallBytes = options.directCallBytes ?? DIRECT_CALL_BYTES;
   }
 
   async read(): Promise<T | null> {
@@ -159,7 +144,7 @@ export class DurableJsonFile<T> implements Adapter<T> {
     // Serialise now so the file gets the value as of this call, even if the caller mutates `data` while queued.
     const serialized = this.serialize(data);
     const content = typeof serialized === 'string' ? `${serialized}\n` : [...serialized, NEWLINE];
-    const run = this.queue.then(() => (this.writesSynchronously(content) ? this.writeNowSync(content) : this.writeNow(content)));
+    const run = this.queue.then(() => (this.byteLength(content) <= this.directCallBytes ? this.writeNowDirect(content) : this.writeNow(content)));
     this.queue = run.then(
       () => undefined,
       () => undefined,
@@ -200,21 +185,19 @@ export class DurableJsonFile<T> implements Adapter<T> {
     return path.join(this.directory, `${this.baseName}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   }
 
-  private writesSynchronously(content: string | readonly Uint8Array[]): boolean {
-    if (this.syncWrites === false) return false;
-    return this.syncWrites.allows(typeof content === 'string' ? Buffer.byteLength(content) : content.reduce((sum, piece) => sum + piece.byteLength, 0));
+  private byteLength(content: string | readonly Uint8Array[]): number {
+    return typeof content === 'string' ? Buffer.byteLength(content) : content.reduce((sum, piece) => sum + piece.byteLength, 0);
   }
 
-  /** The same steps as `writeNow`, without thread-pool round trips; a slow one sends later writes the asynchronous way. */
-  private writeNowSync(content: string | readonly Uint8Array[]): void {
-    const started = performance.now();
+  /** The same steps as `writeNow`; only the two fsyncs go through the thread pool. */
+  private async writeNowDirect(content: string | readonly Uint8Array[]): Promise<void> {
     const tempPath = this.tempPath();
     try {
       const fd = fs.openSync(tempPath, 'wx');
       try {
         if (typeof content === 'string') fs.writeFileSync(fd, content, 'utf8');
         else writeAllSync(fd, content);
-        fs.fsyncSync(fd);
+        await fsyncLater(fd);
       } finally {
         fs.closeSync(fd);
       }
@@ -230,14 +213,13 @@ export class DurableJsonFile<T> implements Adapter<T> {
     let directory: number | undefined;
     try {
       directory = fs.openSync(this.directory, 'r');
-      fs.fsyncSync(directory);
+      await fsyncLater(directory);
     } catch (error) {
       const code = errorCode(error);
       if (code === undefined || !DIRECTORY_SYNC_UNSUPPORTED.has(code)) throw error;
     } finally {
       if (directory !== undefined) fs.closeSync(directory);
     }
-    if (this.syncWrites !== false) this.syncWrites.observe(performance.now() - started);
   }
 
   private async writeNow(content: string | readonly Uint8Array[]): Promise<void> {
