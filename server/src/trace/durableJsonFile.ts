@@ -210,16 +210,7 @@ export class DurableJsonFile<T> implements Adapter<T> {
       }
       throw error;
     }
-    let directory: number | undefined;
-    try {
-      directory = fs.openSync(this.directory, 'r');
-      await fsyncLater(directory);
-    } catch (error) {
-      const code = errorCode(error);
-      if (code === undefined || !DIRECTORY_SYNC_UNSUPPORTED.has(code)) throw error;
-    } finally {
-      if (directory !== undefined) fs.closeSync(directory);
-    }
+    await this.syncDirectory();
   }
 
   private async writeNow(content: string | readonly Uint8Array[]): Promise<void> {
@@ -243,16 +234,17 @@ export class DurableJsonFile<T> implements Adapter<T> {
     await this.syncDirectory();
   }
 
+  /** Only the fsync waits for the disk: opening and closing the directory are made directly, as in `writeNowDirect`. */
   private async syncDirectory(): Promise<void> {
-    let handle: fsp.FileHandle | undefined;
+    let directory: number | undefined;
     try {
-      handle = await fsp.open(this.directory, 'r');
-      await handle.sync();
+      directory = fs.openSync(this.directory, 'r');
+      await fsyncLater(directory);
     } catch (error) {
       const code = errorCode(error);
       if (code === undefined || !DIRECTORY_SYNC_UNSUPPORTED.has(code)) throw error;
     } finally {
-      await handle?.close();
+      if (directory !== undefined) fs.closeSync(directory);
     }
   }
 
