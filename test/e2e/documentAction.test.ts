@@ -1,11 +1,11 @@
 // End-to-end Document task with the offline agent: offered as a code action, applied as a versioned edit, traced, moved or refused on stale text.
-import fs from 'node:fs';
 import path from 'node:path';
 import { ts } from 'ts-morph';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CodeAction, TextDocumentEdit } from 'vscode-languageserver-protocol';
 import type { Interaction, TaskCommandResult, TraceResult } from '../../protocol/src/index.js';
 import { TestEditor, copyFixture, RESOLVE_CAPABILITIES, until } from '../support/lspClient.js';
+import { readSegment, segmentFiles } from '../support/traceFiles.js';
 
 const editors: TestEditor[] = [];
 afterEach(async () => {
@@ -97,8 +97,7 @@ describe('Document as a code action (offline agent)', () => {
 
     // The trace is a real file on disk.
     const traceDir = path.join(editor.root, '.assistant', 'trace');
-    const files = fs.readdirSync(traceDir, { recursive: true }).map(String).filter((f) => f.endsWith('.json'));
-    expect(files.length).toBeGreaterThan(0);
+    expect(segmentFiles(traceDir).flatMap((file) => readSegment(file).interactions).map((i) => i.id)).toContain(result.interactionId);
   });
 
   it('completes an existing comment instead of adding a second one', async () => {

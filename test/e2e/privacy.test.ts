@@ -4,10 +4,11 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CodeAction, Diagnostic } from 'vscode-languageserver-protocol';
 import { TASK_IDS } from '../../protocol/src/index.js';
-import type { AskResult, Interaction, TaskCommandResult, TraceResult } from '../../protocol/src/index.js';
+import type { AskResult, TaskCommandResult, TraceResult } from '../../protocol/src/index.js';
 import { TestEditor, copyFixture } from '../support/lspClient.js';
 import { startScriptedModel } from '../support/scriptedModel.js';
 import type { RecordedRequest, ScriptedModel } from '../support/scriptedModel.js';
+import { readSegment, segmentFiles } from '../support/traceFiles.js';
 
 const editors: TestEditor[] = [];
 const models: ScriptedModel[] = [];
@@ -125,11 +126,10 @@ function bodies(model: ScriptedModel): string[] {
 
 /** The trace files under the workspace, parsed, with the edit records (kept exactly, for apply and revert) set apart. */
 function traceOnDisk(root: string): { text: string; withoutEdits: string } {
-  const directory = path.join(root, '.assistant', 'trace');
-  const files = fs.readdirSync(directory, { recursive: true }).map(String).filter((f) => f.endsWith('.json'));
-  const texts = files.map((f) => fs.readFileSync(path.join(directory, f), 'utf8'));
-  const stripped = texts.map((text) => {
-    const segment = JSON.parse(text) as { interactions: Interaction[] };
+  const files = segmentFiles(path.join(root, '.assistant', 'trace'));
+  const texts = files.map((file) => fs.readFileSync(file, 'utf8'));
+  const stripped = files.map((file) => {
+    const segment = readSegment(file);
     for (const interaction of segment.interactions) {
       for (const response of interaction.responses) {
         delete response.edit;

@@ -4,19 +4,15 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApplyResult, AskResult, Interaction, TraceResult } from '../../protocol/src/index.js';
 import { TestEditor, copyFixture } from '../support/lspClient.js';
+import { readSegment, segmentFiles } from '../support/traceFiles.js';
 
 const editors: TestEditor[] = [];
 afterEach(async () => {
   await Promise.all(editors.splice(0).map((e) => e.dispose()));
 });
 
-function segmentFiles(root: string): string[] {
-  const dir = path.join(root, '.assistant', 'trace');
-  return fs
-    .readdirSync(dir, { recursive: true })
-    .map(String)
-    .filter((f) => /segment-\d+\.json$/.test(f))
-    .map((f) => path.join(dir, f));
+function traceFiles(root: string): string[] {
+  return segmentFiles(path.join(root, '.assistant', 'trace'));
 }
 
 describe('trace durability', () => {
@@ -31,7 +27,7 @@ describe('trace durability', () => {
     editor.child.kill('SIGKILL');
     await editor.exited;
 
-    const records: Interaction[] = segmentFiles(root).flatMap((file) => (JSON.parse(fs.readFileSync(file, 'utf8')) as { interactions: Interaction[] }).interactions);
+    const records: Interaction[] = traceFiles(root).flatMap((file) => readSegment(file).interactions);
     const record = records.find((i) => i.id === answer.interactionId);
     expect(record?.responses[0]).toMatchObject({ used: true, outcome: 'applied' });
 
@@ -58,7 +54,7 @@ describe('trace durability', () => {
     }
     expect(await a.shutdownAndExit()).toBe(0);
     expect(await b.shutdownAndExit()).toBe(0);
-    const records: Interaction[] = segmentFiles(root).flatMap((file) => (JSON.parse(fs.readFileSync(file, 'utf8')) as { interactions: Interaction[] }).interactions);
+    const records: Interaction[] = traceFiles(root).flatMap((file) => readSegment(file).interactions);
     expect(new Set(records.map((r) => r.id))).toEqual(new Set(ids));
     expect(new Set(records.map((r) => r.sessionId)).size).toBe(2);
   });
@@ -69,8 +65,9 @@ describe('trace durability', () => {
     editors.push(editor);
     const first = await editor.request<AskResult>('assistant/ask', { text: 'document parseConfig' });
     expect(await editor.shutdownAndExit()).toBe(0);
-    const [file] = segmentFiles(root);
-    fs.writeFileSync(file!, '{"format": 1, "interactions": [ {"id": "trunc');
+    const [file] = traceFiles(root);
+    // A line that does not parse and is not the last one cut short: damage, not a write a crash interrupted.
+    fs.writeFileSync(file!, '{"format": 2, "session": {"id": "x"}}\n{"add": {"id": "trunc\n');
 
     const { editor: second } = await TestEditor.start({ root });
     editors.push(second);

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TraceStore } from '../../server/src/trace/traceStore.js';
 import { REPO_ROOT } from '../support/lspClient.js';
+import { readSegment, segmentFiles } from '../support/traceFiles.js';
 import { LONG_TESTS, prng, testSeed } from '../support/rawLsp.js';
 
 const WRITER = path.join(REPO_ROOT, 'test', 'support', 'traceWriter.mjs');
@@ -84,10 +85,7 @@ describe('trace under kill -9', { timeout: 1_800_000 }, () => {
     // Atomic writes leave nothing damaged to set aside, and every segment stays small.
     const files = fs.readdirSync(directory, { recursive: true }).map(String);
     expect(files.filter((f) => f.includes('.damaged-')), `seed ${seed}`).toEqual([]);
-    for (const file of files.filter((f) => /segment-\d+\.json$/.test(f))) {
-      const data = JSON.parse(fs.readFileSync(path.join(directory, file), 'utf8')) as { interactions: unknown[] };
-      expect(data.interactions.length).toBeLessThanOrEqual(5);
-    }
+    for (const file of segmentFiles(directory)) expect(readSegment(file).interactions.length).toBeLessThanOrEqual(5);
     console.log(`trace kill loop: ${iterations} kills (${pairs} with two writers), ${added.size} acknowledged appends and ${rated.size} amendments read back (seed ${seed})`);
     expect(added.size).toBeGreaterThan(iterations);
   });

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ALL_COMMANDS, CUSTOM_METHODS } from '../../protocol/src/index.js';
 import type { Interaction } from '../../protocol/src/index.js';
 import { BIN, REPO_ROOT, copyFixture } from '../support/lspClient.js';
+import { readSegment, segmentFiles } from '../support/traceFiles.js';
 
 const PLUGIN_DIR = path.join(REPO_ROOT, 'clients', 'neovim');
 const FILE = 'src/config.ts';
@@ -246,18 +247,12 @@ async function runScenario(scenario: string, options: ScenarioOptions = {}): Pro
 
 /** Every segment file of every session under the workspace's trace directory, merged. */
 function readTrace(workspace: string): TraceOnDisk {
-  const root = path.join(workspace, '.assistant', 'trace');
   const trace: TraceOnDisk = { interactions: [], amendments: [], clients: [] };
-  if (!fs.existsSync(root)) return trace;
-  for (const session of fs.readdirSync(root)) {
-    const dir = path.join(root, session);
-    if (!fs.statSync(dir).isDirectory()) continue;
-    for (const name of fs.readdirSync(dir).filter((n) => /^segment-\d+\.json$/.test(n))) {
-      const data = JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as { session: { client?: unknown }; interactions: Interaction[]; amendments?: TraceOnDisk['amendments'] };
-      trace.interactions.push(...data.interactions);
-      trace.amendments.push(...(data.amendments ?? []));
-      trace.clients.push(data.session.client);
-    }
+  for (const file of segmentFiles(path.join(workspace, '.assistant', 'trace'))) {
+    const data = readSegment(file) as unknown as { session: { client?: unknown }; interactions: Interaction[]; amendments?: TraceOnDisk['amendments'] };
+    trace.interactions.push(...data.interactions);
+    trace.amendments.push(...(data.amendments ?? []));
+    trace.clients.push(data.session.client);
   }
   return trace;
 }
@@ -308,7 +303,7 @@ describe.skipIf(skipNvim)(`Neovim client in headless nvim${skipNvim ? ` (skipped
     T.wait('the JSDoc', function() return T.text():find('@param text', 1, true) ~= nil end)
     -- The client sends assistant.responseApplied after applying the edit; wait until the trace on disk has it.
     T.wait('the used response on disk', function()
-      for _, file in ipairs(vim.fn.glob('.assistant/trace/*/segment-*.json', false, true)) do
+      for _, file in ipairs(vim.fn.glob('.assistant/trace/*/segment-*.json*', false, true)) do
         if table.concat(vim.fn.readfile(file), '\\n'):find('"used": *true') then return true end
       end
       return false

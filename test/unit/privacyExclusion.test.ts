@@ -22,6 +22,7 @@ import type { Prompt } from '../../server/src/agents/modelTask.js';
 import { explainTask } from '../../server/src/tasks/explainTask.js';
 import { renameTask } from '../../server/src/tasks/renameTask.js';
 import type { ScriptedModel } from '../support/scriptedModel.js';
+import { readSegment, segmentFiles } from '../support/traceFiles.js';
 
 const directories: string[] = [];
 function workspace(files: Record<string, string>): string {
@@ -235,9 +236,10 @@ describe('the trace', () => {
     await store.add(interaction('i2', path.join(root, 'private/keys.ts')));
     await store.amendResponse('i1', 'r1', { feedback: `do not print ${token}` });
     await store.close();
-    const files = fs.readdirSync(directory, { recursive: true }).map(String).filter((f) => f.endsWith('.json'));
-    const written = files.map((f) => fs.readFileSync(path.join(directory, f), 'utf8')).join('\n');
-    const stored = JSON.parse(written) as { interactions: Interaction[] };
+    const files = segmentFiles(directory);
+    expect(files).toHaveLength(1);
+    const written = fs.readFileSync(files[0]!, 'utf8');
+    const stored = readSegment(files[0]!);
     const [first, second] = stored.interactions;
     expect(first!.text).toBe('fix the call that passes [redacted:github-token]');
     expect(first!.context.fragment!.text).toBe('const password = "[redacted:password]"; // CANARY_GITIGNORE_8c2e47');

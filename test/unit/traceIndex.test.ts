@@ -5,7 +5,9 @@ import * as path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Interaction, TraceParams, TraceResponse, TraceSession } from '../../server/src/protocol.js';
 import { queryInteractions, sortNewestFirst } from '../../server/src/trace/traceQuery.js';
-import { applyResponsePatch, serializeSegment, TraceStore, type SegmentFile } from '../../server/src/trace/traceStore.js';
+import { applyResponsePatch, TraceStore, type SegmentFile } from '../../server/src/trace/traceStore.js';
+import { parseSegmentLog, serializeSegmentLog } from '../../server/src/trace/segmentLog.js';
+import { readSegment, SEGMENT_FILE } from '../support/traceFiles.js';
 
 const temporaryDirectories: string[] = [];
 const stores: TraceStore[] = [];
@@ -81,19 +83,23 @@ function varied(n: number, sessionId: string): Interaction {
   };
 }
 
-/** What the trace holds, read straight from the files: every interaction with every amendment applied in time order. */
+/**
+ * What the trace holds, read straight from the files: every interaction with every amendment applied in time order
+ * (within a millisecond by session id, then in the order its session wrote them).
+ */
 function scanFiles(directory: string): Interaction[] {
   const interactions = new Map<string, Interaction>();
-  const amendments: NonNullable<SegmentFile['amendments']> = [];
-  for (const sessionId of fs.readdirSync(directory)) {
-    for (const name of fs.readdirSync(path.join(directory, sessionId))) {
-      if (!/^segment-\d+\.json$/.test(name) || !fs.statSync(path.join(directory, sessionId, name)).isFile()) continue;
-      const data = JSON.parse(fs.readFileSync(path.join(directory, sessionId, name), 'utf8')) as SegmentFile;
+  const amendments: Array<{ amendment: NonNullable<SegmentFile['amendments']>[number]; sessionId: string }> = [];
+  for (const sessionId of fs.readdirSync(directory).sort()) {
+    for (const name of fs.readdirSync(path.join(directory, sessionId)).sort()) {
+      if (!SEGMENT_FILE.test(name) || !fs.statSync(path.join(directory, sessionId, name)).isFile()) continue;
+      const data = readSegment(path.join(directory, sessionId, name));
       for (const interaction of data.interactions) interactions.set(interaction.id, interaction);
-      amendments.push(...(data.amendments ?? []));
+      amendments.push(...(data.amendments ?? []).map((amendment) => ({ amendment, sessionId })));
     }
   }
-  for (const amendment of amendments.sort((a, b) => (a.at < b.at ? -1 : 1))) {
+  amendments.sort((a, b) => (a.amendment.at < b.amendment.at ? -1 : a.amendment.at > b.amendment.at ? 1 : a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : 0));
+  for (const { amendment } of amendments) {
     const interaction = interactions.get(amendment.interactionId);
     if (interaction) applyResponsePatch(interaction, amendment.responseId, amendment.patch);
   }
@@ -188,12 +194,12 @@ describe('TraceStore indexes', () => {
       i.task = 'fix';
     });
     await two.add(varied(99, 'two'));
-    fs.rmSync(path.join(directory, 'one', 'segment-000002.json'));
+    fs.rmSync(path.join(directory, 'one', 'segment-000002.jsonl'));
     // A segment rewritten without one of its interactions (as a writer replaces files: a new file renamed over it).
-    const rewritten = path.join(directory, 'one', 'segment-000003.json');
-    const data = JSON.parse(fs.readFileSync(rewritten, 'utf8')) as SegmentFile;
+    const rewritten = path.join(directory, 'one', 'segment-000003.jsonl');
+    const data = readSegment(rewritten);
     data.interactions.splice(1, 1);
-    fs.writeFileSync(`${rewritten}.tmp`, JSON.stringify(data));
+    fs.writeFileSync(`${rewritten}.tmp`, `${serializeSegmentLog(data)}\n`);
     fs.renameSync(`${rewritten}.tmp`, rewritten);
     for (const store of [two, three]) expectSameAnswers(store, directory);
     fs.rmSync(path.join(directory, 'two'), { recursive: true });
@@ -213,29 +219,42 @@ describe('TraceStore indexes', () => {
     expect(one.findByInsertion(URIS[1]!, 5)).toHaveLength(1);
   });
 
-  it('writes segment files byte for byte as JSON.stringify with two-space indentation', async () => {
+  it('appends one line per change to the segment log, and reads it back whole, without a line cut short', async () => {
     const directory = tempDir();
     const one = await open(directory, 'one', { segmentSize: 10 });
-    for (let n = 0; n < 6; n++) await one.add(varied(n, 'one'));
+    await one.add(varied(0, 'one'));
+    const file = path.join(directory, 'one', 'segment-000001.jsonl');
+    const inode = fs.statSync(file).ino;
+    for (let n = 1; n < 6; n++) await one.add(varied(n, 'one'));
     await one.update('one-003', (i) => {
       i.message = 'changed';
     });
     await one.amendResponse('one-001', 'r1a', { rating: 'up' });
     await one.add(varied(6, 'one'));
-    const text = fs.readFileSync(path.join(directory, 'one', 'segment-000001.json'), 'utf8');
-    expect(text).toBe(`${JSON.stringify(JSON.parse(text), null, 2)}\n`);
+    // Appended to in place: the header, seven adds, one update and one amendment, each on its own line.
+    expect(fs.statSync(file).ino).toBe(inode);
+    const text = fs.readFileSync(file, 'utf8');
+    const lines = text.split('\n');
+    expect(lines.pop()).toBe('');
+    expect(lines.map((line) => Object.keys(JSON.parse(line) as object)[0])).toEqual(['format', 'add', 'add', 'add', 'add', 'add', 'add', 'update', 'amend', 'add']);
+    const data = parseSegmentLog(text)!;
+    expect(data.interactions.map((i) => i.id)).toEqual(['one-000', 'one-001', 'one-002', 'one-003', 'one-004', 'one-005', 'one-006']);
+    expect(data.interactions[3]!.message).toBe('changed');
+    expect(data.amendments).toHaveLength(1);
+    // What a crash in the middle of a write leaves: a last line without its newline, never acknowledged, left out.
+    expect(parseSegmentLog(`${text}{"add":{"id":"one-0`)).toEqual(data);
+    expect(parseSegmentLog(text.slice(0, lines[0]!.length))).toBeUndefined();
+    expect(() => parseSegmentLog(`${lines[0]}\n{"add":\n${lines[1]}\n`)).toThrow();
+    // A rewritten log (one interaction and amendment a line) reads back the same.
+    expect(parseSegmentLog(`${serializeSegmentLog(data)}\n`)).toEqual(data);
+    await one.close();
 
-    const data = JSON.parse(text) as SegmentFile;
-    const texts = new WeakMap<Interaction, Uint8Array>();
-    const serialized = (segment: SegmentFile): string => Buffer.concat(serializeSegment(segment, texts)).toString('utf8');
-    expect(serialized(data)).toBe(JSON.stringify(data, null, 2));
-    expect(serialized(data)).toBe(JSON.stringify(data, null, 2));
-    expect(serialized({ ...data, interactions: [] })).toBe(JSON.stringify({ ...data, interactions: [] }, null, 2));
-    expect(serialized({ ...data, interactions: data.interactions.slice(0, 1) })).toBe(JSON.stringify({ ...data, interactions: data.interactions.slice(0, 1) }, null, 2));
-    const reordered = { amendments: data.amendments, interactions: data.interactions, session: data.session, format: 1, note: undefined } as SegmentFile;
-    expect(serialized(reordered)).toBe(JSON.stringify(reordered, null, 2));
-    expect(serialized({ interactions: data.interactions } as SegmentFile)).toBe(JSON.stringify({ interactions: data.interactions }, null, 2));
-    expect(serialized({} as SegmentFile)).toBe('{}');
+    // Reopened by the same session after a crash cut a line short: the cut line goes, appends continue after it.
+    fs.appendFileSync(file, '{"add":{"id":"cut');
+    const again = await open(directory, 'one', { segmentSize: 10 });
+    await again.add(varied(7, 'one'));
+    expect(parseSegmentLog(fs.readFileSync(file, 'utf8'))!.interactions.map((i) => i.id)).toEqual([...data.interactions.map((i) => i.id), 'one-007']);
+    expect(fs.readFileSync(file, 'utf8')).not.toContain('cut');
   });
 });
 
@@ -309,8 +328,8 @@ describe('TraceStore and other sessions', () => {
       }
     }
     // A folder where a segment file should be cannot be read (EISDIR): the load stops there.
-    fs.rmSync(path.join(directory, 'b', 'segment-000002.json'));
-    fs.mkdirSync(path.join(directory, 'b', 'segment-000002.json'));
+    fs.rmSync(path.join(directory, 'b', 'segment-000002.jsonl'));
+    fs.mkdirSync(path.join(directory, 'b', 'segment-000002.jsonl'));
     // Long after those writes, so that nothing is checked again for having changed just now.
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(Date.now() + 60_000);

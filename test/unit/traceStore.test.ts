@@ -7,6 +7,7 @@ import type { Interaction, TraceResponse, TraceSession } from '../../server/src/
 import { DurableJsonFile } from '../../server/src/trace/durableJsonFile.js';
 import { queryInteractions } from '../../server/src/trace/traceQuery.js';
 import { TraceStore } from '../../server/src/trace/traceStore.js';
+import { readSegment } from '../support/traceFiles.js';
 
 const temporaryDirectories: string[] = [];
 
@@ -59,13 +60,12 @@ function minute(n: number): string {
   return new Date(Date.UTC(2024, 4, 1, 10, n)).toISOString();
 }
 
-function segmentPath(directory: string, sessionId: string, n: number): string {
-  return path.join(directory, sessionId, `segment-${String(n).padStart(6, '0')}.json`);
+/** A segment's file: the log sessions write, or (`json`) the whole document earlier versions wrote. */
+function segmentPath(directory: string, sessionId: string, n: number, form: 'jsonl' | 'json' = 'jsonl'): string {
+  return path.join(directory, sessionId, `segment-${String(n).padStart(6, '0')}.${form}`);
 }
 
-function readJson(file: string): { format: number; session: TraceSession; interactions: Interaction[] } {
-  return JSON.parse(fs.readFileSync(file, 'utf8')) as { format: number; session: TraceSession; interactions: Interaction[] };
-}
+const readJson = readSegment;
 
 describe('TraceStore', () => {
   it('reads back what was added after reopening', async () => {
@@ -96,13 +96,34 @@ describe('TraceStore', () => {
     expect(second.get('a')?.message).toBe('changed');
   });
 
-  it('leaves a valid JSON segment after every add resolves', async () => {
+  it('reads the whole-document segments of earlier versions, appends after them in a log and rewrites them whole on update', async () => {
+    const directory = tempDir();
+    fs.mkdirSync(path.join(directory, 's1'));
+    const legacy = segmentPath(directory, 's1', 1, 'json');
+    fs.writeFileSync(legacy, `${JSON.stringify({ format: 1, session: session('s1'), interactions: [interaction('a', 's1')] }, null, 2)}\n`);
+    const store = await TraceStore.open({ directory, session: session('s1'), segmentSize: 3 });
+    await store.add(interaction('b', 's1'));
+    expect(readJson(segmentPath(directory, 's1', 2)).interactions.map((i) => i.id)).toEqual(['b']);
+    await store.update('a', (i) => {
+      i.message = 'changed';
+    });
+    const text = fs.readFileSync(legacy, 'utf8');
+    expect(text).toBe(`${JSON.stringify({ ...JSON.parse(text) }, null, 2)}\n`);
+    expect(readJson(legacy).interactions[0]?.message).toBe('changed');
+    await store.close();
+    const reader = await TraceStore.open({ directory, session: session('s2'), segmentSize: 3 });
+    expect(reader.get('a')?.message).toBe('changed');
+    expect(reader.get('b')?.id).toBe('b');
+    expect(reader.all()).toHaveLength(2);
+  });
+
+  it('leaves a readable segment log after every add resolves', async () => {
     const directory = tempDir();
     const store = await TraceStore.open({ directory, session: session('s1'), segmentSize: 100 });
     for (let n = 0; n < 5; n++) {
       await store.add(interaction(`i${n}`, 's1'));
+      expect(JSON.parse(fs.readFileSync(segmentPath(directory, 's1', 1), 'utf8').split('\n')[0]!)).toMatchObject({ format: 2, session: { id: 's1' } });
       const file = readJson(segmentPath(directory, 's1', 1));
-      expect(file.format).toBe(1);
       expect(file.session.id).toBe('s1');
       expect(file.interactions).toHaveLength(n + 1);
       expect(file.interactions[n]?.id).toBe(`i${n}`);
@@ -167,7 +188,7 @@ describe('TraceStore', () => {
     const store = await TraceStore.open({ directory, session: session('s1'), segmentSize: 2 });
     for (const id of ['a', 'b', 'c']) await store.add(interaction(id, 's1'));
     await store.close();
-    fs.writeFileSync(segmentPath(directory, 's1', 1), '{"format": 1, "interactions": [ garbage');
+    fs.writeFileSync(segmentPath(directory, 's1', 1), '{"format": 2, "session": {"id": "s1"}}\n{"add": [ garbage\n');
 
     const warnings: string[] = [];
     const reopened = await TraceStore.open({
@@ -177,17 +198,17 @@ describe('TraceStore', () => {
       onWarning: (message) => warnings.push(message),
     });
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(/segment-000001\.json/);
+    expect(warnings[0]).toMatch(/segment-000001\.jsonl/);
     expect(reopened.all().map((i) => i.id)).toEqual(['c']);
     const names = fs.readdirSync(path.join(directory, 's1'));
-    expect(names.filter((name) => /^segment-000001\.json\.damaged-[^:]+$/.test(name))).toHaveLength(1);
-    expect(names).not.toContain('segment-000001.json');
+    expect(names.filter((name) => /^segment-000001\.jsonl\.damaged-[^:]+$/.test(name))).toHaveLength(1);
+    expect(names).not.toContain('segment-000001.jsonl');
   });
 
   it('sets aside a segment that parses but has the wrong shape', async () => {
     const directory = tempDir();
     fs.mkdirSync(path.join(directory, 'old'));
-    fs.writeFileSync(segmentPath(directory, 'old', 1), JSON.stringify({ format: 1, interactions: 'nope' }));
+    fs.writeFileSync(segmentPath(directory, 'old', 1, 'json'), JSON.stringify({ format: 1, interactions: 'nope' }));
     const warnings: string[] = [];
     const store = await TraceStore.open({
       directory,
@@ -251,7 +272,7 @@ describe('TraceStore', () => {
     two.all();
     expect(reads).toHaveBeenCalledTimes(2);
 
-    fs.writeFileSync(segmentPath(directory, 'one', 2), 'not json');
+    fs.writeFileSync(segmentPath(directory, 'one', 2), 'not json\n');
     expect(two.all().map((i) => i.id).sort()).toEqual(['a', 'b', 'c']);
     expect(warnings).toHaveLength(1);
     expect(fs.existsSync(segmentPath(directory, 'one', 2))).toBe(true);

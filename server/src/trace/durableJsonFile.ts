@@ -16,6 +16,8 @@ export interface DurableJsonFileOptions<T = unknown> {
    * document without serialising or copying it again.
    */
   serialize?: (data: T) => string | readonly Uint8Array[];
+  /** Turns the file's text into data (defaults to `JSON.parse`); `undefined` means the file holds nothing yet (no warning). */
+  parse?: (text: string) => unknown;
   /**
    * Largest file (bytes) whose write makes its quick calls directly (see `DIRECT_CALL_BYTES`, the default); 0: every
    * call goes through the thread pool.
@@ -95,6 +97,23 @@ async function writeAll(handle: fsp.FileHandle, pieces: readonly Uint8Array[]): 
   }
 }
 
+/**
+ * Makes a directory's entries (a rename, a new file) durable. Only the fsync waits for the disk and goes through the
+ * thread pool: opening and closing the directory are made directly.
+ */
+export async function syncDirectory(directory: string): Promise<void> {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(directory, 'r');
+    await fsyncLater(fd);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === undefined || !DIRECTORY_SYNC_UNSUPPORTED.has(code)) throw error;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
 export class DurableJsonFile<T> implements Adapter<T> {
   readonly filePath: string;
   private readonly directory: string;
@@ -102,6 +121,7 @@ export class DurableJsonFile<T> implements Adapter<T> {
   private readonly validate: (data: unknown) => boolean;
   private readonly onWarning: (message: string) => void;
   private readonly serialize: (data: T) => string | readonly Uint8Array[];
+  private readonly parse: (text: string) => unknown;
   private readonly directCallBytes: number;
   /** Tail of the write chain; never rejects, so one failed write does not poison the next. */
   private queue: Promise<void> = Promise.resolve();
@@ -113,6 +133,7 @@ export class DurableJsonFile<T> implements Adapter<T> {
     this.validate = options.validate ?? (() => true);
     this.onWarning = options.onWarning ?? defaultWarning;
     this.serialize = options.serialize ?? ((data) => JSON.stringify(data, null, 2));
+    this.parse = options.parse ?? ((text) => JSON.parse(text) as unknown);
     this.directCallBytes = options.directCallBytes ?? DIRECT_CALL_BYTES;
   }
 
@@ -161,7 +182,8 @@ export class DurableJsonFile<T> implements Adapter<T> {
     let data: unknown;
     let problem: string | undefined;
     try {
-      data = JSON.parse(text) as unknown;
+      data = this.parse(text);
+      if (data === undefined) return null;
       if (!this.validate(data)) problem = 'unexpected content';
     } catch (error) {
       problem = `invalid JSON (${describe(error)})`;
@@ -210,7 +232,7 @@ export class DurableJsonFile<T> implements Adapter<T> {
       }
       throw error;
     }
-    await this.syncDirectory();
+    await syncDirectory(this.directory);
   }
 
   private async writeNow(content: string | readonly Uint8Array[]): Promise<void> {
@@ -231,21 +253,7 @@ export class DurableJsonFile<T> implements Adapter<T> {
       throw error;
     }
     // The rename itself lives in the directory entry; only syncing the directory makes it durable.
-    await this.syncDirectory();
-  }
-
-  /** Only the fsync waits for the disk: opening and closing the directory are made directly, as in `writeNowDirect`. */
-  private async syncDirectory(): Promise<void> {
-    let directory: number | undefined;
-    try {
-      directory = fs.openSync(this.directory, 'r');
-      await fsyncLater(directory);
-    } catch (error) {
-      const code = errorCode(error);
-      if (code === undefined || !DIRECTORY_SYNC_UNSUPPORTED.has(code)) throw error;
-    } finally {
-      if (directory !== undefined) fs.closeSync(directory);
-    }
+    await syncDirectory(this.directory);
   }
 
   private async removeStaleTempFiles(): Promise<void> {

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { Low } from 'lowdb';
 import type { Interaction, TraceParams, TraceResult, TraceSession } from '../protocol.js';
 import { DurableJsonFile } from './durableJsonFile.js';
+import { parseSegmentLog, SegmentAppender, serializeSegmentLog, type LogEntry } from './segmentLog.js';
 import { parseTraceParams } from './traceQuery.js';
 import { TraceIndex, type TraceEntry } from './traceIndex.js';
 import { redactSecrets } from '../privacy/secrets.js';
@@ -32,7 +33,10 @@ export interface Amendment {
   patch: ResponsePatch;
 }
 
-/** The content of one `segment-NNNNNN.json` file. */
+/**
+ * The content of one segment: a `segment-NNNNNN.jsonl` log (what sessions write) folded, or a whole
+ * `segment-NNNNNN.json` document (what earlier versions wrote; still read, and rewritten whole on the rare update).
+ */
 export interface SegmentFile {
   format: typeof SEGMENT_FORMAT;
   session: TraceSession;
@@ -66,14 +70,14 @@ export interface TraceStoreOptions {
   history?: 'open' | 'background';
 }
 
-const SEGMENT_NAME = /^segment-(\d{6,})\.json$/;
+const SEGMENT_NAME = /^segment-(\d{6,})\.json(l?)$/;
 
 /** Names that are unsafe as a directory on some platform or would escape the trace directory. */
 // eslint-disable-next-line no-control-regex
 const UNSAFE_SESSION_ID = /[<>:"/\\|?*\u0000-\u001f]/;
 
-function segmentName(index: number): string {
-  return `segment-${String(index).padStart(6, '0')}.json`;
+function segmentName(index: number, log: boolean): string {
+  return `segment-${String(index).padStart(6, '0')}.json${log ? 'l' : ''}`;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -150,56 +154,17 @@ function cloneJson<T>(value: T): T {
   return result as T;
 }
 
-function indent(json: string, spaces: string): string {
-  return json.replace(/\n/g, `\n${spaces}`);
-}
-
-const SEPARATOR = Buffer.from(',\n');
-
-/**
- * The bytes of `JSON.stringify(data, null, 2)` for a segment, in pieces: each interaction's bytes are kept in `texts`
- * (interactions are never changed in place: an update stores a new object), so an append serialises only itself
- * and the file is written from the pieces without copying the rest.
- */
-export function serializeSegment(data: SegmentFile, texts?: WeakMap<Interaction, Uint8Array>): Uint8Array[] {
-  const pieces: Uint8Array[] = [];
-  let text = '{';
-  let first = true;
-  for (const key of Object.keys(data)) {
-    const value: unknown = (data as unknown as Record<string, unknown>)[key];
-    const list = key === 'interactions' && Array.isArray(value);
-    const json = list ? '' : (JSON.stringify(value, null, 2) as string | undefined);
-    if (json === undefined) continue;
-    text += `${first ? '' : ','}\n  ${JSON.stringify(key)}: `;
-    first = false;
-    if (!list) {
-      text += indent(json, '  ');
-      continue;
-    }
-    const interactions = value as Interaction[];
-    if (interactions.length === 0) {
-      text += '[]';
-      continue;
-    }
-    pieces.push(Buffer.from(`${text}[\n`));
-    interactions.forEach((interaction, n) => {
-      let bytes = texts?.get(interaction);
-      if (bytes === undefined) {
-        bytes = Buffer.from(`    ${indent(JSON.stringify(interaction, null, 2) ?? 'null', '    ')}`);
-        if (typeof interaction === 'object' && interaction !== null) texts?.set(interaction, bytes);
-      }
-      if (n > 0) pieces.push(SEPARATOR);
-      pieces.push(bytes);
-    });
-    text = '\n  ]';
-  }
-  pieces.push(Buffer.from(first ? '{}' : `${text}\n}`));
-  return pieces;
-}
-
-/** Identifies one version of a file or directory; every durable write replaces the inode, so `ino` changes too. */
+/** Identifies one version of a file or directory; a rewrite replaces the inode (`ino`), an append changes the size. */
 function signatureOf(stat: fs.Stats): string {
   return `${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
+}
+
+/**
+ * Identifies what a foreign session has written: its folder changes when a segment is created or rewritten, its last
+ * segment when appended to (which leaves the folder as it was).
+ */
+function sessionSignature(folder: fs.Stats | undefined, lastSegment: fs.Stats | undefined): string | undefined {
+  return folder && `${signatureOf(folder)}|${lastSegment ? signatureOf(lastSegment) : ''}`;
 }
 
 function statNow(target: string): fs.Stats | undefined {
@@ -263,12 +228,14 @@ interface Segment {
   sessionId: string;
   index: number;
   filePath: string;
+  /** A `.jsonl` log; otherwise a whole `.json` document. */
+  log: boolean;
   adapter: DurableJsonFile<SegmentFile>;
   db: Low<SegmentFile>;
   /** Only for other sessions' segments: the file version `db.data` was read from. */
   signature?: string;
-  /** Only for this session's last segment: the bytes of each interaction as written. */
-  texts?: WeakMap<Interaction, Uint8Array>;
+  /** Only for the segment this session appends to: a segment without one is rewritten whole. */
+  appender?: SegmentAppender;
 }
 
 interface ForeignSession {
@@ -284,6 +251,16 @@ interface ForeignSession {
   pid?: unknown;
   live: boolean;
   segments: Map<number, Segment>;
+}
+
+/**
+ * The order amendments apply in, the same for every reader: by time; within one millisecond by session id, and within
+ * a session in the order it wrote them (the sort is stable and each session's list keeps its files' order).
+ */
+function amendmentOrder(a: { amendment: Amendment; segment: Segment }, b: { amendment: Amendment; segment: Segment }): number {
+  if (a.amendment.at !== b.amendment.at) return a.amendment.at < b.amendment.at ? -1 : 1;
+  if (a.segment.sessionId !== b.segment.sessionId) return a.segment.sessionId < b.segment.sessionId ? -1 : 1;
+  return a.segment.index - b.segment.index;
 }
 
 export class TraceStore {
@@ -375,7 +352,7 @@ export class TraceStore {
       segment.db.data.interactions.push(record);
       this.index.set(record, segment);
       try {
-        await segment.db.write();
+        await this.persist(segment, { add: record });
       } catch (error) {
         // Keep memory equal to disk: what did not reach the file is not in the trace.
         segment.db.data.interactions.pop();
@@ -392,7 +369,8 @@ export class TraceStore {
    * Resolves with the amended interaction once durably on disk.
    */
   amendResponse(id: string, responseId: string, patch: ResponsePatch): Promise<Interaction> {
-    const entry = this.index.get(id) ?? (this.refresh(), this.index.get(id));
+    this.refresh();
+    const entry = this.index.get(id);
     if (entry === undefined) {
       if (this.loading) return this.history.then(() => this.amendResponse(id, responseId, patch));
       return Promise.reject(new Error(`TraceStore: no interaction with id ${id}`));
@@ -400,14 +378,14 @@ export class TraceStore {
     if (!entry.interaction.responses.some((r) => r.id === responseId)) {
       return Promise.reject(new Error(`TraceStore: interaction ${id} has no response ${responseId}`));
     }
-    const amendment: Amendment = { interactionId: id, responseId, at: new Date().toISOString(), patch: copy(patch) };
+    const amendment: Amendment = { interactionId: id, responseId, at: this.amendmentTime(id), patch: copy(patch) };
     if (amendment.patch.feedback !== undefined) amendment.patch.feedback = redactSecrets(amendment.patch.feedback);
     return this.enqueue(async () => {
       const { segment, created } = await this.appendTarget();
       const list = (segment.db.data.amendments ??= []);
       list.push(amendment);
       try {
-        await segment.db.write();
+        await this.persist(segment, { amend: amendment });
       } catch (error) {
         list.pop();
         this.dropIfCreated(created);
@@ -418,15 +396,29 @@ export class TraceStore {
     });
   }
 
-  /** This session's segment to append to, started anew when the last one is full. */
+  /**
+   * Now, or just after the latest amendment of the interaction known here if that is not earlier: a change made after
+   * seeing another applies after it, even within the same millisecond.
+   */
+  private amendmentTime(id: string): string {
+    let latest = '';
+    for (const { amendment } of this.amendments.get(id) ?? []) if (amendment.at > latest) latest = amendment.at;
+    const now = new Date().toISOString();
+    return now > latest ? now : new Date(Date.parse(latest) + 1).toISOString();
+  }
+
+  /**
+   * This session's segment to append to: a log, started anew when the last one is full, is not a log, or could not be
+   * written to (see `SegmentAppender.broken`).
+   */
   private async appendTarget(): Promise<{ segment: Segment; created: boolean }> {
     const last = this.ownSegments.at(-1);
-    if (last !== undefined && last.db.data.interactions.length < this.segmentSize) return { segment: last, created: false };
+    if (last?.appender && !last.appender.broken && last.db.data.interactions.length < this.segmentSize) return { segment: last, created: false };
     if (last === undefined) await fsp.mkdir(this.sessionDirectory, { recursive: true });
-    // A full segment is rewritten only by the rare update: its interactions' texts need not stay in memory.
-    else delete last.texts;
-    const segment = this.createSegment(this.session.id, this.nextSegmentIndex, this.sessionDirectory);
+    this.stopAppending(last);
+    const segment = this.createSegment(this.session.id, this.nextSegmentIndex, this.sessionDirectory, true);
     segment.db.data = { format: SEGMENT_FORMAT, session: this.session, interactions: [] };
+    segment.appender = new SegmentAppender(segment.filePath, this.sessionDirectory, this.session);
     this.nextSegmentIndex += 1;
     this.ownSegments.push(segment);
     return { segment, created: true };
@@ -434,8 +426,23 @@ export class TraceStore {
 
   private dropIfCreated(created: boolean): void {
     if (!created) return;
-    this.ownSegments.pop();
+    this.stopAppending(this.ownSegments.pop());
     this.nextSegmentIndex -= 1;
+  }
+
+  private stopAppending(segment: Segment | undefined): void {
+    segment?.appender?.close();
+    if (segment) delete segment.appender;
+  }
+
+  /**
+   * Makes a change to a segment's data durable: one line appended to the segment being appended to, otherwise the
+   * segment rewritten whole (a temp file renamed over it), which also ends appending to it.
+   */
+  private persist(segment: Segment, entry: LogEntry): Promise<void> {
+    if (segment.appender && !segment.appender.broken) return segment.appender.append(entry);
+    this.stopAppending(segment);
+    return segment.db.write();
   }
 
   /** A copy of the interaction with every amendment applied, oldest first. */
@@ -443,7 +450,7 @@ export class TraceStore {
     const result = cloneJson(interaction);
     const amendments = this.amendments.get(interaction.id);
     if (!amendments?.length) return result;
-    for (const { amendment } of [...amendments].sort((a, b) => (a.amendment.at < b.amendment.at ? -1 : 1))) {
+    for (const { amendment } of [...amendments].sort(amendmentOrder)) {
       applyResponsePatch(result, amendment.responseId, amendment.patch);
     }
     return result;
@@ -493,7 +500,7 @@ export class TraceStore {
       list[position] = after;
       this.index.set(after, segment);
       try {
-        await segment.db.write();
+        await this.persist(segment, { update: after });
       } catch (error) {
         list[position] = before;
         this.index.set(before, segment);
@@ -542,6 +549,7 @@ export class TraceStore {
     if (this.sweepTimer !== undefined) clearInterval(this.sweepTimer);
     this.sweepTimer = undefined;
     await this.flush();
+    this.stopAppending(this.ownSegments.at(-1));
     await this.history;
   }
 
@@ -555,30 +563,31 @@ export class TraceStore {
     return run;
   }
 
-  private createSegment(sessionId: string, index: number, directory: string): Segment {
-    const filePath = path.join(directory, segmentName(index));
-    const own = sessionId === this.session.id;
-    const segment = { sessionId, index, filePath } as Segment;
-    if (own) segment.texts = new WeakMap();
+  private createSegment(sessionId: string, index: number, directory: string, log: boolean): Segment {
+    const filePath = path.join(directory, segmentName(index, log));
+    const segment = { sessionId, index, filePath, log } as Segment;
     segment.adapter = new DurableJsonFile<SegmentFile>(filePath, {
       validate: isSegmentFile,
       onWarning: this.onWarning,
-      ...(own ? { serialize: (data: SegmentFile) => serializeSegment(data, segment.texts) } : {}),
+      ...(log ? { parse: parseSegmentLog, serialize: serializeSegmentLog } : {}),
     });
     segment.db = new Low<SegmentFile>(segment.adapter, { format: SEGMENT_FORMAT, session: this.session, interactions: [] });
     return segment;
   }
 
-  private static segmentsIn(names: readonly string[]): Array<{ index: number; name: string }> {
-    const found: Array<{ index: number; name: string }> = [];
+  /** The segments among a folder's names by index; should an index have both forms, the log. */
+  private static segmentsIn(names: readonly string[]): Array<{ index: number; log: boolean }> {
+    const found = new Map<number, boolean>();
     for (const name of names) {
       const match = SEGMENT_NAME.exec(name);
-      if (match?.[1] !== undefined) found.push({ index: Number(match[1]), name });
+      if (match?.[1] === undefined) continue;
+      const index = Number(match[1]);
+      found.set(index, found.get(index) === true || match[2] === 'l');
     }
-    return found.sort((a, b) => a.index - b.index);
+    return [...found].map(([index, log]) => ({ index, log })).sort((a, b) => a.index - b.index);
   }
 
-  private static listSegments(directory: string): Array<{ index: number; name: string }> {
+  private static listSegments(directory: string): Array<{ index: number; log: boolean }> {
     try {
       return TraceStore.segmentsIn(fs.readdirSync(directory));
     } catch {
@@ -586,7 +595,7 @@ export class TraceStore {
     }
   }
 
-  private static async listSegmentsLater(directory: string): Promise<Array<{ index: number; name: string }>> {
+  private static async listSegmentsLater(directory: string): Promise<Array<{ index: number; log: boolean }>> {
     try {
       return TraceStore.segmentsIn(await fsp.readdir(directory));
     } catch {
@@ -607,8 +616,8 @@ export class TraceStore {
 
   /** This session's own segments (when it continues a session id): appends continue the last one. */
   private async loadOwn(): Promise<void> {
-    for (const { index } of await TraceStore.listSegmentsLater(this.sessionDirectory)) {
-      const segment = this.createSegment(this.session.id, index, this.sessionDirectory);
+    for (const { index, log } of await TraceStore.listSegmentsLater(this.sessionDirectory)) {
+      const segment = this.createSegment(this.session.id, index, this.sessionDirectory, log);
       const data = await segment.adapter.read();
       this.nextSegmentIndex = Math.max(this.nextSegmentIndex, index + 1);
       if (data === null) continue;
@@ -616,8 +625,9 @@ export class TraceStore {
       this.ownSegments.push(segment);
       this.indexSegment(segment);
     }
-    // Only the last segment is appended to; the others are rewritten whole on the rare update.
-    for (const segment of this.ownSegments.slice(0, -1)) delete segment.texts;
+    // A log left by an earlier process of this session is continued; the others are rewritten whole on the rare update.
+    const last = this.ownSegments.at(-1);
+    if (last?.log) last.appender = new SegmentAppender(last.filePath, this.sessionDirectory, this.session);
     this.index.flush();
   }
 
@@ -635,7 +645,7 @@ export class TraceStore {
     } catch {
       names = [];
     }
-    const jobs: Array<{ foreign: ForeignSession; index: number; last: boolean }> = [];
+    const jobs: Array<{ foreign: ForeignSession; index: number; log: boolean; last: boolean }> = [];
     for (const sessionId of names) {
       if (sessionId === this.session.id || this.foreign.has(sessionId)) continue;
       const directory = path.join(this.directory, sessionId);
@@ -649,15 +659,16 @@ export class TraceStore {
         live: false,
         segments: new Map(),
       };
-      if (stat !== undefined) foreign.signature = signatureOf(stat);
       const segments = await TraceStore.listSegmentsLater(directory);
+      const last = segments.at(-1);
+      foreign.signature = sessionSignature(stat, last && (await statLater(path.join(directory, segmentName(last.index, last.log)))));
       if (segments.length === 0) this.addForeign(foreign);
-      segments.forEach(({ index }, n) => jobs.push({ foreign, index, last: n === segments.length - 1 }));
+      segments.forEach(({ index, log }, n) => jobs.push({ foreign, index, log, last: n === segments.length - 1 }));
     }
     type Read = { segment: Segment; signature?: string; data: SegmentFile | null } | { error: unknown };
-    const read = async ({ foreign, index }: (typeof jobs)[number]): Promise<Read> => {
+    const read = async ({ foreign, index, log }: (typeof jobs)[number]): Promise<Read> => {
       try {
-        const segment = this.createSegment(foreign.id, index, foreign.directory);
+        const segment = this.createSegment(foreign.id, index, foreign.directory, log);
         const fileStat = await statLater(segment.filePath);
         const data = await segment.adapter.read();
         return fileStat === undefined ? { segment, data } : { segment, signature: signatureOf(fileStat), data };
@@ -785,9 +796,17 @@ export class TraceStore {
     }
   }
 
+  /** The file of a foreign session's last known segment, the one it appends to. */
+  private static lastSegmentPath(foreign: ForeignSession): string | undefined {
+    let last: Segment | undefined;
+    for (const segment of foreign.segments.values()) if (last === undefined || segment.index > last.index) last = segment;
+    return last?.filePath;
+  }
+
   private refreshSession(foreign: ForeignSession, now: number): void {
     const stat = statNow(foreign.directory);
-    const signature = stat && signatureOf(stat);
+    const lastPath = TraceStore.lastSegmentPath(foreign);
+    const signature = sessionSignature(stat, lastPath === undefined ? undefined : statNow(lastPath));
     const changed = signature !== foreign.signature;
     if (!changed && !foreign.unsettled) {
       // Quiet for RECENT_MS and no process of its own here: from now on the sweep watches it.
@@ -807,17 +826,17 @@ export class TraceStore {
         if (fileStat === undefined) relist = true;
       }
       const next = Math.max(0, ...foreign.segments.keys()) + 1;
-      if (statNow(path.join(foreign.directory, segmentName(next))) !== undefined) relist = true;
+      if ([true, false].some((log) => statNow(path.join(foreign.directory, segmentName(next, log))) !== undefined)) relist = true;
     }
     if (relist) {
       const listed = new Map(TraceStore.listSegments(foreign.directory).map((entry) => [entry.index, entry]));
       for (const [index, segment] of foreign.segments) {
-        if (listed.has(index)) continue;
+        if (listed.get(index)?.log === segment.log) continue;
         this.unindexSegment(segment);
         foreign.segments.delete(index);
       }
-      for (const index of listed.keys()) {
-        if (!foreign.segments.has(index)) foreign.segments.set(index, this.createSegment(foreign.id, index, foreign.directory));
+      for (const { index, log } of listed.values()) {
+        if (!foreign.segments.has(index)) foreign.segments.set(index, this.createSegment(foreign.id, index, foreign.directory, log));
       }
     }
     for (const segment of foreign.segments.values()) {
@@ -867,7 +886,8 @@ export class TraceStore {
       await Promise.all(
         batch.map(async (foreign) => {
           const stat = await statLater(foreign.directory);
-          const signature = stat && signatureOf(stat);
+          const lastPath = TraceStore.lastSegmentPath(foreign);
+          const signature = sessionSignature(stat, lastPath === undefined ? undefined : await statLater(lastPath));
           if (signature === foreign.signature || this.foreign.get(foreign.id) !== foreign) return;
           foreign.lastChange = Date.now();
           this.hot.add(foreign);
