@@ -68,7 +68,10 @@ async function exitWithin(server: RawServer, ms: number): Promise<{ code: number
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`the server did not exit within ${ms} ms; stderr: ${server.stderr}`)), ms)));
   try {
-    return await Promise.race([server.exited, timeout]);
+    const exit = await Promise.race([server.exited, timeout]);
+    // What the server wrote last may still be on its way: the checks read its stderr.
+    await Promise.race([server.stderrEnded, timeout]);
+    return exit;
   } finally {
     clearTimeout(timer);
   }

@@ -50,6 +50,8 @@ export class RawServer {
   readonly nullIdResponses: ResponseMessage[] = [];
   readonly serverRequests: Received[] = [];
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Resolves once the server's stderr has been read to its end ('exit' can come before the last of it). */
+  readonly stderrEnded: Promise<void>;
   stderr = '';
   /** Bytes of stdout that did not parse as frames (must stay empty: the server only writes frames). */
   garbageOut = '';
@@ -64,6 +66,7 @@ export class RawServer {
     void this.exited.then(() => this.wake());
     child.stdout!.on('data', (data: Buffer) => this.onData(data));
     child.stderr!.on('data', (data: Buffer) => (this.stderr += data.toString('utf8')));
+    this.stderrEnded = new Promise((resolve) => child.stderr!.once('close', () => resolve()));
     // Writing to a server that already exited is part of these tests, not a failure of the test process.
     child.stdin!.on('error', () => undefined);
     this.handlers.set('workspace/applyEdit', () => ({ applied: true }));

@@ -1,6 +1,8 @@
 // Unit tests of the Document task: offers from syntax alone, and answers reduced to the doc comment and nothing else.
 import { describe, expect, it } from 'vitest';
-import { declarationTarget, documentTask } from '../../server/src/tasks/documentTask.js';
+import { declarationTarget, documentTask, onlyCommentChanged } from '../../server/src/tasks/documentTask.js';
+import type { DeclarationTarget } from '../../server/src/repo/declarations.js';
+import { prng } from '../support/rawLsp.js';
 import { applyOffsetEdits } from '../../server/src/edits/textEdits.js';
 import { declarationAt } from '../../server/src/repo/declarations.js';
 import type { DocumentSnapshot } from '../../server/src/workspace/documentSnapshot.js';
@@ -64,5 +66,33 @@ describe('documentTask', () => {
   it('refuses answers without a doc comment and unchanged comments', () => {
     expect(convert('export const twice = () => 1;', 'twice', undefined)).toMatchObject({ ok: false });
     expect(convert('/** Existing. */', 'get(key', undefined)).toMatchObject({ ok: false, reason: expect.stringMatching(/already complete/) });
+  });
+});
+
+describe('onlyCommentChanged', () => {
+  it('agrees with removing both ranges from whole copies of the text, on seeded random texts and edits', () => {
+    const seeded = prng(20261122);
+    const random = seeded.next;
+    const pick = seeded.int;
+    let accepted = 0;
+    for (let round = 0; round < 3000; round++) {
+      // A small alphabet, so that removing two different ranges often gives the same text.
+      const text = Array.from({ length: 1 + pick(30) }, () => 'ab/*'[pick(4)]).join('');
+      const range = (): { start: number; end: number } => {
+        const start = pick(text.length + 1);
+        return { start, end: start + pick(Math.min(6, text.length - start) + 1) };
+      };
+      const old = random() < 0.7 ? range() : undefined;
+      const edit = { ...(random() < 0.5 && old ? old : range()), newText: random() < 0.8 ? '/** doc */\n' : '/** a */ b' };
+      const target = { existingDoc: old && { ...old, text: text.slice(old.start, old.end) } } as DeclarationTarget;
+      const after = applyOffsetEdits(text, [edit]);
+      const expected =
+        (old ? text.slice(0, old.start) + text.slice(old.end) : text) === after.slice(0, edit.start) + after.slice(edit.start + edit.newText.length) && !edit.newText.trim().endsWith('b');
+      expect(onlyCommentChanged(text, edit, target), JSON.stringify({ text, old, edit })).toBe(expected);
+      if (expected) accepted += 1;
+    }
+    // Both answers occur often enough for the comparison to mean something.
+    expect(accepted).toBeGreaterThan(300);
+    expect(accepted).toBeLessThan(2700);
   });
 });

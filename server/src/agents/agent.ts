@@ -27,6 +27,11 @@ export interface AgentRequest {
    * request names (declarations and references), the places the user visited last, the other open documents.
    */
   context?: string;
+  /**
+   * The values to redact wherever they appear in what is sent about this document (see `protectedValues`), when the
+   * task already gathered them for its context; a model agent gathers them itself otherwise.
+   */
+  knownSecrets?: ReadonlyMap<string, string>;
   /** What multi-step pipelines (issue, class) run with: their budgets, and the oracle they check proposals with. */
   pipeline?: { settings: AssistantSettings['pipelines']; oracle: AssistantSettings['oracle'] };
   /** Run a recorded pipeline again from one of its steps, with feedback on that step. */

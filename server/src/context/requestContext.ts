@@ -75,6 +75,8 @@ export interface RequestContextInput {
    * and so keeps the context cheap enough for every task.
    */
   resolve?: 'checker' | 'index';
+  /** The values to redact wherever they appear (`protectedValues` of the document), when the caller has them. */
+  knownSecrets?: ReadonlyMap<string, string>;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -139,7 +141,7 @@ export async function buildRequestContext(input: RequestContextInput, signal: Ab
   for (const symbol of symbols) for (const piece of symbol.references) plan.push({ category: 'reference', piece, symbol });
   signal.throwIfAborted();
 
-  const redactor = new Redactor(protectedValues(root, document.fsPath ? { fsPath: document.fsPath, text: document.text } : undefined));
+  const redactor = new Redactor(input.knownSecrets ?? protectedValues(root, document.fsPath ? { fsPath: document.fsPath, text: document.text } : undefined));
   return fill(plan, files, redactor, input.budgetTokens);
 }
 
@@ -163,7 +165,6 @@ class WorkspaceFiles {
   readonly openDocuments: DocumentSnapshot[];
   private readonly open = new Map<string, DocumentSnapshot>();
   private readonly disk = new Map<string, string | undefined>();
-  private readonly lines = new Map<string, Lines>();
   private readonly exclusions = new Map<string, Exclusion | undefined>();
 
   constructor(
@@ -212,14 +213,24 @@ class WorkspaceFiles {
   }
 
   linesOf(text: string): Lines {
-    let lines = this.lines.get(text);
-    if (!lines) {
+    let lines = recentLines.get(text);
+    if (lines) {
+      recentLines.delete(text);
+    } else {
       lines = new Lines(text);
-      this.lines.set(text, lines);
+      if (recentLines.size >= RECENT_LINE_TABLES) recentLines.delete(recentLines.keys().next().value as string);
     }
+    recentLines.set(text, lines);
     return lines;
   }
 }
+
+/**
+ * Line tables of recent texts, least recently used first: each request reads the same few files (the document, the
+ * declarations it names) and would otherwise build their tables again.
+ */
+const recentLines = new Map<string, Lines>();
+const RECENT_LINE_TABLES = 32;
 
 /** Line arithmetic over one text (0-based lines, UTF-16 offsets). */
 class Lines {

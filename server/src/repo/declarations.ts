@@ -74,9 +74,14 @@ const declarationCache = new WeakMap<ts.SourceFile, readonly DeclarationTarget[]
 
 /** Every documentable declaration in the file, outermost first. */
 export function listDeclarations(fileName: string, text: string): DeclarationTarget[] {
+  return [...declarationsOf(fileName, text)];
+}
+
+/** The cached list itself, for the lookups here that only read it (a context asks once per reference it shows). */
+function declarationsOf(fileName: string, text: string): readonly DeclarationTarget[] {
   const source = parseDocument(fileName, text);
   const cached = declarationCache.get(source);
-  if (cached) return [...cached];
+  if (cached) return cached;
   const out: DeclarationTarget[] = [];
   const visit = (node: ts.Node, container: string | undefined): void => {
     const target = toTarget(node, source, container);
@@ -87,7 +92,7 @@ export function listDeclarations(fileName: string, text: string): DeclarationTar
   };
   ts.forEachChild(source, (child) => visit(child, undefined));
   declarationCache.set(source, out);
-  return [...out];
+  return out;
 }
 
 /**
@@ -96,7 +101,7 @@ export function listDeclarations(fileName: string, text: string): DeclarationTar
  */
 export function declarationAt(fileName: string, text: string, start: number, end = start): DeclarationTarget | undefined {
   let best: DeclarationTarget | undefined;
-  for (const target of listDeclarations(fileName, text)) {
+  for (const target of declarationsOf(fileName, text)) {
     const covers = target.lineStart <= start && end <= target.end;
     const onDoc = target.existingDoc !== undefined && target.existingDoc.start <= start && end <= target.end;
     if (covers || onDoc) {
@@ -109,7 +114,7 @@ export function declarationAt(fileName: string, text: string, start: number, end
 /** Declarations whose simple or display name matches, case-insensitively. */
 export function declarationsNamed(fileName: string, text: string, name: string): DeclarationTarget[] {
   const wanted = name.toLowerCase();
-  return listDeclarations(fileName, text).filter((t) => t.simpleName.toLowerCase() === wanted || t.name.toLowerCase() === wanted);
+  return declarationsOf(fileName, text).filter((t) => t.simpleName.toLowerCase() === wanted || t.name.toLowerCase() === wanted);
 }
 
 function toTarget(node: ts.Node, source: ts.SourceFile, container: string | undefined): DeclarationTarget | undefined {

@@ -4,7 +4,6 @@ import type { DeclarationTarget } from '../repo/declarations.js';
 import { declarationAt, KIND_LABEL } from '../repo/declarations.js';
 import { extractDocComment } from '../edits/docCommentExtract.js';
 import { formatAnnotation, stripAnnotationLines } from '../edits/annotation.js';
-import { applyOffsetEdits } from '../edits/textEdits.js';
 import type { OffsetEdit } from '../edits/textEdits.js';
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
 import type { TaskAnswer, TaskDefinition, TaskOffer, TaskTarget } from './task.js';
@@ -92,12 +91,18 @@ function indentLines(block: string, indent: string): string {
     .join('\n');
 }
 
-/** Removing the comment from the edited text must give back the original code exactly. */
-function onlyCommentChanged(text: string, edit: OffsetEdit, target: DeclarationTarget): boolean {
-  const after = applyOffsetEdits(text, [edit]);
-  const removedBefore = target.existingDoc ? text.slice(0, target.existingDoc.start) + text.slice(target.existingDoc.end) : text;
-  const removedAfter = after.slice(0, edit.start) + after.slice(edit.start + edit.newText.length);
-  if (removedBefore !== removedAfter) return false;
+/**
+ * Removing the comment from the edited text must give back the original code exactly: the text without the edit's
+ * range must be the text without the old comment's. Outside the span of both ranges the two are the same text, so only
+ * that span is compared (no copy of the document).
+ */
+export function onlyCommentChanged(text: string, edit: OffsetEdit, target: DeclarationTarget): boolean {
+  const old = target.existingDoc ?? { start: edit.start, end: edit.start };
+  if (edit.end - edit.start !== old.end - old.start) return false;
+  const from = Math.min(edit.start, old.start);
+  const to = Math.max(edit.end, old.end);
+  const without = (start: number, end: number): string => text.slice(from, start) + text.slice(end, to);
+  if (without(edit.start, edit.end) !== without(old.start, old.end)) return false;
   const inserted = edit.newText.trim();
   return inserted.startsWith('/**') && inserted.endsWith('*/') && inserted.indexOf('*/') === inserted.length - 2;
 }

@@ -14,6 +14,7 @@ import type { Proposal } from '../edits/proposal.js';
 import { proposalToWorkspaceEdit } from '../edits/proposal.js';
 import type { ProgressSink } from '../editorPort.js';
 import { taskDefinition } from './catalogue.js';
+import { protectedValues } from '../privacy/workspaceSecrets.js';
 import { buildRequestContext, renderRequestContext } from '../context/requestContext.js';
 import type { RecentPositions } from '../context/recentPositions.js';
 import type { TaskDefinition, TaskRunView, TaskTarget } from './task.js';
@@ -61,6 +62,8 @@ export interface TaskRun {
   replay?: PipelineReplay;
   /** Workspace context for model prompts (set by runTask). */
   context?: string;
+  /** The document's values to redact, gathered with the context (set by runTask). */
+  knownSecrets?: ReadonlyMap<string, string>;
 }
 
 export interface Candidate {
@@ -87,18 +90,20 @@ const CONTEXT_BUDGET_TOKENS = 1_500;
  * The context model agents get with a task on code in a document; undefined when no model agent runs, for
  * workspace-wide tasks (which retrieve their own), or when it cannot be built (the task goes on without it).
  */
-async function enrichmentFor(env: TaskEnvironment, run: TaskRun, agents: readonly Agent[], definition: TaskDefinition, signal: AbortSignal): Promise<{ text: string; tokens: number; omitted: string[] } | undefined> {
+async function enrichmentFor(env: TaskEnvironment, run: TaskRun, agents: readonly Agent[], definition: TaskDefinition, signal: AbortSignal): Promise<{ text: string; tokens: number; omitted: string[]; knownSecrets?: ReadonlyMap<string, string> } | undefined> {
   if (definition.workspaceWide || !agents.some((a) => a.descriptor.isLLM) || !run.document.fsPath || run.document.text === '') return undefined;
   const open = env.documents ? env.documents.openUris().flatMap((uri) => env.documents?.get(uri) ?? []) : [];
+  // Gathered once for the task: the context is redacted with them, and the model agents send with them.
+  const knownSecrets = protectedValues(env.root, { fsPath: run.document.fsPath, text: run.document.text });
   try {
     const context = await buildRequestContext(
-      { root: env.root, document: run.document, target: { start: run.target.start, end: run.target.end, name: run.target.name }, text: run.text, openDocuments: open, recent: env.recent?.list() ?? [], project: env.project, budgetTokens: CONTEXT_BUDGET_TOKENS, resolve: 'index' },
+      { root: env.root, document: run.document, target: { start: run.target.start, end: run.target.end, name: run.target.name }, text: run.text, openDocuments: open, recent: env.recent?.list() ?? [], project: env.project, budgetTokens: CONTEXT_BUDGET_TOKENS, resolve: 'index', knownSecrets },
       signal,
     );
-    return { text: renderRequestContext(context), tokens: context.tokens, omitted: context.omitted };
+    return { text: renderRequestContext(context), tokens: context.tokens, omitted: context.omitted, knownSecrets };
   } catch (error) {
     signal.throwIfAborted();
-    return { text: '', tokens: 0, omitted: [`no context: ${error instanceof Error ? error.message : String(error)}`] };
+    return { text: '', tokens: 0, omitted: [`no context: ${error instanceof Error ? error.message : String(error)}`], knownSecrets };
   }
 }
 
@@ -199,7 +204,7 @@ export async function runTask(env: TaskEnvironment, run: TaskRun, signal: AbortS
     const enrichment = await enrichmentFor(env, run, agents, definition, signal);
     if (enrichment) {
       interaction.context.enrichment = { tokens: enrichment.tokens, omitted: enrichment.omitted };
-      run = { ...run, ...(enrichment.text ? { context: enrichment.text } : {}) };
+      run = { ...run, ...(enrichment.text ? { context: enrichment.text } : {}), ...(enrichment.knownSecrets ? { knownSecrets: enrichment.knownSecrets } : {}) };
     }
   }
   if (!definition || agents.length === 0) {
@@ -234,6 +239,7 @@ async function runAgentsAndCheck(env: TaskEnvironment, run: TaskRun, definition:
     ...(env.documents ? { documents: env.documents } : {}),
     ...(run.replay ? { replay: run.replay } : {}),
     ...(run.context ? { context: run.context } : {}),
+    ...(run.knownSecrets ? { knownSecrets: run.knownSecrets } : {}),
   };
   // Pipeline steps reach the editor as progress lines and, for clients that render runs, as step notifications.
   const stepsOf = (agent: Agent): AgentRequest['onStep'] => (step, pipeline) => {
