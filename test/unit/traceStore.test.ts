@@ -456,10 +456,10 @@ describe('DurableJsonFile', () => {
 
   it('writes the same bytes with direct calls and through the thread pool', async () => {
     const directory = tempDir();
-    const pieces = [Buffer.from('{\n  "n": '), Buffer.from('1'), Buffer.from('\n}')];
+    const text = '{\n  "n": 1\n}';
     const write = async (name: string, directCallBytes: number): Promise<string> => {
       const file = path.join(directory, name);
-      const adapter = new DurableJsonFile<{ n: number }>(file, { serialize: () => pieces, directCallBytes });
+      const adapter = new DurableJsonFile<{ n: number }>(file, { serialize: () => text, directCallBytes });
       await Promise.all([adapter.write({ n: 1 }), adapter.write({ n: 1 })]);
       expect(await adapter.read()).toEqual({ n: 1 });
       return fs.readFileSync(file, 'utf8');

@@ -93,9 +93,9 @@ const CONTEXT_BUDGET_TOKENS = 1_500;
 async function enrichmentFor(env: TaskEnvironment, run: TaskRun, agents: readonly Agent[], definition: TaskDefinition, signal: AbortSignal): Promise<{ text: string; tokens: number; omitted: string[]; knownSecrets?: ReadonlyMap<string, string> } | undefined> {
   if (definition.workspaceWide || !agents.some((a) => a.descriptor.isLLM) || !run.document.fsPath || run.document.text === '') return undefined;
   const open = env.documents ? env.documents.openUris().flatMap((uri) => env.documents?.get(uri) ?? []) : [];
-  // Gathered once for the task: the context is redacted with them, and the model agents send with them.
-  const knownSecrets = protectedValues(env.root, { fsPath: run.document.fsPath, text: run.document.text });
   try {
+    // Gathered once for the task: the context is redacted with them, and the model agents send with them.
+    const knownSecrets = protectedValues(env.root, { fsPath: run.document.fsPath, text: run.document.text });
     const context = await buildRequestContext(
       { root: env.root, document: run.document, target: { start: run.target.start, end: run.target.end, name: run.target.name }, text: run.text, openDocuments: open, recent: env.recent?.list() ?? [], project: env.project, budgetTokens: CONTEXT_BUDGET_TOKENS, resolve: 'index', knownSecrets },
       signal,
@@ -103,7 +103,7 @@ async function enrichmentFor(env: TaskEnvironment, run: TaskRun, agents: readonl
     return { text: renderRequestContext(context), tokens: context.tokens, omitted: context.omitted, knownSecrets };
   } catch (error) {
     signal.throwIfAborted();
-    return { text: '', tokens: 0, omitted: [`no context: ${error instanceof Error ? error.message : String(error)}`], knownSecrets };
+    return { text: '', tokens: 0, omitted: [`no context: ${error instanceof Error ? error.message : String(error)}`] };
   }
 }
 

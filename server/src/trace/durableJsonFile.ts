@@ -10,12 +10,8 @@ export interface DurableJsonFileOptions<T = unknown> {
   validate?: (data: unknown) => boolean;
   /** Told when a damaged file is found (and set aside); defaults to stderr, which is safe beside an LSP stdio channel. */
   onWarning?: (message: string) => void;
-  /**
-   * Turns the data into the file's JSON text (without the final newline); defaults to `JSON.stringify(data, null, 2)`.
-   * It may give the UTF-8 bytes in pieces instead: a writer that keeps the bytes of unchanged parts then writes a large
-   * document without serialising or copying it again.
-   */
-  serialize?: (data: T) => string | readonly Uint8Array[];
+  /** Turns the data into the file's text (without the final newline); defaults to `JSON.stringify(data, null, 2)`. */
+  serialize?: (data: T) => string;
   /** Turns the file's text into data (defaults to `JSON.parse`); `undefined` means the file holds nothing yet (no warning). */
   parse?: (text: string) => unknown;
   /**
@@ -67,36 +63,6 @@ function defaultWarning(message: string): void {
   process.stderr.write(`[assistant-ls] ${message}\n`);
 }
 
-const NEWLINE = new Uint8Array([0x0a]);
-
-/** What is left of `pieces` after the first `written` bytes. */
-function rest(pieces: readonly Uint8Array[], written: number): Uint8Array[] {
-  let first = 0;
-  while (first < pieces.length && written >= (pieces[first] as Uint8Array).byteLength) written -= (pieces[first++] as Uint8Array).byteLength;
-  const left = pieces.slice(first);
-  if (written > 0 && left.length > 0) left[0] = (left[0] as Uint8Array).subarray(written);
-  return left;
-}
-
-function writeAllSync(fd: number, pieces: readonly Uint8Array[]): void {
-  let left = pieces.filter((piece) => piece.byteLength > 0);
-  while (left.length > 0) {
-    const written = fs.writevSync(fd, left);
-    if (written <= 0) throw new Error('writev wrote nothing');
-    left = rest(left, written);
-  }
-}
-
-/** Writes every byte of the pieces, in order, from the start of a new file (`writev` may write less than asked). */
-async function writeAll(handle: fsp.FileHandle, pieces: readonly Uint8Array[]): Promise<void> {
-  let left = pieces.filter((piece) => piece.byteLength > 0);
-  while (left.length > 0) {
-    const { bytesWritten } = await handle.writev(left);
-    if (bytesWritten <= 0) throw new Error('writev wrote nothing');
-    left = rest(left, bytesWritten);
-  }
-}
-
 /**
  * Makes a directory's entries (a rename, a new file) durable. Only the fsync waits for the disk and goes through the
  * thread pool: opening and closing the directory are made directly.
@@ -120,7 +86,7 @@ export class DurableJsonFile<T> implements Adapter<T> {
   private readonly baseName: string;
   private readonly validate: (data: unknown) => boolean;
   private readonly onWarning: (message: string) => void;
-  private readonly serialize: (data: T) => string | readonly Uint8Array[];
+  private readonly serialize: (data: T) => string;
   private readonly parse: (text: string) => unknown;
   private readonly directCallBytes: number;
   /** Tail of the write chain; never rejects, so one failed write does not poison the next. */
@@ -163,9 +129,8 @@ export class DurableJsonFile<T> implements Adapter<T> {
 
   write(data: T): Promise<void> {
     // Serialise now so the file gets the value as of this call, even if the caller mutates `data` while queued.
-    const serialized = this.serialize(data);
-    const content = typeof serialized === 'string' ? `${serialized}\n` : [...serialized, NEWLINE];
-    const run = this.queue.then(() => (this.byteLength(content) <= this.directCallBytes ? this.writeNowDirect(content) : this.writeNow(content)));
+    const content = `${this.serialize(data)}\n`;
+    const run = this.queue.then(() => (Buffer.byteLength(content) <= this.directCallBytes ? this.writeNowDirect(content) : this.writeNow(content)));
     this.queue = run.then(
       () => undefined,
       () => undefined,
@@ -207,18 +172,13 @@ export class DurableJsonFile<T> implements Adapter<T> {
     return path.join(this.directory, `${this.baseName}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   }
 
-  private byteLength(content: string | readonly Uint8Array[]): number {
-    return typeof content === 'string' ? Buffer.byteLength(content) : content.reduce((sum, piece) => sum + piece.byteLength, 0);
-  }
-
   /** The same steps as `writeNow`; only the two fsyncs go through the thread pool. */
-  private async writeNowDirect(content: string | readonly Uint8Array[]): Promise<void> {
+  private async writeNowDirect(content: string): Promise<void> {
     const tempPath = this.tempPath();
     try {
       const fd = fs.openSync(tempPath, 'wx');
       try {
-        if (typeof content === 'string') fs.writeFileSync(fd, content, 'utf8');
-        else writeAllSync(fd, content);
+        fs.writeFileSync(fd, content, 'utf8');
         await fsyncLater(fd);
       } finally {
         fs.closeSync(fd);
@@ -235,13 +195,12 @@ export class DurableJsonFile<T> implements Adapter<T> {
     await syncDirectory(this.directory);
   }
 
-  private async writeNow(content: string | readonly Uint8Array[]): Promise<void> {
+  private async writeNow(content: string): Promise<void> {
     const tempPath = this.tempPath();
     try {
       const handle = await fsp.open(tempPath, 'wx');
       try {
-        if (typeof content === 'string') await handle.writeFile(content, 'utf8');
-        else await writeAll(handle, content);
+        await handle.writeFile(content, 'utf8');
         // Without this the rename below can reach the disk before the data, leaving an empty file after a power cut.
         await handle.sync();
       } finally {
