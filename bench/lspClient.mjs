@@ -28,6 +28,16 @@ export const SERVERS = {
   'typescript-language-server': { command: [path.join(REPO_ROOT, 'node_modules', 'typescript-language-server', 'lib', 'cli.mjs'), '--stdio'] },
 };
 
+function positionAt(text, offset) {
+  let line = 0;
+  let lineStart = 0;
+  for (let next = text.indexOf('\n'); next >= 0 && next < offset; next = text.indexOf('\n', next + 1)) {
+    line++;
+    lineStart = next + 1;
+  }
+  return { line, character: offset - lineStart };
+}
+
 function offsetAt(text, position) {
   let offset = 0;
   for (let line = 0; line < position.line; line++) {
@@ -48,6 +58,16 @@ export function applyTextEdits(text, edits) {
   let out = text;
   for (const e of withOffsets) out = out.slice(0, e.start) + e.newText + out.slice(e.end);
   return { text: out, changes: withOffsets.map((e) => ({ range: e.range, text: e.newText })) };
+}
+
+/** The one ranged change that turns `current` into `target`: over the part between their common start and end. */
+export function restoringChange(current, target) {
+  const shorter = Math.min(current.length, target.length);
+  let start = 0;
+  while (start < shorter && current.charCodeAt(start) === target.charCodeAt(start)) start++;
+  let tail = 0;
+  while (tail < shorter - start && current.charCodeAt(current.length - 1 - tail) === target.charCodeAt(target.length - 1 - tail)) tail++;
+  return { range: { start: positionAt(current, start), end: positionAt(current, current.length - tail) }, text: target.slice(start, target.length - tail) };
 }
 
 export class BenchClient {
@@ -134,6 +154,16 @@ export class BenchClient {
     buffer.text = text;
     buffer.version += 1;
     await this.connection.sendNotification('textDocument/didChange', { textDocument: { uri, version: buffer.version }, contentChanges: [{ text }] });
+  }
+
+  /** Brings a buffer back to `text` as an editor's undo does under incremental sync (see `restoringChange`). */
+  async restore(uri, text) {
+    const buffer = this.buffers.get(uri);
+    if (buffer.text === text) return;
+    const change = restoringChange(buffer.text, text);
+    buffer.text = text;
+    buffer.version += 1;
+    await this.connection.sendNotification('textDocument/didChange', { textDocument: { uri, version: buffer.version }, contentChanges: [change] });
   }
 
   codeActions(uri, position) {

@@ -229,7 +229,8 @@ async function orchestration(project, runs) {
         promptTokens.push(Math.ceil(requests.reduce((n, r) => n + r.promptChars, 0) / 4));
         if (result?.applied) applied += 1;
       }
-      if (client.buffers.get(buffer.uri).text !== original) await client.setText(buffer.uri, original);
+      // The edit is undone as an editor undoes it: a ranged change, which the server applies to its copy in place.
+      await client.restore(buffer.uri, original);
     }
     const tokens = summarize(promptTokens);
     const wholeFileTokens = Math.ceil(original.length / 4);
@@ -435,7 +436,7 @@ async function main() {
         initialize: 'round trip of initialize once the process answers requests; spawnToInitialized also holds Node start-up',
         codeActions: 'empty range at the first non-blank character of evenly spread lines, after the server went idle following the open',
         trace: 'past sessions written in bulk as segment files (200 interactions per session), then opened as a new session; appends go through TraceStore.add',
-        orchestration: 'Document through workspace/executeCommand with only the model agent; overhead = wall time minus the time the endpoint held the requests; the first task and the next warm-up tasks (up to 10) are reported apart; the client applies edits and reports them as incremental didChange',
+        orchestration: 'Document through workspace/executeCommand with only the model agent; overhead = wall time minus the time the endpoint held the requests; the first task and the next warm-up tasks (up to 10) are reported apart; the client applies edits and reports them as incremental didChange, and undoes each after the task the same way',
       },
     },
     projects: [],

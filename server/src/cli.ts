@@ -1,10 +1,10 @@
 // The assistant-ls command line: starts the language server on stdio or a socket.
-import { StreamMessageWriter, SocketMessageWriter } from 'vscode-languageserver/node';
 import type { MessageWriter } from 'vscode-languageserver/node';
 import net from 'node:net';
 import type { Readable } from 'node:stream';
 import { format } from 'node:util';
 import { FramedMessageReader, FramingError } from './lsp/framedReader.js';
+import { FramedMessageWriter } from './lsp/framedWriter.js';
 import { startServer } from './lsp/server.js';
 
 const USAGE = `assistant-ls: a language server with a traceable, multi-agent development assistant.
@@ -73,7 +73,7 @@ function main(argv: string[]): void {
     }
     keepServingOnUnhandledRejections();
     // A client that vanishes (stdin closed) ends the server; the code says whether it had asked to shut down.
-    serve(process.stdin, new StreamMessageWriter(process.stdout));
+    serve(process.stdin, new FramedMessageWriter(process.stdout));
     return;
   }
   if (socketArg) {
@@ -83,12 +83,15 @@ function main(argv: string[]): void {
       process.exit(2);
     }
     const socket = net.createConnection(port, '127.0.0.1');
+    // Messages are small and each waits for an answer: without this, Nagle's algorithm holds a reply until the
+    // editor's delayed acknowledgement (about 40 ms per exchange).
+    socket.setNoDelay(true);
     socket.on('error', (error) => {
       process.stderr.write(`assistant-ls: cannot connect to 127.0.0.1:${port}: ${error.message}\n`);
       process.exit(1);
     });
     keepServingOnUnhandledRejections();
-    serve(socket, new SocketMessageWriter(socket));
+    serve(socket, new FramedMessageWriter(socket, () => socket.destroy()));
     return;
   }
   process.stderr.write(`${USAGE}\n`);

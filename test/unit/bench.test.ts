@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/lspClient.js';
 
@@ -37,6 +38,31 @@ function errorsIn(value: unknown, at = ''): string[] {
   if (value === null || typeof value !== 'object') return [];
   return Object.entries(value as Record<string, unknown>).flatMap(([key, inner]) => (key === 'error' ? [`${at}: ${String(inner)}`] : errorsIn(inner, `${at}.${key}`)));
 }
+
+describe('the bench client', () => {
+  it('undoes an applied edit with one ranged change that gives back the text exactly', async () => {
+    type Range = { start: { line: number; character: number }; end: { line: number; character: number } };
+    const client = (await import(pathToFileURL(path.join(REPO_ROOT, 'bench', 'lspClient.mjs')).href)) as {
+      applyTextEdits: (text: string, edits: { range: Range; newText: string }[]) => { text: string };
+      restoringChange: (current: string, target: string) => { range: Range; text: string };
+    };
+    const original = 'export function a() {}\n\nexport function b() {\n  return 1;\n}\n';
+    const cases = [
+      [{ range: { start: { line: 2, character: 0 }, end: { line: 2, character: 0 } }, newText: '/**\n * B.\n */\n' }],
+      [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, newText: '// head\n' }],
+      [{ range: { start: { line: 3, character: 2 }, end: { line: 3, character: 11 } }, newText: '' }],
+      [{ range: { start: { line: 5, character: 0 }, end: { line: 5, character: 0 } }, newText: 'tail\n' }],
+    ];
+    for (const edits of cases) {
+      const edited = client.applyTextEdits(original, edits).text;
+      expect(edited).not.toBe(original);
+      const change = client.restoringChange(edited, original);
+      expect(client.applyTextEdits(edited, [{ range: change.range, newText: change.text }]).text).toBe(original);
+      // Only the part that differs: never the whole text.
+      expect(change.text.length + (change.range.end.line - change.range.start.line)).toBeLessThan(original.length / 2);
+    }
+  });
+});
 
 describe('npm run bench -- --quick', () => {
   it('writes JSON with every section and prints the table', async () => {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/lspClient.js';
-import { MARKER, Redactor, findSecrets, forgetRememberedSecrets, looksRandom, redactSecrets, secretKeyKind, shannonEntropy } from '../../server/src/privacy/secrets.js';
+import { MARKER, Redactor, findSecrets, forgetRememberedSecrets, looksRandom, needlesMissedBy, redactSecrets, secretKeyKind, shannonEntropy } from '../../server/src/privacy/secrets.js';
 
 interface Positive {
   id: string;
@@ -105,6 +105,37 @@ describe('detectors', () => {
     expect(kinds('Server=x;Database=y;User ID=sa;Password=Str0ng!Pass;')).toEqual(['password']);
     expect(kinds('  db_password: "correct-horse-9"')).toEqual(['password']);
     expect(kinds('const seed = "q8Zr2LmX7vPn4KsT9wYb3HcJ";')).toEqual(['high-entropy']);
+  });
+
+  it('are skipped only on text where they cannot match: every match holds one of its needles', () => {
+    // The corpus (each detector's positives among them) and this repository's sources, in pieces and whole.
+    const sources: string[] = [];
+    const walk = (dir: string): void => {
+      for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) walk(full);
+        else if (/\.(ts|json|md)$/.test(entry.name)) sources.push(fs.readFileSync(full, 'utf8'));
+      }
+    };
+    for (const dir of ['server/src', 'docs', 'test/unit']) walk(path.join(REPO_ROOT, dir));
+    const texts = [...corpus.positives.map((p) => p.text), ...corpus.negatives.map((n) => n.text), ...corpus.holdout.map((h) => h.text), ...sources];
+    expect(sources.length).toBeGreaterThan(50);
+    const missed = texts.flatMap((text, i) => needlesMissedBy(text).map((kind) => `${kind} in text ${i}: ${text.slice(0, 80)}`));
+    expect(missed).toEqual([]);
+    // The check itself sees a match whatever the surrounding text: a positive of every needled provider kind matches.
+    expect(needlesMissedBy('token ghp_abcdefghijklmnopqrstuvwxyz0123456789AB')).toEqual([]);
+    expect(findSecrets('token ghp_abcdefghijklmnopqrstuvwxyz0123456789AB').map((f) => f.kind)).toEqual(['github-token']);
+  });
+
+  it('answer the same for a text seen before: one found clean is not searched again, one with a secret is', () => {
+    const clean = 'const total = items.reduce((sum, item) => sum + item.price, 0);';
+    const dirty = 'const token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789AB";';
+    for (let round = 0; round < 3; round++) {
+      expect(findSecrets(clean)).toEqual([]);
+      expect(redactSecrets(clean)).toBe(clean);
+      expect(findSecrets(dirty).map((f) => f.kind)).toEqual(['github-token']);
+      expect(new Redactor().redact(dirty)).toBe('const token = "[redacted:github-token]";');
+    }
   });
 
   it('reads key names the way code writes them', () => {

@@ -11,6 +11,9 @@ export interface ProgressHandle extends ProgressSink {
 
 const silent: ProgressHandle = { report: () => undefined, done: () => undefined };
 
+/** The shortest time between two progress reports of one piece of work (the first is sent at once). */
+export const REPORT_INTERVAL_MS = 100;
+
 /**
  * One table of running progress tokens, so the cancel button of any of them (client- or
  * server-created) aborts the work; the library alone only honours the tokens it created.
@@ -61,15 +64,31 @@ export class ProgressTracker {
     send({ kind: 'begin', title, cancellable: true, percentage: 0 });
     let last = 0;
     let ended = false;
+    // Reports are throttled: the first goes at once, later ones at most every REPORT_INTERVAL_MS, the latest winning.
+    // A stage that ends sooner is one nobody could read, and each report is a message the editor must handle.
+    let reportedAt: number | undefined;
+    let held: WorkDoneProgressReport | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const flush = (): void => {
+      timer = undefined;
+      if (ended || held === undefined) return;
+      reportedAt = performance.now();
+      send(held);
+      held = undefined;
+    };
     return {
       report: (message, percentage) => {
         if (ended) return;
         if (percentage !== undefined) last = Math.max(last, Math.min(100, Math.round(percentage)));
-        send({ kind: 'report', message, percentage: last });
+        held = { kind: 'report', message, percentage: last };
+        const since = reportedAt === undefined ? Infinity : performance.now() - reportedAt;
+        if (since >= REPORT_INTERVAL_MS) flush();
+        else timer ??= setTimeout(flush, REPORT_INTERVAL_MS - since);
       },
       done: (message) => {
         if (ended) return;
         ended = true;
+        clearTimeout(timer);
         this.running.delete(active);
         send({ kind: 'end', ...(message ? { message } : {}) });
       },

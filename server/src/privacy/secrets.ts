@@ -17,6 +17,13 @@ interface Detector {
   pattern: RegExp;
   group?: number;
   accept?: (value: string, match: RegExpExecArray, text: string) => boolean;
+  /**
+   * Strings one of which every match of `pattern` contains: a text holding none of them is not searched. For a
+   * pattern that ignores case they are in lower case and looked for in the lower-cased text. Given only where the
+   * search costs clearly more than the `includes` (a pattern with no literal start, which is tried at every
+   * position, or one V8 scans slowly), and absent from most code.
+   */
+  needles?: readonly string[];
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -173,7 +180,8 @@ const KEY = String.raw`(?<![\w$.-])([A-Za-z_$][\w$.-]*?)`;
 const ASSIGN = String.raw`["'\x60]?\]?(?:\s*:\s*[A-Za-z_$][\w$<>\[\]| ]*?(?=\s*=))?\s*(?:===?|!==?|:=|=>|\?\?=|\|\|=|=|:)\s*`;
 const QUOTED = String.raw`(["'\x60])((?:(?!\2)[^\\\n]|\\.)+)\2`;
 
-const PROVIDERS: readonly { kind: string; pattern: string; flags?: string; accept?: (value: string) => boolean }[] = [
+/** Provider tokens, each by its documented prefix (needles as written: these patterns are case-sensitive). */
+const PROVIDERS: readonly { kind: string; pattern: string; flags?: string; accept?: (value: string) => boolean; needles?: readonly string[] }[] = [
   { kind: 'anthropic-key', pattern: String.raw`\bsk-ant-[A-Za-z0-9_-]{20,}` },
   // Project, service-account and admin keys carry hyphens inside; legacy keys are one run of letters and digits.
   { kind: 'openai-key', pattern: String.raw`\bsk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{20,}(?![\w-]))` },
@@ -183,33 +191,33 @@ const PROVIDERS: readonly { kind: string; pattern: string; flags?: string; accep
   { kind: 'slack-webhook', pattern: String.raw`https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]{20,}` },
   { kind: 'slack-token', pattern: String.raw`\bxox[abposre]-[A-Za-z0-9-]{10,}` },
   { kind: 'stripe-key', pattern: String.raw`\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b|\bwhsec_[A-Za-z0-9]{20,}\b` },
-  { kind: 'google-api-key', pattern: String.raw`\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])` },
-  { kind: 'google-oauth-secret', pattern: String.raw`\bGOCSPX-[A-Za-z0-9_-]{20,}` },
-  { kind: 'google-refresh-token', pattern: String.raw`\b1//0[A-Za-z0-9_-]{30,}` },
-  { kind: 'twilio-key', pattern: String.raw`\bSK[0-9a-fA-F]{32}\b` },
-  { kind: 'sendgrid-key', pattern: String.raw`\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}` },
+  { kind: 'google-api-key', pattern: String.raw`\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])`, needles: ['AIza'] },
+  { kind: 'google-oauth-secret', pattern: String.raw`\bGOCSPX-[A-Za-z0-9_-]{20,}`, needles: ['GOCSPX-'] },
+  { kind: 'google-refresh-token', pattern: String.raw`\b1//0[A-Za-z0-9_-]{30,}`, needles: ['1//0'] },
+  { kind: 'twilio-key', pattern: String.raw`\bSK[0-9a-fA-F]{32}\b`, needles: ['SK'] },
+  { kind: 'sendgrid-key', pattern: String.raw`\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}`, needles: ['SG.'] },
   { kind: 'npm-token', pattern: String.raw`\bnpm_[A-Za-z0-9]{36}\b` },
   { kind: 'pypi-token', pattern: String.raw`\bpypi-AgE[A-Za-z0-9_-]{50,}` },
-  { kind: 'huggingface-token', pattern: String.raw`\bhf_[A-Za-z0-9]{30,}\b` },
+  { kind: 'huggingface-token', pattern: String.raw`\bhf_[A-Za-z0-9]{30,}\b`, needles: ['hf_'] },
   { kind: 'shopify-token', pattern: String.raw`\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b` },
   { kind: 'digitalocean-token', pattern: String.raw`\bdo[por]_v1_[a-f0-9]{64}\b` },
-  { kind: 'mailgun-key', pattern: String.raw`\bkey-[0-9a-f]{32}\b` },
-  { kind: 'databricks-token', pattern: String.raw`\bdapi[a-f0-9]{32}(?:-\d)?\b` },
+  { kind: 'mailgun-key', pattern: String.raw`\bkey-[0-9a-f]{32}\b`, needles: ['key-'] },
+  { kind: 'databricks-token', pattern: String.raw`\bdapi[a-f0-9]{32}(?:-\d)?\b`, needles: ['dapi'] },
   { kind: 'square-token', pattern: String.raw`\bsq0(?:atp|csp)-[A-Za-z0-9_-]{22,}` },
-  { kind: 'telegram-token', pattern: String.raw`\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b` },
+  { kind: 'telegram-token', pattern: String.raw`\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b`, needles: [':AA'] },
   { kind: 'discord-token', pattern: String.raw`\b[MN][A-Za-z\d]{23,25}\.[\w-]{6}\.[\w-]{27,}` },
   { kind: 'discord-webhook', pattern: String.raw`https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{30,}` },
   { kind: 'newrelic-key', pattern: String.raw`\bNRAK-[A-Z0-9]{27}\b` },
   { kind: 'sentry-token', pattern: String.raw`\bsntry[su]_[A-Za-z0-9+/=_-]{40,}` },
-  { kind: 'linear-key', pattern: String.raw`\blin_api_[A-Za-z0-9]{40}\b` },
+  { kind: 'linear-key', pattern: String.raw`\blin_api_[A-Za-z0-9]{40}\b`, needles: ['lin_api_'] },
   { kind: 'notion-token', pattern: String.raw`\bntn_[A-Za-z0-9]{40,}\b` },
   { kind: 'vault-token', pattern: String.raw`\bhv[sbr]\.[A-Za-z0-9_-]{24,}` },
-  { kind: 'postman-key', pattern: String.raw`\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b` },
-  { kind: 'grafana-token', pattern: String.raw`\bgl(?:c|sa)_[A-Za-z0-9+/=_]{32,}` },
-  { kind: 'atlassian-token', pattern: String.raw`\bATATT3[A-Za-z0-9_=-]{60,}` },
-  { kind: 'doppler-token', pattern: String.raw`\bdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}` },
-  { kind: 'age-key', pattern: String.raw`\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b` },
-  { kind: 'slack-token', pattern: String.raw`\bxapp-\d-[A-Z0-9]+-\d+-[a-f0-9]{32,}` },
+  { kind: 'postman-key', pattern: String.raw`\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b`, needles: ['PMAK-'] },
+  { kind: 'grafana-token', pattern: String.raw`\bgl(?:c|sa)_[A-Za-z0-9+/=_]{32,}`, needles: ['glc_', 'glsa_'] },
+  { kind: 'atlassian-token', pattern: String.raw`\bATATT3[A-Za-z0-9_=-]{60,}`, needles: ['ATATT3'] },
+  { kind: 'doppler-token', pattern: String.raw`\bdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}`, needles: ['dp.'] },
+  { kind: 'age-key', pattern: String.raw`\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b`, needles: ['AGE-SECRET-KEY-1'] },
+  { kind: 'slack-token', pattern: String.raw`\bxapp-\d-[A-Z0-9]+-\d+-[a-f0-9]{32,}`, needles: ['xapp-'] },
   { kind: 'jwt', pattern: String.raw`\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}` },
 ];
 
@@ -236,8 +244,9 @@ const DETECTORS: readonly Detector[] = [
     pattern: regex(String.raw`\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/?#@'"\x60]*:([^\s@/?#'"\x60]+)@`),
     group: 1,
     accept: (value) => !PLACEHOLDER.test(value) && !/^\d+$/.test(value),
+    needles: ['://'],
   },
-  ...PROVIDERS.map((p): Detector => ({ kind: p.kind, pattern: regex(p.pattern, p.flags), ...(p.accept ? { accept: p.accept } : {}) })),
+  ...PROVIDERS.map((p): Detector => ({ kind: p.kind, pattern: regex(p.pattern, p.flags), ...(p.accept ? { accept: p.accept } : {}), ...(p.needles ? { needles: p.needles } : {}) })),
   // Azure storage and service bus connection strings, SAS signatures.
   { kind: 'azure-key', pattern: regex(String.raw`\b(?:AccountKey|SharedAccessKey|SharedSecretValue)\s*=\s*([A-Za-z0-9+/]{20,}={0,2})`, 'i'), group: 1 },
   { kind: 'azure-sas', pattern: regex(String.raw`[?&]sig=([A-Za-z0-9%+/=]{20,})`), group: 1 },
@@ -250,6 +259,7 @@ const DETECTORS: readonly Detector[] = [
       const line = lineAround(text, match.index);
       return !PLACEHOLDER.test(value) && /;/.test(line) && (line.match(/[\w ]+\s*=\s*[^;=]*;/g) ?? []).length >= 1 && line.split('=').length >= 3;
     },
+    needles: ['password', 'pwd'],
   },
   // Authorization header values.
   {
@@ -264,12 +274,14 @@ const DETECTORS: readonly Detector[] = [
     pattern: regex(String.raw`\bBasic\s+([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])`),
     group: 1,
     accept: (value) => /^[\x20-\x7e]+:[\x20-\x7e]+$/.test(Buffer.from(value, 'base64').toString('latin1')),
+    needles: ['Basic'],
   },
   // An AWS secret access key next to its name, whatever the syntax around it.
   {
     kind: 'aws-secret-key',
     pattern: regex(String.raw`(?:aws_?secret_?(?:access_?)?key|secret_?access_?key)["'\x60]?\s*(?:[:=]|:=|=>)+\s*["'\x60]?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])`, 'i'),
     group: 1,
+    needles: ['secret'],
   },
   // docker login -p …, sshpass -p …, redis-cli -a …, mysql -p…
   {
@@ -284,12 +296,14 @@ const DETECTORS: readonly Detector[] = [
     pattern: regex(String.raw`(?:^|\s)(?:-u|--user)\s+["']?[^\s:"']+:([^\s"']+)`),
     group: 1,
     accept: (value) => !PLACEHOLDER.test(value),
+    needles: ['-u'],
   },
   {
     kind: (match) => secretKeyKind(match[1] as string)?.kind,
     pattern: regex(String.raw`(?:^|\s)--((?:[a-z]+-)*(?:password|passwd|token|secret|api-key|apikey|access-key|private-key|client-secret))(?:=|\s+)["']?([^\s"']+)`, 'i'),
     group: 2,
     accept: (value) => plausibleSecret(value, 'strong'),
+    needles: ['--'],
   },
   // The key argument of calls that take one: jwt.sign(payload, 'key'), createHmac('sha256', 'key'), twilio(sid, 'token'), login('user', 'password').
   {
@@ -307,6 +321,7 @@ const DETECTORS: readonly Detector[] = [
       const key = secretKeyKind(match[1] as string);
       return key !== undefined && plausibleSecret(value, key.evidence);
     },
+    needles: ['"', "'", '`'],
   },
   // An unquoted value on a line of its own: .env, YAML, properties, INI (`DB_PASSWORD=hunter2`, `password: hunter2`).
   {
@@ -328,6 +343,7 @@ const DETECTORS: readonly Detector[] = [
       const key = secretKeyKind(match[1] as string);
       return key !== undefined && plausibleSecret(value, key.evidence === 'weak' ? 'weak' : 'password');
     },
+    needles: ['value:'],
   },
   // XML elements: <password>…</password>.
   {
@@ -338,6 +354,7 @@ const DETECTORS: readonly Detector[] = [
       const key = secretKeyKind(match[1] as string);
       return key !== undefined && plausibleSecret(value, key.evidence);
     },
+    needles: ['</'],
   },
   // Query parameters: ?api_key=…&token=…
   {
@@ -350,7 +367,7 @@ const DETECTORS: readonly Detector[] = [
     },
   },
   // Random-looking literals, whatever they are assigned to: quoted in code, or unquoted in .env and YAML.
-  { kind: 'high-entropy', pattern: regex(String.raw`(["'\x60])([A-Za-z0-9+/=_\-.~]{20,})\1`), group: 2, accept: (value) => looksRandom(value) },
+  { kind: 'high-entropy', pattern: regex(String.raw`(["'\x60])([A-Za-z0-9+/=_\-.~]{20,})\1`), group: 2, accept: (value) => looksRandom(value), needles: ['"', "'", '`'] },
   {
     kind: 'high-entropy',
     pattern: regex(String.raw`^[ \t]*(?:export[ \t]+|-[ \t]+)?[A-Za-z_][\w.-]*[ \t]*[=:][ \t]*([A-Za-z0-9+/=_\-.~]{20,})[ \t]*(?:#.*)?$`, 'm'),
@@ -382,13 +399,49 @@ export function secretMarker(kind: string, ordinal = 1): string {
 export const MARKER = /\[redacted:[a-z0-9-]+(?:#\d+)?\]/g;
 
 /**
+ * Texts the detectors found nothing in, most recently seen last, up to {@link CLEAN_CHARS} characters in all. The
+ * detectors depend on the text alone, so such a text needs no second search: the same context, prompt and record
+ * texts are redacted several times in one task (its context, the prompt that holds it, the trace record and its
+ * update), and again by the next task in the same file.
+ */
+const cleanTexts = new Set<string>();
+let cleanChars = 0;
+const CLEAN_CHARS = 2_000_000;
+/** Longer texts (whole files) are not kept: each would push out many snippets. */
+const CLEAN_TEXT_MAX = 64_000;
+
+function rememberClean(text: string): void {
+  if (text.length > CLEAN_TEXT_MAX) return;
+  cleanTexts.add(text);
+  cleanChars += text.length;
+  for (const oldest of cleanTexts) {
+    if (cleanChars <= CLEAN_CHARS) break;
+    cleanTexts.delete(oldest);
+    cleanChars -= oldest.length;
+  }
+}
+
+function holdsNeedle(text: string, needles: readonly string[]): boolean {
+  for (const needle of needles) if (text.includes(needle)) return true;
+  return false;
+}
+
+/**
  * Runs every detector over `text`, replacing each secret with what `mark` returns for it. Detectors run one after
  * the other on the text so far, so a value is replaced once, by the most specific detector.
  */
 export function replaceSecrets(text: string, mark: (finding: SecretFinding) => string): string {
+  if (cleanTexts.has(text)) {
+    // Seen again: it becomes the most recent.
+    cleanTexts.delete(text);
+    cleanTexts.add(text);
+    return text;
+  }
   let out = text;
+  let lower: string | undefined;
   for (const detector of DETECTORS) {
     const pattern = detector.pattern;
+    if (detector.needles && !holdsNeedle(pattern.ignoreCase ? (lower ??= out.toLowerCase()) : out, detector.needles)) continue;
     pattern.lastIndex = 0;
     let result = '';
     let last = 0;
@@ -409,9 +462,28 @@ export function replaceSecrets(text: string, mark: (finding: SecretFinding) => s
       result += out.slice(last, start) + mark({ kind, value, start, end });
       last = end;
     }
-    if (last > 0) out = result + out.slice(last);
+    if (last > 0) {
+      out = result + out.slice(last);
+      lower = undefined;
+    }
   }
+  if (out === text) rememberClean(text);
   return out;
+}
+
+/**
+ * For tests: the detectors whose pattern matches `text` although none of their needles is in it (so the needles
+ * would have hidden a match). Every pattern runs, whatever the needles say.
+ */
+export function needlesMissedBy(text: string): string[] {
+  const missed: string[] = [];
+  for (const detector of DETECTORS) {
+    if (!detector.needles) continue;
+    const haystack = detector.pattern.ignoreCase ? text.toLowerCase() : text;
+    const pattern = new RegExp(detector.pattern.source, detector.pattern.flags);
+    if (pattern.test(text) && !holdsNeedle(haystack, detector.needles)) missed.push(typeof detector.kind === 'string' ? detector.kind : pattern.source.slice(0, 40));
+  }
+  return missed;
 }
 
 /** The secrets in a text, in the order the detectors found them. */
