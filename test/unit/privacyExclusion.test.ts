@@ -11,7 +11,7 @@ import { OpenAIAgent } from '../../server/src/agents/openaiAgent.js';
 import type { AgentRequest } from '../../server/src/agents/agent.js';
 import { listDeclarations } from '../../server/src/repo/declarations.js';
 import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
-import { pathToUri } from '../../server/src/workspace/documentSnapshot.js';
+import { pathToUri, resolvePath } from '../../server/src/workspace/documentSnapshot.js';
 import { TraceStore } from '../../server/src/trace/traceStore.js';
 import type { Interaction } from '../../server/src/protocol.js';
 import { startScriptedModel } from '../support/scriptedModel.js';
@@ -73,6 +73,28 @@ describe('ignore rules', () => {
     expect(exclusion.check(path.join(root, 'src/a.ts'))).toBeUndefined();
     fs.writeFileSync(path.join(root, '.assistantignore'), 'src/a.ts\n');
     expect(exclusion.check(path.join(root, 'src/a.ts'))).toMatchObject({ why: 'ignored', source: '.assistantignore' });
+  });
+
+  it('place a path in the workspace, and resolve it, as path.resolve and path.relative would, for odd paths too', () => {
+    const expected = (root: string, fsPath: string): string | undefined => {
+      const relative = path.relative(path.resolve(root), path.resolve(fsPath));
+      return relative === '' || relative.startsWith('..') || path.isAbsolute(relative) ? undefined : relative.split(path.sep).join('/');
+    };
+    const ws = workspace({ 'src/a.ts': '' });
+    const tails = ['a.ts', 'src/a.ts', '.hidden/x.ts', '..foo', '..foo/a.ts', '...', 'src/../a.ts', 'src/./a.ts', 'src//a.ts', 'src/', 'src/.', 'src/..', '..', '.', '', 'a..b/c.ts', 'src/.../d.ts', 'é/日本.ts'];
+    for (const root of [ws, `${ws}/`, `${ws}/sub/..`, '/']) {
+      const exclusion = new WorkspaceExclusion(root);
+      const view = exclusion.view();
+      for (const tail of tails) {
+        for (const fsPath of [`${path.resolve(root)}/${tail}`, `${path.resolve(root)}${tail}`, `${root}/${tail}`, tail, `/elsewhere/${tail}`]) {
+          expect(exclusion.relative(fsPath), `${root} + ${fsPath}`).toBe(expected(root, fsPath));
+          expect(resolvePath(fsPath), fsPath).toBe(path.resolve(fsPath));
+          // Twice through a view: the second answer is the view's own memory of the first.
+          expect(view.relative(fsPath), `${root} + ${fsPath} (view)`).toBe(expected(root, fsPath));
+          expect(view.relative(fsPath), `${root} + ${fsPath} (view, again)`).toBe(expected(root, fsPath));
+        }
+      }
+    }
   });
 
   it('recognise secret files by name', () => {

@@ -2,8 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildRequestContext, namesInRequest, renderRequestContext } from '../../server/src/context/requestContext.js';
-import type { RequestContext, RequestContextInput } from '../../server/src/context/requestContext.js';
+import { buildRequestContext, namesInRequest, renderRequestContext, renderedLength } from '../../server/src/context/requestContext.js';
+import type { ContextSnippet, RequestContext, RequestContextInput } from '../../server/src/context/requestContext.js';
 import { RecentPositions } from '../../server/src/context/recentPositions.js';
 import type { VisitedPosition } from '../../server/src/context/recentPositions.js';
 import { declarationsNamed } from '../../server/src/repo/declarations.js';
@@ -430,6 +430,35 @@ describe('the budget', () => {
       expect(context.omitted.filter((o) => o.endsWith(': cut to fit the budget')).length, where).toBeLessThanOrEqual(1);
     }
   });
+  it('measures the rendering without building it: the same length for any context (seeded random contexts)', () => {
+    const seed = testSeed(20_261_122);
+    const random = prng(seed);
+    const texts = ['', 'x', 'const a = 1;', 'a `tick` and ``two``', '```ts\nfenced\n```', 'line one\nline two\n', 'é日本🙂 \u2028'];
+    const files = ['src/a.ts', 'lib/b.mjs', 'README.md', 'data.json', 'noext', 'c.TSX'];
+    const snippet = (): ContextSnippet => {
+      const startLine = random.int(200);
+      return { file: files[random.int(files.length)]!, startLine, endLine: startLine + random.int(3), text: Array.from({ length: 1 + random.int(3) }, () => texts[random.int(texts.length)]).join('\n'), ...(random.int(2) ? { label: `Label${random.int(9)}` } : {}) };
+    };
+    const list = (max: number): ContextSnippet[] => Array.from({ length: random.int(max + 1) }, snippet);
+    for (let i = 0; i < 300; i++) {
+      const context: RequestContext = {
+        ...(random.int(2) ? { enclosing: { name: 'Ledger', kind: random.int(2) ? 'class' : 'function', ...snippet() } } : {}),
+        symbols: Array.from({ length: random.int(4) }, () => ({ name: `S${random.int(9)}`, kind: 'function', declaration: snippet(), references: list(3) })),
+        recent: list(3),
+        openDocuments: list(3),
+        tokens: 0,
+        omitted: [],
+      };
+      expect(renderedLength(context), `ASSISTANT_SEED=${seed}, try ${i}`).toBe(renderRequestContext(context).length);
+      // Measured again after a snippet's text changes (a snippet measured before must not keep its old length).
+      const some = context.recent[0];
+      if (some) {
+        some.text += '\n```more```';
+        expect(renderedLength(context), `ASSISTANT_SEED=${seed}, try ${i}, changed`).toBe(renderRequestContext(context).length);
+      }
+    }
+  });
+
   it('cuts a one-line (minified) document by characters, within the budget', async () => {
     const minified = `export const table={${Array.from({ length: 400 }, (_, i) => `k${i}:${i}`).join(',')}};`;
     fs.writeFileSync(path.join(root, 'src/table.min.js'), minified);

@@ -76,6 +76,12 @@ export class ModelError extends Error {
 
 const RETRYABLE: ReadonlySet<ModelErrorKind> = new Set(['rate-limit', 'server', 'connection', 'idle', 'malformed', 'incomplete']);
 
+/**
+ * The reason an attempt's controller is aborted with once the attempt is over, to release whatever still listens to
+ * it: without a reason, every attempt would build a DOMException, which is slow in Node.
+ */
+const RELEASED = new Error('the model exchange is over');
+
 export class ModelClient {
   private readonly client: OpenAI;
 
@@ -163,7 +169,7 @@ export class ModelClient {
     } finally {
       clearTimeout(overall);
       signal.removeEventListener('abort', onAbort);
-      if (!controller.signal.aborted) controller.abort();
+      if (!controller.signal.aborted) controller.abort(RELEASED);
     }
   }
 

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ts } from 'ts-morph';
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
-import { isSupportedLanguage, languageIdForPath, uriToPath } from '../workspace/documentSnapshot.js';
+import { isSupportedLanguage, languageIdForPath, resolvePath, uriToPath } from '../workspace/documentSnapshot.js';
 import type { WorkspaceProject } from '../repo/workspaceProject.js';
 import { KIND_LABEL, declarationAt, listDeclarations, parseDocument } from '../repo/declarations.js';
 import type { DeclarationTarget } from '../repo/declarations.js';
@@ -116,7 +116,7 @@ const MIN_CUT_CHARS = 48;
  */
 export async function buildRequestContext(input: RequestContextInput, signal: AbortSignal): Promise<RequestContext> {
   signal.throwIfAborted();
-  const root = path.resolve(input.root);
+  const root = resolvePath(input.root);
   const files = new WorkspaceFiles(root, input.document, input.openDocuments);
   const { document, target } = input;
   if (document.fsPath) {
@@ -174,12 +174,12 @@ class WorkspaceFiles {
   ) {
     this.view = workspaceExclusion(root).view();
     this.openDocuments = openDocuments.filter((d) => d.uri !== document.uri);
-    for (const d of [document, ...this.openDocuments]) if (d.fsPath) this.open.set(path.resolve(d.fsPath), d);
+    for (const d of [document, ...this.openDocuments]) if (d.fsPath) this.open.set(resolvePath(d.fsPath), d);
   }
 
   /** The file name a document goes by in spans (its path, or its URI when it has none). */
   nameOf(document: DocumentSnapshot): string {
-    return document.fsPath ? path.resolve(document.fsPath) : document.uri;
+    return document.fsPath ? resolvePath(document.fsPath) : document.uri;
   }
 
   /** Workspace-relative `/`-path, or undefined outside the workspace. */
@@ -197,7 +197,7 @@ class WorkspaceFiles {
 
   /** The current text of a workspace file: the editor's, else the disk's (small files only); none when excluded. */
   text(fsPath: string): string | undefined {
-    const resolved = path.resolve(fsPath);
+    const resolved = resolvePath(fsPath);
     if (this.relative(resolved) === undefined || this.excluded(resolved)) return undefined;
     const open = this.open.get(resolved);
     if (open) return open.text;
@@ -765,7 +765,7 @@ function syncOpenDocuments(workspace: WorkspaceProject, files: WorkspaceFiles): 
   const open = new Set<string>();
   for (const document of [files.document, ...files.openDocuments]) {
     if (!document.fsPath) continue;
-    const fsPath = path.resolve(document.fsPath);
+    const fsPath = resolvePath(document.fsPath);
     open.add(fsPath);
     if (document === files.document || !isCode(fsPath) || files.relative(fsPath) === undefined || files.excluded(fsPath)) continue;
     workspace.sourceFile(fsPath, document.text);
@@ -917,7 +917,7 @@ function targetDeclarations(program: ts.Program, source: ts.SourceFile, target: 
  */
 function symbolOf(declaration: FoundDeclaration, files: WorkspaceFiles, avoid: Span[], order: number): CandidateSymbol | undefined {
   const { node, source } = declaration;
-  const fileName = path.resolve(source.fileName);
+  const fileName = resolvePath(source.fileName);
   if (files.excluded(fileName)) return { name: '', kind: '', declaration: stub(fileName, files), references: [], rank: declaration.rank, fromRequest: declaration.fromRequest, order };
   const anchor = anchorOf(node);
   const start = docStart(anchor, source);
@@ -980,7 +980,7 @@ function programReferences(program: ts.Program, declaration: FoundDeclaration, s
   };
   const wanted = resolve(nameNode);
   if (!wanted) return [];
-  const declared = { fileName: path.resolve(declaration.source.fileName), start: declaration.node.getFullStart(), end: declaration.node.getEnd() };
+  const declared = { fileName: resolvePath(declaration.source.fileName), start: declaration.node.getFullStart(), end: declaration.node.getEnd() };
   const pattern = new RegExp(`(?<![\\w$])${name.replace(/[$]/g, '\\$')}(?![\\w$])`, 'g');
   const candidates = program
     .getSourceFiles()
@@ -990,7 +990,7 @@ function programReferences(program: ts.Program, declaration: FoundDeclaration, s
   const withSites = new Set<string>();
   for (const source of candidates) {
     if (withSites.size >= MAX_REFERENCE_CANDIDATES) break;
-    const fileName = path.resolve(source.fileName);
+    const fileName = resolvePath(source.fileName);
     const excluded = search.files.excluded(fileName) !== undefined;
     let inFile = 0;
     for (const match of source.text.matchAll(pattern)) {
@@ -1151,9 +1151,9 @@ function referenceTexts(search: SymbolSearch, program: ts.Program | undefined): 
   if (known && known.program === program) return known.texts;
   const { files } = search;
   const texts = new Map<string, string>();
-  for (const document of [files.document, ...files.openDocuments]) if (document.fsPath) texts.set(path.resolve(document.fsPath), document.text);
+  for (const document of [files.document, ...files.openDocuments]) if (document.fsPath) texts.set(resolvePath(document.fsPath), document.text);
   for (const source of program?.getSourceFiles() ?? []) {
-    const fileName = path.resolve(source.fileName);
+    const fileName = resolvePath(source.fileName);
     if (!texts.has(fileName) && (workspaceFile(program as ts.Program, source, files) || files.excluded(fileName))) texts.set(fileName, source.text);
   }
   search.referenceTexts = { program, texts };
@@ -1164,7 +1164,7 @@ function lexicalReferences(declaration: FoundDeclaration, search: SymbolSearch, 
   const { files } = search;
   const simple = nameOf(declaration.node) as string;
   // The declaration's own file is at hand too: it was read for the declaration.
-  const declared = { fileName: path.resolve(declaration.source.fileName), start: declaration.node.getFullStart(), end: declaration.node.getEnd() };
+  const declared = { fileName: resolvePath(declaration.source.fileName), start: declaration.node.getFullStart(), end: declaration.node.getEnd() };
   const shared = referenceTexts(search, program);
   const texts: Iterable<[string, string]> = shared.has(declared.fileName) ? shared : [...shared, [declared.fileName, declaration.source.text]];
   const pattern = new RegExp(`(?<![\\w$])${simple.replace(/[$]/g, '\\$')}(?![\\w$])`, 'g');
@@ -1204,7 +1204,7 @@ function recentPieces(input: RequestContextInput, files: WorkspaceFiles, target:
     if (pieces.filter((p) => !p.stub).length >= MAX_RECENT) break;
     const fsPath = visit.uri === input.document.uri ? input.document.fsPath : uriToPath(visit.uri);
     if (!fsPath || files.relative(fsPath) === undefined) continue;
-    const fileName = path.resolve(fsPath);
+    const fileName = resolvePath(fsPath);
     if (files.excluded(fileName)) {
       if (!pieces.some((p) => p.stub && p.fsPath === fileName)) pieces.push(stub(fileName, files));
       continue;
@@ -1252,7 +1252,7 @@ function openDocumentPieces(input: RequestContextInput, files: WorkspaceFiles, i
   const scored: { document: DocumentSnapshot; score: number; choices: Piece[] }[] = [];
   for (const document of files.openDocuments) {
     if (!document.fsPath) continue;
-    const fsPath = path.resolve(document.fsPath);
+    const fsPath = resolvePath(document.fsPath);
     const relative = files.relative(fsPath);
     if (relative === undefined) continue;
     const code = isSupportedLanguage(document.languageId);
@@ -1352,13 +1352,13 @@ function fill(plan: Planned[], files: WorkspaceFiles, redactor: Redactor, budget
     }
     const snippet = toSnippet(piece, files, redactor.redact(piece.text));
     let next: RequestContext | undefined = place(context, step, snippet, at);
-    if (renderRequestContext(next).length > maxChars) next = undefined;
+    if (renderedLength(next) > maxChars) next = undefined;
     // Only a piece shown whole (not an outline, not cut) covers its lines.
     const whole = next !== undefined && !piece.partial;
     const outline = !next && piece.outline !== undefined ? redactor.redact(piece.outline) : undefined;
     if (!next && outline !== undefined) {
       next = place(context, step, { ...snippet, text: outline }, at);
-      if (renderRequestContext(next).length <= maxChars) notes.push(`${piece.describe}: shown as an outline for the budget`);
+      if (renderedLength(next) <= maxChars) notes.push(`${piece.describe}: shown as an outline for the budget`);
       else next = undefined;
     }
     if (!next) {
@@ -1381,19 +1381,19 @@ function fill(plan: Planned[], files: WorkspaceFiles, redactor: Redactor, budget
       return `${count} ${NOUNS[category][count === 1 ? 0 : 1]} beyond the budget`;
     });
   context = { ...context, omitted: [...privacy, ...notes, ...budget] };
-  context.tokens = Math.ceil(renderRequestContext(context).length / 4);
+  context.tokens = Math.ceil(renderedLength(context) / 4);
   return context;
 }
 
 /** Cuts a snippet's text until the whole rendering fits; undefined when too little room is left. */
 function cutToFit(context: RequestContext, step: Planned, snippet: ContextSnippet, at: number | undefined, maxChars: number, code: boolean, keep: Keep | undefined): RequestContext | undefined {
-  let room = maxChars - renderRequestContext(place(context, step, { ...snippet, text: '' }, at)).length;
+  let room = maxChars - renderedLength(place(context, step, { ...snippet, text: '' }, at));
   // The fence may grow with the text's own backticks: a second or third try takes the difference off.
   for (let attempt = 0; attempt < 4; attempt++) {
     const cut = cutLines(snippet.text, { chars: room }, code, keep);
     if (cut === undefined) return undefined;
     const next = place(context, step, { ...snippet, text: cut.text }, at);
-    const size = renderRequestContext(next).length;
+    const size = renderedLength(next);
     if (size <= maxChars) return next;
     room -= size - maxChars;
   }
@@ -1459,6 +1459,40 @@ export function renderRequestContext(context: RequestContext): string {
   if (context.recent.length > 0) sections.push(['### Recently visited', ...context.recent.map((s) => `#### ${where(s)}${inLabel(s)}\n${fenced(s)}`)].join('\n\n'));
   if (context.openDocuments.length > 0) sections.push(['### Other open documents', ...context.openDocuments.map((s) => `#### ${where(s)}${inLabel(s)}\n${fenced(s)}`)].join('\n\n'));
   return sections.length > 0 ? `## Context\n\n${sections.join('\n\n')}\n` : '';
+}
+
+/**
+ * `renderRequestContext(context).length`, without building the text: the budget is checked after each piece placed
+ * (and each cut tried), and rendering the whole context every time made that quadratic. The same parts, counted;
+ * each snippet's fenced block is measured once.
+ */
+export function renderedLength(context: RequestContext): number {
+  const sections: number[] = [];
+  if (context.enclosing) sections.push(`### Enclosing ${context.enclosing.kind} \`${context.enclosing.name}\` (${where(context.enclosing)})\n`.length + fencedLength(context.enclosing));
+  const blocks = (heading: string, parts: number[]): number => parts.reduce((sum, part) => sum + part + 2, heading.length);
+  if (context.symbols.length > 0) {
+    const parts: number[] = [];
+    for (const symbol of context.symbols) {
+      parts.push(`#### ${symbol.kind} \`${symbol.name}\` (${where(symbol.declaration)})\n`.length + fencedLength(symbol.declaration));
+      for (const reference of symbol.references) parts.push(`Used at ${where(reference)}${inLabel(reference)}:\n`.length + fencedLength(reference));
+    }
+    sections.push(blocks('### Symbols the request names or the code uses', parts));
+  }
+  const listed = (snippet: ContextSnippet): number => `#### ${where(snippet)}${inLabel(snippet)}\n`.length + fencedLength(snippet);
+  if (context.recent.length > 0) sections.push(blocks('### Recently visited', context.recent.map(listed)));
+  if (context.openDocuments.length > 0) sections.push(blocks('### Other open documents', context.openDocuments.map(listed)));
+  return sections.length > 0 ? '## Context\n\n'.length + sections.reduce((sum, section) => sum + section, 0) + 2 * (sections.length - 1) + 1 : 0;
+}
+
+/** `fenced(snippet).length` by snippet, with the text and file it was measured on (so a changed snippet is measured again). */
+const fencedLengths = new WeakMap<ContextSnippet, { text: string; file: string; length: number }>();
+
+function fencedLength(snippet: ContextSnippet): number {
+  const known = fencedLengths.get(snippet);
+  if (known && known.text === snippet.text && known.file === snippet.file) return known.length;
+  const length = fenced(snippet).length;
+  fencedLengths.set(snippet, { text: snippet.text, file: snippet.file, length });
+  return length;
 }
 
 function where(snippet: ContextSnippet): string {

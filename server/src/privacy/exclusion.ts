@@ -1,6 +1,7 @@
 // Which workspace files never reach a model: secret-looking files and what .gitignore, .git/info/exclude and .assistantignore match, at any depth.
 import fs from 'node:fs';
 import path from 'node:path';
+import { NOT_NORMALIZED, resolvePath } from '../workspace/documentSnapshot.js';
 
 /** Names of files that hold or look like they hold credentials; never indexed or sent, whatever their extension. */
 export function isSecretPath(relativePath: string): boolean {
@@ -149,6 +150,7 @@ export function describeExclusion(exclusion: Exclusion): string {
 
 const IGNORE_FILES = ['.gitignore', '.assistantignore'] as const;
 
+
 /**
  * The ignore rules of one workspace as they are on disk: the root's `.gitignore`, `.git/info/exclude` and
  * `.assistantignore`, and the `.gitignore`/`.assistantignore` of every directory below, each relative to its
@@ -159,8 +161,26 @@ export class WorkspaceExclusion {
   readonly root: string;
   private readonly cache = new Map<string, { stamp: string; rules: IgnoreRules }>();
 
+  /** The root with one trailing separator: a normalized path that starts with it is inside. */
+  private readonly prefix: string;
+
   constructor(root: string) {
     this.root = path.resolve(root);
+    this.prefix = this.root.endsWith(path.sep) ? this.root : this.root + path.sep;
+  }
+
+  /** The workspace-relative `/`-path of a file, or undefined when it is outside the workspace. */
+  relative(fsPath: string): string | undefined {
+    // Most paths are absolute and normalized already (no `//`, `.` or `..` segment, no trailing separator): `resolve`
+    // would give them back unchanged, so the part after the root is the answer. POSIX only: Windows compares paths
+    // without regard to case.
+    if (path.sep === '/' && fsPath.startsWith(this.prefix) && fsPath.length > this.prefix.length && !NOT_NORMALIZED.test(fsPath)) {
+      const rest = fsPath.slice(this.prefix.length);
+      return rest.startsWith('..') ? undefined : rest;
+    }
+    const relative = path.relative(this.root, path.resolve(fsPath));
+    if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) return undefined;
+    return relative.split(path.sep).join('/');
   }
 
   /** A consistent view of the rules for one walk or one question; take a new one to see later changes. */
@@ -191,15 +211,19 @@ export class WorkspaceExclusion {
 /** The ignore rules of a workspace at one moment. */
 export class ExclusionView {
   private readonly rules = new Map<string, IgnoreRules>();
+  private readonly relatives = new Map<string, string | undefined>();
   private readonly directories = new Map<string, Exclusion | undefined>();
 
   constructor(private readonly workspace: WorkspaceExclusion) {}
 
   /** The workspace-relative `/`-path of a file, or undefined when it is outside the workspace. */
   relative(fsPath: string): string | undefined {
-    const relative = path.relative(this.workspace.root, path.resolve(fsPath));
-    if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) return undefined;
-    return relative.split(path.sep).join('/');
+    // A request asks about the same few files many times.
+    let relative = this.relatives.get(fsPath);
+    if (relative !== undefined || this.relatives.has(fsPath)) return relative;
+    relative = this.workspace.relative(fsPath);
+    this.relatives.set(fsPath, relative);
+    return relative;
   }
 
   /** Why a file (absolute path) is kept from models, or undefined. */
@@ -267,7 +291,7 @@ const workspaces = new Map<string, WorkspaceExclusion>();
 
 /** The exclusion rules of a workspace folder, shared by everything that reads files for a model. */
 export function workspaceExclusion(root: string): WorkspaceExclusion {
-  const key = path.resolve(root);
+  const key = resolvePath(root);
   let found = workspaces.get(key);
   if (found) workspaces.delete(key);
   else found = new WorkspaceExclusion(key);

@@ -1,4 +1,5 @@
 // An immutable view of one document at one version, as the core sees it (no LSP types).
+import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export interface DocumentSnapshot {
@@ -49,4 +50,15 @@ export function isSupportedLanguage(languageId: string): boolean {
 /** The workspace folder itself as a document with no text: the context of workspace-wide tasks (questions). */
 export function workspaceSnapshot(root: string): DocumentSnapshot {
   return { uri: pathToUri(root), fsPath: root, languageId: 'plaintext', version: null, text: '' };
+}
+
+/** A `/`-path with an empty, `.` or `..` segment, or a trailing `/`: one `path.resolve` would change. */
+export const NOT_NORMALIZED = /\/\.{0,2}(?:\/|$)/;
+
+/**
+ * `path.resolve(fsPath)`, without its work for a path that is absolute and normalized already (POSIX): the context
+ * resolves the name of every source file of the program on each request.
+ */
+export function resolvePath(fsPath: string): string {
+  return path.sep === '/' && fsPath.startsWith('/') && !NOT_NORMALIZED.test(fsPath) ? fsPath : path.resolve(fsPath);
 }
