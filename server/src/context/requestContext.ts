@@ -1131,8 +1131,11 @@ function lexicalSymbols(search: SymbolSearch, names: RequestName[], withoutProgr
 function codeShapedIdentifiers(source: ts.SourceFile, target: RequestContextInput['target']): string[] {
   const out: string[] = [];
   const visit = (node: ts.Node): void => {
-    if (node.getEnd() <= target.start || node.getStart(source) >= target.end) return;
-    if (ts.isIdentifier(node) && !out.includes(node.text)) {
+    // Pruned by the full span (leading trivia included), which is cheap: finding where a node's code starts means
+    // scanning its comments, and a file has hundreds of statements after the target. An identifier counts only when
+    // its own code overlaps the target, so the answer is the same as pruning by that.
+    if (node.end <= target.start || node.pos >= target.end) return;
+    if (ts.isIdentifier(node) && node.getStart(source) < target.end && !out.includes(node.text)) {
       const parent = node.parent;
       const callee = parent && (ts.isCallExpression(parent) || ts.isNewExpression(parent)) && parent.expression === node;
       const member = parent && ts.isPropertyAccessExpression(parent) && parent.name === node && parent.parent && ts.isCallExpression(parent.parent) && parent.parent.expression === parent;
