@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/lspClient.js';
-import { MARKER, Redactor, findSecrets, forgetRememberedSecrets, looksRandom, needlesMissedBy, redactSecrets, secretKeyKind, shannonEntropy } from '../../server/src/privacy/secrets.js';
+import { MARKER, Redactor, findSecrets, forgetRememberedSecrets, looksRandom, needleCheck, redactSecrets, secretKeyKind, shannonEntropy } from '../../server/src/privacy/secrets.js';
 
 interface Positive {
   id: string;
@@ -118,13 +118,25 @@ describe('detectors', () => {
       }
     };
     for (const dir of ['server/src', 'docs', 'test/unit']) walk(path.join(REPO_ROOT, dir));
-    const texts = [...corpus.positives.map((p) => p.text), ...corpus.negatives.map((n) => n.text), ...corpus.holdout.map((h) => h.text), ...sources];
+    // Provider tokens the corpus has no positive of, made up in their documented shapes.
+    const made = [
+      `refresh: 1//0${'gAbCdEfGhIjKlMnOpQrStUvWxYz0123'}`,
+      `LINEAR=lin_api_${'a1B2c3D4e5'.repeat(4)}`,
+      `key PMAK-${'0123456789abcdef01234567'}-${'0123456789abcdef0123456789abcdef01'}`,
+      `GRAFANA=glc_${'AbCdEf0123456789'.repeat(2)}`,
+      `token ATATT3${'xYz0123456'.repeat(6)}`,
+      `DOPPLER=dp.pt.${'AbCdEf0123'.repeat(4)}`,
+      `AGE-SECRET-KEY-1${'QWERTY0123456789ASDF'.repeat(3).slice(0, 58)}`,
+      `app xapp-1-A0123ABC-1234567890-${'0123456789abcdef'.repeat(2)}`,
+    ];
+    const texts = [...corpus.positives.map((p) => p.text), ...corpus.negatives.map((n) => n.text), ...corpus.holdout.map((h) => h.text), ...made, ...sources];
     expect(sources.length).toBeGreaterThan(50);
-    const missed = texts.flatMap((text, i) => needlesMissedBy(text).map((kind) => `${kind} in text ${i}: ${text.slice(0, 80)}`));
+    const checks = texts.map((text) => needleCheck(text));
+    const missed = checks.flatMap((check, i) => check.filter((c) => c.missed).map((c) => `${c.kind} in text ${i}: ${texts[i]!.slice(0, 80)}`));
     expect(missed).toEqual([]);
-    // The check itself sees a match whatever the surrounding text: a positive of every needled provider kind matches.
-    expect(needlesMissedBy('token ghp_abcdefghijklmnopqrstuvwxyz0123456789AB')).toEqual([]);
-    expect(findSecrets('token ghp_abcdefghijklmnopqrstuvwxyz0123456789AB').map((f) => f.kind)).toEqual(['github-token']);
+    // Not vacuous: every pattern that has needles matches somewhere in these texts.
+    const unmatched = needleCheck('').map((c, d) => (checks.some((check) => check[d]!.matched) ? undefined : c.kind)).filter((kind) => kind !== undefined);
+    expect(unmatched).toEqual([]);
   });
 
   it('answer the same for a text seen before: one found clean is not searched again, one with a secret is', () => {

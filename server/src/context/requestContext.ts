@@ -1449,18 +1449,7 @@ function place(context: RequestContext, step: Planned, snippet: ContextSnippet, 
  * the user and the trace, and a path is all they would tell a model.
  */
 export function renderRequestContext(context: RequestContext): string {
-  const sections: string[] = [];
-  if (context.enclosing) sections.push(`### Enclosing ${context.enclosing.kind} \`${context.enclosing.name}\` (${where(context.enclosing)})\n${fenced(context.enclosing)}`);
-  if (context.symbols.length > 0) {
-    const parts = ['### Symbols the request names or the code uses'];
-    for (const symbol of context.symbols) {
-      parts.push(`#### ${symbol.kind} \`${symbol.name}\` (${where(symbol.declaration)})\n${fenced(symbol.declaration)}`);
-      for (const reference of symbol.references) parts.push(`Used at ${where(reference)}${inLabel(reference)}:\n${fenced(reference)}`);
-    }
-    sections.push(parts.join('\n\n'));
-  }
-  if (context.recent.length > 0) sections.push(['### Recently visited', ...context.recent.map((s) => `#### ${where(s)}${inLabel(s)}\n${fenced(s)}`)].join('\n\n'));
-  if (context.openDocuments.length > 0) sections.push(['### Other open documents', ...context.openDocuments.map((s) => `#### ${where(s)}${inLabel(s)}\n${fenced(s)}`)].join('\n\n'));
+  const sections = sectionsOf(context).map(({ heading, blocks }) => [...(heading ? [heading] : []), ...blocks.map((b) => `${b.head}\n${fenced(b.snippet)}`)].join('\n\n'));
   return sections.length > 0 ? `## Context\n\n${sections.join('\n\n')}\n` : '';
 }
 
@@ -1470,21 +1459,29 @@ export function renderRequestContext(context: RequestContext): string {
  * each snippet's fenced block is measured once.
  */
 export function renderedLength(context: RequestContext): number {
-  const sections: number[] = [];
-  if (context.enclosing) sections.push(`### Enclosing ${context.enclosing.kind} \`${context.enclosing.name}\` (${where(context.enclosing)})\n`.length + fencedLength(context.enclosing));
-  const blocks = (heading: string, parts: number[]): number => parts.reduce((sum, part) => sum + part + 2, heading.length);
-  if (context.symbols.length > 0) {
-    const parts: number[] = [];
-    for (const symbol of context.symbols) {
-      parts.push(`#### ${symbol.kind} \`${symbol.name}\` (${where(symbol.declaration)})\n`.length + fencedLength(symbol.declaration));
-      for (const reference of symbol.references) parts.push(`Used at ${where(reference)}${inLabel(reference)}:\n`.length + fencedLength(reference));
-    }
-    sections.push(blocks('### Symbols the request names or the code uses', parts));
-  }
-  const listed = (snippet: ContextSnippet): number => `#### ${where(snippet)}${inLabel(snippet)}\n`.length + fencedLength(snippet);
-  if (context.recent.length > 0) sections.push(blocks('### Recently visited', context.recent.map(listed)));
-  if (context.openDocuments.length > 0) sections.push(blocks('### Other open documents', context.openDocuments.map(listed)));
+  const sections = sectionsOf(context).map(({ heading, blocks }) => blocks.reduce((sum, b) => sum + b.head.length + 1 + fencedLength(b.snippet), heading ? heading.length + 2 : 0) + 2 * (blocks.length - 1));
   return sections.length > 0 ? '## Context\n\n'.length + sections.reduce((sum, section) => sum + section, 0) + 2 * (sections.length - 1) + 1 : 0;
+}
+
+/**
+ * What the context renders, in order: its sections, each an optional heading and its blocks (a heading line over one
+ * snippet's fenced code). Both the rendering and its length are made from these.
+ */
+function sectionsOf(context: RequestContext): { heading?: string; blocks: { head: string; snippet: ContextSnippet }[] }[] {
+  const sections: { heading?: string; blocks: { head: string; snippet: ContextSnippet }[] }[] = [];
+  if (context.enclosing) sections.push({ blocks: [{ head: `### Enclosing ${context.enclosing.kind} \`${context.enclosing.name}\` (${where(context.enclosing)})`, snippet: context.enclosing }] });
+  if (context.symbols.length > 0) {
+    const blocks: { head: string; snippet: ContextSnippet }[] = [];
+    for (const symbol of context.symbols) {
+      blocks.push({ head: `#### ${symbol.kind} \`${symbol.name}\` (${where(symbol.declaration)})`, snippet: symbol.declaration });
+      for (const reference of symbol.references) blocks.push({ head: `Used at ${where(reference)}${inLabel(reference)}:`, snippet: reference });
+    }
+    sections.push({ heading: '### Symbols the request names or the code uses', blocks });
+  }
+  const listed = (snippet: ContextSnippet): { head: string; snippet: ContextSnippet } => ({ head: `#### ${where(snippet)}${inLabel(snippet)}`, snippet });
+  if (context.recent.length > 0) sections.push({ heading: '### Recently visited', blocks: context.recent.map(listed) });
+  if (context.openDocuments.length > 0) sections.push({ heading: '### Other open documents', blocks: context.openDocuments.map(listed) });
+  return sections;
 }
 
 /** `fenced(snippet).length` by snippet, with the text and file it was measured on (so a changed snippet is measured again). */

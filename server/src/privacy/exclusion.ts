@@ -1,7 +1,7 @@
 // Which workspace files never reach a model: secret-looking files and what .gitignore, .git/info/exclude and .assistantignore match, at any depth.
 import fs from 'node:fs';
 import path from 'node:path';
-import { NOT_NORMALIZED, resolvePath } from '../workspace/documentSnapshot.js';
+import { resolvePath } from '../workspace/documentSnapshot.js';
 
 /** Names of files that hold or look like they hold credentials; never indexed or sent, whatever their extension. */
 export function isSecretPath(relativePath: string): boolean {
@@ -150,7 +150,6 @@ export function describeExclusion(exclusion: Exclusion): string {
 
 const IGNORE_FILES = ['.gitignore', '.assistantignore'] as const;
 
-
 /**
  * The ignore rules of one workspace as they are on disk: the root's `.gitignore`, `.git/info/exclude` and
  * `.assistantignore`, and the `.gitignore`/`.assistantignore` of every directory below, each relative to its
@@ -171,14 +170,14 @@ export class WorkspaceExclusion {
 
   /** The workspace-relative `/`-path of a file, or undefined when it is outside the workspace. */
   relative(fsPath: string): string | undefined {
-    // Most paths are absolute and normalized already (no `//`, `.` or `..` segment, no trailing separator): `resolve`
-    // would give them back unchanged, so the part after the root is the answer. POSIX only: Windows compares paths
-    // without regard to case.
-    if (path.sep === '/' && fsPath.startsWith(this.prefix) && fsPath.length > this.prefix.length && !NOT_NORMALIZED.test(fsPath)) {
-      const rest = fsPath.slice(this.prefix.length);
+    const resolved = resolvePath(fsPath);
+    // A resolved path under the root is the part after it, without `path.relative`'s work. POSIX only: Windows
+    // compares paths without regard to case.
+    if (path.sep === '/' && resolved.startsWith(this.prefix) && resolved.length > this.prefix.length) {
+      const rest = resolved.slice(this.prefix.length);
       return rest.startsWith('..') ? undefined : rest;
     }
-    const relative = path.relative(this.root, path.resolve(fsPath));
+    const relative = path.relative(this.root, resolved);
     if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) return undefined;
     return relative.split(path.sep).join('/');
   }

@@ -178,6 +178,8 @@ function isWordy(value: string): boolean {
 const KEY = String.raw`(?<![\w$.-])([A-Za-z_$][\w$.-]*?)`;
 /** Between a key and its value: an optional closing quote or bracket, an optional type annotation, the operator. */
 const ASSIGN = String.raw`["'\x60]?\]?(?:\s*:\s*[A-Za-z_$][\w$<>\[\]| ]*?(?=\s*=))?\s*(?:===?|!==?|:=|=>|\?\?=|\|\|=|=|:)\s*`;
+/** The needles of the patterns that need a quoted value. */
+const QUOTES: readonly string[] = ['"', "'", '`'];
 const QUOTED = String.raw`(["'\x60])((?:(?!\2)[^\\\n]|\\.)+)\2`;
 
 /** Provider tokens, each by its documented prefix (needles as written: these patterns are case-sensitive). */
@@ -321,7 +323,7 @@ const DETECTORS: readonly Detector[] = [
       const key = secretKeyKind(match[1] as string);
       return key !== undefined && plausibleSecret(value, key.evidence);
     },
-    needles: ['"', "'", '`'],
+    needles: QUOTES,
   },
   // An unquoted value on a line of its own: .env, YAML, properties, INI (`DB_PASSWORD=hunter2`, `password: hunter2`).
   {
@@ -367,7 +369,7 @@ const DETECTORS: readonly Detector[] = [
     },
   },
   // Random-looking literals, whatever they are assigned to: quoted in code, or unquoted in .env and YAML.
-  { kind: 'high-entropy', pattern: regex(String.raw`(["'\x60])([A-Za-z0-9+/=_\-.~]{20,})\1`), group: 2, accept: (value) => looksRandom(value), needles: ['"', "'", '`'] },
+  { kind: 'high-entropy', pattern: regex(String.raw`(["'\x60])([A-Za-z0-9+/=_\-.~]{20,})\1`), group: 2, accept: (value) => looksRandom(value), needles: QUOTES },
   {
     kind: 'high-entropy',
     pattern: regex(String.raw`^[ \t]*(?:export[ \t]+|-[ \t]+)?[A-Za-z_][\w.-]*[ \t]*[=:][ \t]*([A-Za-z0-9+/=_\-.~]{20,})[ \t]*(?:#.*)?$`, 'm'),
@@ -472,18 +474,17 @@ export function replaceSecrets(text: string, mark: (finding: SecretFinding) => s
 }
 
 /**
- * For tests: the detectors whose pattern matches `text` although none of their needles is in it (so the needles
- * would have hidden a match). Every pattern runs, whatever the needles say.
+ * For tests: each detector that has needles, whether its pattern matches `text` (every pattern runs, whatever the
+ * needles say) and whether it matches although none of its needles is in the text (the needles would hide a match).
  */
-export function needlesMissedBy(text: string): string[] {
-  const missed: string[] = [];
-  for (const detector of DETECTORS) {
-    if (!detector.needles) continue;
-    const haystack = detector.pattern.ignoreCase ? text.toLowerCase() : text;
+export function needleCheck(text: string): { kind: string; matched: boolean; missed: boolean }[] {
+  return DETECTORS.flatMap((detector) => {
+    if (!detector.needles) return [];
     const pattern = new RegExp(detector.pattern.source, detector.pattern.flags);
-    if (pattern.test(text) && !holdsNeedle(haystack, detector.needles)) missed.push(typeof detector.kind === 'string' ? detector.kind : pattern.source.slice(0, 40));
-  }
-  return missed;
+    const matched = pattern.test(text);
+    const haystack = detector.pattern.ignoreCase ? text.toLowerCase() : text;
+    return [{ kind: typeof detector.kind === 'string' ? detector.kind : pattern.source.slice(0, 40), matched, missed: matched && !holdsNeedle(haystack, detector.needles) }];
+  });
 }
 
 /** The secrets in a text, in the order the detectors found them. */

@@ -53,7 +53,7 @@ export function workspaceSnapshot(root: string): DocumentSnapshot {
 }
 
 /** A `/`-path with an empty, `.` or `..` segment, or a trailing `/`: one `path.resolve` would change. */
-export const NOT_NORMALIZED = /\/\.{0,2}(?:\/|$)/;
+const NOT_NORMALIZED = /\/\.{0,2}(?:\/|$)/;
 
 /**
  * `path.resolve(fsPath)`, without its work for a path that is absolute and normalized already (POSIX): the context
