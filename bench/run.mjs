@@ -299,6 +299,7 @@ async function measureProject(spec, options) {
       initializeMedian: ratio(ours.startup.initialize?.median, theirs.startup.initialize?.median),
       firstCodeActionMedian: ratio(ours.startup.firstCodeAction?.median, theirs.startup.firstCodeAction?.median),
       codeActionMedian: ratio(ours.positions.codeAction?.median, theirs.positions.codeAction?.median),
+      codeActionP95: ratio(ours.positions.codeAction?.p95, theirs.positions.codeAction?.p95),
       codeActionP99: ratio(ours.positions.codeAction?.p99, theirs.positions.codeAction?.p99),
       peakRss: ratio(ours.positions.peakRssMB, theirs.positions.peakRssMB),
     };
@@ -378,6 +379,7 @@ export function render(results) {
       stat(`${server}: code actions at ${r.positions?.positions ?? '?'} positions`, p.name, r.positions?.codeAction, r.positions?.peakRssMB);
     }
     if (p.lsp.ratios) rows.push(['ratio ours/theirs: code actions p50 · p99 · memory', p.name, fmt(p.lsp.ratios.codeActionMedian), fmt(p.lsp.ratios.codeActionP99), '', fmt(p.lsp.ratios.peakRss)]);
+    if (p.lsp.ratios) rows.push(['ratio ours/theirs: code actions p95', p.name, '', fmt(p.lsp.ratios.codeActionP95), '', '']);
     const index = p.repositoryTools.retrievalIndex;
     stat('retrieval index build (cold)', p.name, index?.build, index?.peakRssMB);
     stat('retrieval index query (warm)', p.name, index?.query);

@@ -27,6 +27,7 @@ export function summarize(samples) {
   return {
     n: sorted.length,
     median: round(quantile(sorted, 0.5)),
+    p95: round(quantile(sorted, 0.95)),
     p99: round(quantile(sorted, 0.99)),
     min: round(sorted[0] ?? null),
     max: round(sorted.at(-1) ?? null),

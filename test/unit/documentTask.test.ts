@@ -4,7 +4,7 @@ import { declarationTarget, documentTask, onlyCommentChanged } from '../../serve
 import type { DeclarationTarget } from '../../server/src/repo/declarations.js';
 import { prng } from '../support/rawLsp.js';
 import { applyOffsetEdits } from '../../server/src/edits/textEdits.js';
-import { declarationAt } from '../../server/src/repo/declarations.js';
+import { declarationAt, parseDocument } from '../../server/src/repo/declarations.js';
 import type { DocumentSnapshot } from '../../server/src/workspace/documentSnapshot.js';
 
 const text = [
@@ -94,5 +94,22 @@ describe('onlyCommentChanged', () => {
     // Both answers occur often enough for the comparison to mean something.
     expect(accepted).toBeGreaterThan(300);
     expect(accepted).toBeLessThan(2700);
+  });
+});
+
+describe('parseDocument', () => {
+  it('reuses the parse for an equal text in another string, and parses a changed text again', () => {
+    const fileName = '/w/parse-cache.ts';
+    const first = parseDocument(fileName, text);
+    // The same characters in a string of its own, as an editor's text is after an undo.
+    const copy = [...text].join('');
+    expect(parseDocument(fileName, copy)).toBe(first);
+    expect(parseDocument(fileName, text)).toBe(first);
+    expect(parseDocument(fileName, copy)).toBe(first);
+    const changed = `${text}export const three = 3;\n`;
+    const second = parseDocument(fileName, changed);
+    expect(second).not.toBe(first);
+    expect(second.statements.length).toBe(first.statements.length + 1);
+    expect(parseDocument(fileName, text)).not.toBe(second);
   });
 });

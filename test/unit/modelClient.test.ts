@@ -115,6 +115,17 @@ describe('ModelClient', () => {
     expect(model.requests).toHaveLength(2);
   });
 
+  it('drops the connection of an abandoned stream at once, and reads an answer to its end', async () => {
+    // Five more chunks of 100,000 characters, 100 ms apart, follow the one that passes the limit.
+    model.enqueue({ kind: 'text', content: 'x'.repeat(MAX_ANSWER_CHARS + 500_000), chunkSize: 100_000, delayMs: 100 });
+    await expect(client({ maxRetries: 0 }).complete(messages, signal())).rejects.toMatchObject({ kind: 'too-large' });
+    const abandonedAt = Date.now();
+    expect((await model.waitForClose(0, 1000)) - abandonedAt).toBeLessThan(200);
+    model.enqueue({ kind: 'text', content: 'All done.' });
+    await expect(client().complete(messages, signal())).resolves.toMatchObject({ text: 'All done.', finishReason: 'stop' });
+    expect(model.requests[1]?.closedAt).toBeUndefined();
+  });
+
   it('reports garbage as malformed', async () => {
     model.setDefault({ kind: 'garbage' });
     await expect(client({ stream: false }).complete(messages, signal())).rejects.toMatchObject({ kind: 'malformed' });

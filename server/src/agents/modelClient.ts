@@ -77,8 +77,8 @@ export class ModelError extends Error {
 const RETRYABLE: ReadonlySet<ModelErrorKind> = new Set(['rate-limit', 'server', 'connection', 'idle', 'malformed', 'incomplete']);
 
 /**
- * The reason an attempt's controller is aborted with once the attempt is over, to release whatever still listens to
- * it: without a reason, every attempt would build a DOMException, which is slow in Node.
+ * The reason an attempt's controller is aborted with once a failed attempt is over, to release whatever still listens
+ * to it: without a reason, every attempt would build a DOMException, which is slow in Node.
  */
 const RELEASED = new Error('the model exchange is over');
 
@@ -160,8 +160,11 @@ export class ModelClient {
     const onAbort = (): void => controller.abort(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
     const overall = setTimeout(() => controller.abort(new ModelError('timeout', timeoutMessage)), this.endpoint.timeoutMs);
+    let answered = false;
     try {
-      return await run(controller);
+      const result = await run(controller);
+      answered = true;
+      return result;
     } catch (error) {
       // The abort reason (idle watchdog, budget) says more than the package's generic abort error.
       if (controller.signal.aborted && controller.signal.reason instanceof ModelError) throw controller.signal.reason;
@@ -169,7 +172,9 @@ export class ModelClient {
     } finally {
       clearTimeout(overall);
       signal.removeEventListener('abort', onAbort);
-      if (!controller.signal.aborted) controller.abort(RELEASED);
+      // An answer was read to its end, so nothing is left to release (aborting would still run undici's cancel steps);
+      // after a failure the abort drops whatever stream or connection the attempt left open.
+      if (!answered && !controller.signal.aborted) controller.abort(RELEASED);
     }
   }
 

@@ -24,7 +24,11 @@ let cache: { fileName: string; text: string; names: RenameableName[] } | undefin
  * without a `declaration` (properties, uses) are the name itself: `[start, end)` is the identifier.
  */
 export function renameableNames(fileName: string, text: string): RenameableName[] {
-  if (cache && cache.fileName === fileName && cache.text === text) return cache.names;
+  if (cache && cache.fileName === fileName && cache.text === text) {
+    // The caller's string from now on: an equal copy is compared character by character, the same string is not.
+    cache.text = text;
+    return cache.names;
+  }
   const names: RenameableName[] = [];
   for (const declaration of listDeclarations(fileName, text)) {
     if (declaration.kind === 'constructor' || !NAME.test(declaration.simpleName)) continue;
