@@ -90,6 +90,10 @@ export interface AssistantSettings {
     /** Mark inserted code with a comment naming agent, task, interaction and time. */
     enabled: boolean;
   };
+  progress: {
+    /** How long work runs before the editor is shown progress for it (0: at once); shorter work shows none. */
+    showAfterMs: number;
+  };
   user: {
     /** Who is recorded as asking; defaults to the OS user name. */
     name?: string;
@@ -107,6 +111,7 @@ export const DEFAULT_SETTINGS: AssistantSettings = {
   classifier: { threshold: 0.34 },
   trace: { directory: '.assistant/trace', segmentSize: 500 },
   annotations: { enabled: true },
+  progress: { showAfterMs: 100 },
   user: { role: 'developer' },
 };
 

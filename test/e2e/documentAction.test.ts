@@ -12,8 +12,9 @@ afterEach(async () => {
   await Promise.all(editors.splice(0).map((e) => e.dispose()));
 });
 
-async function start(capabilities?: Parameters<typeof TestEditor.start>[0]['capabilities']) {
-  const { editor } = await TestEditor.start({ root: copyFixture('basic'), ...(capabilities ? { capabilities } : {}) });
+// Progress at once (progress.showAfterMs 0), so the progress tests do not depend on how long a task takes.
+async function start(capabilities?: Parameters<typeof TestEditor.start>[0]['capabilities'], showAfterMs = 0) {
+  const { editor } = await TestEditor.start({ root: copyFixture('basic'), initializationOptions: { assistant: { progress: { showAfterMs } } }, ...(capabilities ? { capabilities } : {}) });
   editors.push(editor);
   const doc = await editor.open('src/config.ts');
   return { editor, doc };
@@ -168,6 +169,19 @@ describe('Document as a code action (offline agent)', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(refused).toHaveLength(1);
     expect(editor.progress.filter((p) => p.token === refused[0])).toEqual([]);
+  });
+
+  it('shows no progress for a task that ends before progress.showAfterMs, on its own token or the editor’s', async () => {
+    const { editor, doc } = await start(undefined, 60_000);
+    const action = (await actionsAt(editor, doc.uri, 'parseConfig(text'))[0]!;
+    const own = await editor.request<TaskCommandResult>('workspace/executeCommand', { command: action.command!.command, arguments: action.command!.arguments });
+    expect(own).toMatchObject({ applied: true, outcome: 'applied' });
+    const second = (await actionsAt(editor, doc.uri, 'export class ConfigStore'))[0]!;
+    const given = await editor.request<TaskCommandResult>('workspace/executeCommand', { command: second.command!.command, arguments: second.command!.arguments, workDoneToken: 'quick' });
+    expect(given.applied).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(editor.createdTokens).toEqual([]);
+    expect(editor.progress).toEqual([]);
   });
 
   it('tells the user and records it when the editor refuses the edit', async () => {

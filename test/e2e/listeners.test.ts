@@ -14,7 +14,8 @@ async function start(fixture: string, options: { runTests?: boolean; withModel?:
   const { editor } = await TestEditor.start({
     root,
     env: options.withModel === false ? {} : { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: suite.model.baseURL, ASSISTANT_MODEL: 'scripted-engineer' },
-    initializationOptions: { assistant: { orchestrator: { agentTimeoutMs: 120_000 }, oracle: { runTests: options.runTests ?? false, testTimeoutMs: 60_000 }, annotations: { enabled: false } } },
+    // Progress at once (progress.showAfterMs 0): the fix-all test reads the reports of work that may end within 100 ms.
+    initializationOptions: { assistant: { orchestrator: { agentTimeoutMs: 120_000 }, oracle: { runTests: options.runTests ?? false, testTimeoutMs: 60_000 }, annotations: { enabled: false }, progress: { showAfterMs: 0 } } },
   });
   suite.track(editor);
   handleFiles(editor);

@@ -308,7 +308,10 @@ describe.skipIf(skipNvim)(`Neovim client in headless nvim${skipNvim ? ` (skipped
       end
       return false
     end)
-`);
+`,
+      // Progress at once, so seeing it does not depend on the task taking longer than progress.showAfterMs.
+      { setup: '{ settings = { progress = { showAfterMs = 0 } } }' },
+    );
     expect(result.selects[0]!.picked).toMatch(/^Assistant: Document .*parseConfig/);
     expect(result.text).toMatch(/\/\*\*\n \* [^\n]+\n(?: \*[^\n]*\n)* \* @param text [^\n]*\n(?: \*[^\n]*\n)* \*\/\nexport function parseConfig\(/);
     // Only the comment was added: removing it gives back the original.

@@ -35,4 +35,14 @@ describe('resolveSettings', () => {
     expect(settings.orchestrator.agentTimeoutMs).toBe(DEFAULT_SETTINGS.orchestrator.agentTimeoutMs);
     expect(settings.agents.map((a) => a.model)).toEqual(['ok-model']);
   });
+
+  it('takes progress.showAfterMs as whole milliseconds, 0 included, and refuses the rest', () => {
+    expect(resolveSettings({ progress: { showAfterMs: 0 } })).toMatchObject({ settings: { progress: { showAfterMs: 0 } }, problems: [] });
+    expect(resolveSettings({ progress: { showAfterMs: 250 } }).settings.progress.showAfterMs).toBe(250);
+    for (const bad of [-1, 2.5, '100', 120_000]) {
+      const { settings, problems } = resolveSettings({ progress: { showAfterMs: bad } });
+      expect(problems).toEqual(['assistant.progress.showAfterMs: must be a whole number from 0 to 60000']);
+      expect(settings.progress.showAfterMs).toBe(DEFAULT_SETTINGS.progress.showAfterMs);
+    }
+  });
 });

@@ -82,6 +82,9 @@ export function resolveSettings(...layers: unknown[]): ResolvedSettings {
           else if (typeof value === 'boolean') s.annotations.enabled = value;
           else problems.push('assistant.annotations.enabled: must be true or false');
           break;
+        case 'progress':
+          integer(value, 'showAfterMs', 'assistant.progress.showAfterMs', 0, 60_000, problems, (n) => (s.progress.showAfterMs = n));
+          break;
         case 'user':
           if (!isObject(value)) {
             problems.push('assistant.user: must be an object');

@@ -26,6 +26,7 @@ async function pull(ctx: ServerContext, pushed?: unknown): Promise<ResolvedSetti
 
 async function reload(ctx: ServerContext, pushed?: unknown): Promise<void> {
   const { settings, problems } = await pull(ctx, pushed);
+  ctx.progress.configure(settings.progress.showAfterMs);
   (await ctx.assistant()).reconfigure(settings, problems);
   if (problems.length) ctx.port().showMessage('warning', `assistant-ls settings: ${problems.join('; ')}`);
 }

@@ -21,6 +21,7 @@ export function register(ctx: ServerContext): void {
   ctx.connection.onInitialize((params): InitializeResult => {
     ctx.capabilities = params.capabilities ?? {};
     const { settings, problems } = rememberInitializationOptions(params.initializationOptions);
+    ctx.progress.configure(settings.progress.showAfterMs);
     const client = params.clientInfo ? { client: { name: params.clientInfo.name, ...(params.clientInfo.version ? { version: params.clientInfo.version } : {}) } } : {};
     ctx.setAssistant(
       import('../assistant.js').then(({ Assistant: Core }): Promise<Assistant> =>

@@ -4,6 +4,7 @@ import type { Connection } from 'vscode-languageserver/node';
 import { WorkDoneProgress, WorkDoneProgressCancelNotification, WorkDoneProgressCreateRequest } from 'vscode-languageserver/node';
 import type { ProgressToken, WorkDoneProgressBegin, WorkDoneProgressEnd, WorkDoneProgressReport } from 'vscode-languageserver/node';
 import type { ProgressSink } from '../editorPort.js';
+import { DEFAULT_SETTINGS } from '../protocol.js';
 
 export interface ProgressHandle extends ProgressSink {
   done(message?: string): void;
@@ -21,6 +22,7 @@ export const REPORT_INTERVAL_MS = 100;
 export class ProgressTracker {
   private readonly running = new Map<ProgressToken, () => void>();
   private supported = false;
+  private showAfterMs = DEFAULT_SETTINGS.progress.showAfterMs;
 
   constructor(private readonly connection: Connection) {}
 
@@ -30,16 +32,58 @@ export class ProgressTracker {
     this.connection.onNotification(WorkDoneProgressCancelNotification.type, (params) => this.running.get(params.token)?.());
   }
 
+  /** How long work runs before its progress is shown (the `progress.showAfterMs` setting); 0 shows it at once. */
+  configure(showAfterMs: number): void {
+    this.showAfterMs = showAfterMs;
+  }
+
   /**
-   * Starts a progress report; `onCancel` runs when the user cancels it in the editor. A token the server creates is
-   * asked for without waiting: the work starts at once, and what it reports is sent, in order, once the client has
-   * accepted the token (never before, as the protocol requires; nothing at all if it refuses).
+   * Starts a progress report; `onCancel` runs when the user cancels it in the editor. Nothing is sent for work that
+   * ends within `showAfterMs`: a progress bar that flashes tells nobody anything, and each message is one more the
+   * editor must handle. Once the work has run that long, a token the server creates is asked for without waiting: the
+   * work goes on, and what it reports is sent, in order, once the client has accepted the token (never before, as the
+   * protocol requires; nothing at all if it refuses). The latest report made while waiting follows the begin.
    */
   begin(clientToken: ProgressToken | undefined, title: string, onCancel: () => void): ProgressHandle {
+    if (clientToken === undefined && !this.supported) return silent;
+    let shown: ProgressHandle | undefined;
+    let waiting: NodeJS.Timeout | undefined;
+    let ended = false;
+    let heldMessage: string | undefined;
+    let highest: number | undefined;
+    const show = (): void => {
+      waiting = undefined;
+      shown = this.show(clientToken, title, onCancel);
+      if (heldMessage !== undefined) shown.report(heldMessage, highest);
+    };
+    if (this.showAfterMs <= 0) show();
+    else {
+      waiting = setTimeout(show, this.showAfterMs);
+      // A client's own token can be cancelled before anything is shown on it.
+      if (clientToken !== undefined) this.running.set(clientToken, onCancel);
+    }
+    return {
+      report: (message, percentage) => {
+        if (ended) return;
+        if (shown) return shown.report(message, percentage);
+        if (percentage !== undefined) highest = Math.max(highest ?? 0, percentage);
+        heldMessage = message;
+      },
+      done: (message) => {
+        if (ended) return;
+        ended = true;
+        if (shown) return shown.done(message);
+        clearTimeout(waiting);
+        if (clientToken !== undefined) this.running.delete(clientToken);
+      },
+    };
+  }
+
+  /** Shows progress now: asks for a token when the client gave none, then begin, throttled reports, and end. */
+  private show(clientToken: ProgressToken | undefined, title: string, onCancel: () => void): ProgressHandle {
     let token = clientToken;
     let ready: Promise<boolean> = Promise.resolve(true);
     if (token === undefined) {
-      if (!this.supported) return silent;
       token = randomUUID();
       try {
         ready = this.connection.sendRequest(WorkDoneProgressCreateRequest.type, { token }).then(
