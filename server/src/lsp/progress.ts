@@ -46,22 +46,17 @@ export class ProgressTracker {
    */
   begin(clientToken: ProgressToken | undefined, title: string, onCancel: () => void): ProgressHandle {
     if (clientToken === undefined && !this.supported) return silent;
+    if (this.showAfterMs <= 0) return this.show(clientToken, title, onCancel);
     let shown: ProgressHandle | undefined;
-    let waiting: NodeJS.Timeout | undefined;
     let ended = false;
     let heldMessage: string | undefined;
     let highest: number | undefined;
-    const show = (): void => {
-      waiting = undefined;
+    const waiting = setTimeout(() => {
       shown = this.show(clientToken, title, onCancel);
       if (heldMessage !== undefined) shown.report(heldMessage, highest);
-    };
-    if (this.showAfterMs <= 0) show();
-    else {
-      waiting = setTimeout(show, this.showAfterMs);
-      // A client's own token can be cancelled before anything is shown on it.
-      if (clientToken !== undefined) this.running.set(clientToken, onCancel);
-    }
+    }, this.showAfterMs);
+    // A client's own token can be cancelled before anything is shown on it.
+    if (clientToken !== undefined) this.running.set(clientToken, onCancel);
     return {
       report: (message, percentage) => {
         if (ended) return;

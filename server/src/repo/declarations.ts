@@ -54,7 +54,8 @@ export function parseDocument(fileName: string, text: string): ts.SourceFile {
     if (cached.text === text) {
       // An equal text in another string (the editor's copy after an undo, say) is compared character by character;
       // keeping the caller's string makes its next lookups, which come by the dozen per task, a pointer check.
-      sourceCache.set(fileName, { text, source: cached.source });
+      cached.text = text;
+      sourceCache.set(fileName, cached);
       return cached.source;
     }
     sourceCacheChars -= cached.text.length;
