@@ -6,7 +6,7 @@ import path from 'node:path';
 import { BenchClient } from './lspClient.mjs';
 import { startFakeModel } from './fakeModel.mjs';
 import { generateTemporaryProject } from './synthetic.mjs';
-import { REPO_ROOT, countSourceLines, largestSourceFile, now, positionsOf, runSection, spreadPositions, summarize, waitUntilIdle } from './support.mjs';
+import { REPO_ROOT, countSourceLines, largestSourceFile, mainThreadCpuMs, now, positionsOf, runSection, spreadPositions, summarize, waitUntilIdle } from './support.mjs';
 
 const USAGE = `usage: npm run bench -- [options]
   --quick                  smaller sizes and fewer runs (a smoke run of a minute or two)
@@ -197,6 +197,9 @@ async function orchestration(project, runs) {
     const modelMs = [];
     const overhead = [];
     const promptTokens = [];
+    // Where the overhead goes: the server's main thread, and this process (the editor's side and the endpoint).
+    const serverCpu = [];
+    const benchCpu = [];
     let firstTaskMs;
     // The tasks after the first run while V8 is still compiling the task path (they take up to twice as long): they
     // are reported apart, and the figures are of the tasks after them, as in a session that has run a few already.
@@ -213,9 +216,13 @@ async function orchestration(project, runs) {
         continue;
       }
       const from = model.requests.length;
+      const serverBefore = mainThreadCpuMs(client.pid);
+      const benchBefore = process.cpuUsage();
       const start = now();
       const result = await client.request('workspace/executeCommand', { command: action.command.command, arguments: action.command.arguments });
       const elapsed = now() - start;
+      const serverAfter = mainThreadCpuMs(client.pid);
+      const benchUsed = process.cpuUsage(benchBefore);
       const requests = await model.settled(from);
       const held = requests.reduce((sum, r) => sum + ((r.finishedAt ?? r.receivedAt) - r.receivedAt), 0);
       if (firstTaskMs === undefined) {
@@ -226,6 +233,8 @@ async function orchestration(project, runs) {
         wall.push(elapsed);
         modelMs.push(held);
         overhead.push(elapsed - held);
+        if (serverBefore !== undefined && serverAfter !== undefined) serverCpu.push(serverAfter - serverBefore);
+        benchCpu.push((benchUsed.user + benchUsed.system) / 1000);
         promptTokens.push(Math.ceil(requests.reduce((n, r) => n + r.promptChars, 0) / 4));
         if (result?.applied) applied += 1;
       }
@@ -247,6 +256,8 @@ async function orchestration(project, runs) {
       wall: summarize(wall),
       modelTime: summarize(modelMs),
       overhead: summarize(overhead),
+      serverMainThreadCpu: serverCpu.length > 0 ? summarize(serverCpu) : null,
+      benchProcessCpu: summarize(benchCpu),
       promptTokens: tokens,
       wholeFileTokens,
       promptToWholeFile: ratio(tokens.median, wholeFileTokens),
@@ -390,6 +401,8 @@ export function render(results) {
     const o = p.orchestration;
     stat('task wall time (instant model)', p.name, o?.wall, o?.peakRssMB);
     stat(`orchestration overhead per task (first ${fmt(o?.firstTaskMs)} ms; warm-up median ${fmt(o?.warmupOverhead?.median)} ms)`, p.name, o?.overhead);
+    stat('  of which CPU of the server\'s main thread', p.name, o?.serverMainThreadCpu);
+    stat('  CPU of the bench process (editor side and endpoint)', p.name, o?.benchProcessCpu);
     rows.push(['prompt tokens per task / whole file', p.name, `${fmt(o?.promptTokens?.median)} / ${fmt(o?.wholeFileTokens)}`, `×${fmt(o?.promptToWholeFile)}`, fmt(o?.tasks), '']);
   }
   for (const t of results.trace) {
@@ -438,7 +451,7 @@ async function main() {
         initialize: 'round trip of initialize once the process answers requests; spawnToInitialized also holds Node start-up',
         codeActions: 'empty range at the first non-blank character of evenly spread lines, after the server went idle following the open',
         trace: 'past sessions written in bulk as segment files (200 interactions per session), then opened as a new session; appends go through TraceStore.add',
-        orchestration: 'Document through workspace/executeCommand with only the model agent; overhead = wall time minus the time the endpoint held the requests; the first task and the next warm-up tasks (up to 10) are reported apart; the client applies edits and reports them as incremental didChange, and undoes each after the task the same way',
+        orchestration: 'Document through workspace/executeCommand with only the model agent; overhead = wall time minus the time the endpoint held the requests; the first task and the next warm-up tasks (up to 10) are reported apart; the client applies edits and reports them as incremental didChange, and undoes each after the task the same way; serverMainThreadCpu = CPU time of the server\'s main thread during each measured task (Linux, from /proc; null elsewhere), benchProcessCpu = CPU time of the bench process (the editor side and the endpoint) during it',
       },
     },
     projects: [],

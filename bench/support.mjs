@@ -135,6 +135,18 @@ export function treeCpuMs(pid) {
   return ticks / ticksPerMs;
 }
 
+/**
+ * CPU time of a process's main thread in milliseconds (`/proc/<pid>/task/<pid>/schedstat`, nanoseconds on the CPU),
+ * or undefined where there is no such file (not Linux, or the process is gone).
+ */
+export function mainThreadCpuMs(pid) {
+  try {
+    return Number(fs.readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Waits until a process tree has used under 5% of a core for `quietMs`, or `maxMs` passed; returns the wait in ms. */
 export async function waitUntilIdle(pid, { quietMs = 600, maxMs = 60_000 } = {}) {
   const start = now();

@@ -101,6 +101,12 @@ describe('npm run bench -- --quick', () => {
     expectStats(project.oracle.warm, 'oracle warm');
     expectStats(project.orchestration.overhead, 'orchestration overhead');
     expectStats(project.orchestration.promptTokens, 'prompt tokens');
+    // Where the overhead goes: one sample per measured task, the server's main thread busy for part of each.
+    expectStats(project.orchestration.serverMainThreadCpu, 'server main-thread CPU per task');
+    expectStats(project.orchestration.benchProcessCpu, 'bench process CPU per task');
+    expect(project.orchestration.serverMainThreadCpu.n).toBe(project.orchestration.tasks);
+    expect(project.orchestration.serverMainThreadCpu.min).toBeGreaterThan(0);
+    expect(project.orchestration.serverMainThreadCpu.median).toBeLessThanOrEqual(project.orchestration.wall.max);
     expect(project.orchestration.wholeFileTokens).toBeGreaterThan(0);
     expect(project.orchestration.applied).toBeGreaterThan(0);
     expect(results.trace.map((t: { size: number }) => t.size)).toEqual([100, 300]);

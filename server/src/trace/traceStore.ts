@@ -189,10 +189,13 @@ async function statLater(target: string): Promise<fs.Stats | undefined> {
  */
 const RECENT_MS = 2_000;
 /**
- * File-system times can be this coarse (a jiffy on Linux, 2 s on FAT): a folder that changed this recently may change
- * again without its time moving, so until then its files are checked one by one.
+ * A folder that changed this recently may change again without its time moving, so until then it is listed and its
+ * files are checked on every read. Times with a fraction of a second come from a file system that keeps them to the
+ * nanosecond, which the kernel advances by a clock tick (at most 10 ms on Linux); whole seconds may be all a file
+ * system keeps (2 s on FAT, some network file systems), and then the wait is longer than that.
  */
-const SETTLE_MS = 2_500;
+const SETTLE_FINE_MS = 50;
+const SETTLE_COARSE_MS = 2_500;
 /** Other foreign sessions are swept in the background, this many folders (asynchronous stats) per interval. */
 const SWEEP_BATCH = 64;
 const SWEEP_INTERVAL_MS = 250;
@@ -205,8 +208,14 @@ function changedAt(stat: fs.Stats): number {
   return Math.max(stat.mtimeMs, stat.ctimeMs);
 }
 
+/** How long after its last change a file's or folder's times may still not move on the next change (see SETTLE_FINE_MS). */
+export function settleMs(stat: Pick<fs.Stats, 'mtimeMs' | 'ctimeMs'>): number {
+  // A time on a whole second may be all the file system keeps (or, rarely, a fine one that fell there): the long wait.
+  return stat.mtimeMs % 1000 !== 0 && stat.ctimeMs % 1000 !== 0 ? SETTLE_FINE_MS : SETTLE_COARSE_MS;
+}
+
 function isUnsettled(stat: fs.Stats, now: number): boolean {
-  return now - changedAt(stat) < SETTLE_MS;
+  return now - changedAt(stat) < settleMs(stat);
 }
 
 /** Whether a session's server process runs on this machine (another process: ours cannot be another server). */
@@ -243,7 +252,7 @@ interface ForeignSession {
   directory: string;
   /** The directory version whose listing and files `segments` reflects. */
   signature?: string;
-  /** The directory changed so recently that its time may not move on the next change (see SETTLE_MS). */
+  /** The directory changed so recently that its time may not move on the next change (see SETTLE_FINE_MS). */
   unsettled: boolean;
   /** When it was last seen to change (epoch ms). */
   lastChange: number;
