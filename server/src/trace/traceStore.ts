@@ -190,9 +190,10 @@ async function statLater(target: string): Promise<fs.Stats | undefined> {
 const RECENT_MS = 2_000;
 /**
  * A folder that changed this recently may change again without its time moving, so until then it is listed and its
- * files are checked on every read. Times with a fraction of a second come from a file system that keeps them to the
- * nanosecond, which the kernel advances by a clock tick (at most 10 ms on Linux); whole seconds may be all a file
- * system keeps (2 s on FAT, some network file systems), and then the wait is longer than that.
+ * files are checked on every read. Times with a fraction of a second come from a file system that keeps fractions
+ * (nanoseconds on ext4 and APFS, 100 ns on NTFS), and the system clock behind them moves every tick (10 ms at most on
+ * Linux, about 16 ms on Windows); whole seconds may be all a file system keeps (2 s on FAT, 1 s on HFS+ and some
+ * network file systems), and then the wait is longer than that.
  */
 const SETTLE_FINE_MS = 50;
 const SETTLE_COARSE_MS = 2_500;
