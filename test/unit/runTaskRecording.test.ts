@@ -47,8 +47,8 @@ async function setUp(delayMs: number): Promise<{ env: TaskEnvironment; trace: Tr
   const writes: string[] = [];
   const add = trace.add.bind(trace);
   const update = trace.update.bind(trace);
-  trace.add = (i) => (writes.push('add'), add(i));
-  trace.update = (id, change) => (writes.push('update'), update(id, change));
+  trace.add = (i, options) => (writes.push('add'), add(i, options));
+  trace.update = (id, change, options) => (writes.push('update'), update(id, change, options));
   const env: TaskEnvironment = {
     root,
     project: new WorkspaceProject(root),
@@ -70,9 +70,15 @@ async function setUp(delayMs: number): Promise<{ env: TaskEnvironment; trace: Tr
   return { env, trace, writes, document };
 }
 
-function run(env: TaskEnvironment, document: DocumentSnapshot, signal: AbortSignal): ReturnType<typeof runTask> {
+function run(env: TaskEnvironment, document: DocumentSnapshot, signal: AbortSignal, returnWhenWritten = false): ReturnType<typeof runTask> {
   const target = declarationTarget(declarationAt(document.fsPath!, TEXT, 20)!);
-  return runTask(env, { task: 'document', document, target, text: 'document twice', source: 'command' }, signal, noProgress);
+  return runTask(env, { task: 'document', document, target, text: 'document twice', source: 'command', returnWhenWritten }, signal, noProgress);
+}
+
+/** The trace's files under the workspace, each one's text. */
+function traceText(root: string): string {
+  const dir = path.join(root, '.assistant', 'trace');
+  return fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((name) => path.join(dir, name)).filter((file) => fs.statSync(file).isFile()).map((file) => fs.readFileSync(file, 'utf8')).join('\n');
 }
 
 describe('runTask recording', () => {
@@ -81,6 +87,31 @@ describe('runTask recording', () => {
     const result = await run(env, document, new AbortController().signal);
     expect(writes).toEqual(['add']);
     expect(trace.get(result.interaction.id)!.responses).toHaveLength(1);
+  });
+
+  it('returns once the record is in the file when asked to, its flush to the disk still under way', async () => {
+    for (const slow of [false, true]) {
+      const { env, trace, writes, document } = await setUp(slow ? 200 : 0);
+      let flushed = false;
+      const result = await run(env, document, new AbortController().signal, true);
+      void result.durable.then(() => (flushed = true));
+      // The flush ends in a callback from the thread pool, which cannot run before this continuation.
+      expect(flushed).toBe(false);
+      expect(writes).toEqual(slow ? ['add', 'update'] : ['add']);
+      expect(traceText(env.root)).toContain('/** Doubles a number. */');
+      expect(trace.get(result.interaction.id)!.responses).toHaveLength(1);
+      await result.durable;
+      expect(flushed).toBe(true);
+    }
+  });
+
+  it('returns only once the record is durable otherwise', async () => {
+    const { env, document } = await setUp(0);
+    let flushed = false;
+    const result = await run(env, document, new AbortController().signal);
+    void result.durable.then(() => (flushed = true));
+    await Promise.resolve();
+    expect(flushed).toBe(true);
   });
 
   it('records a slow run provisionally while it works, then completes the record', async () => {

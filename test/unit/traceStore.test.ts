@@ -146,6 +146,24 @@ describe('TraceStore', () => {
     expect(reopened.get('a')?.responses[0]?.used).toBe(true);
   });
 
+  it('says when an add or an update is in the file, before its flush to the disk ends', async () => {
+    // segmentSize 1: the update goes to a segment no longer appended to, which is rewritten whole.
+    for (const segmentSize of [10, 1]) {
+      const directory = tempDir();
+      const store = await TraceStore.open({ directory, session: session('s1'), segmentSize });
+      const seen: string[] = [];
+      let settled = false;
+      const written = (what: () => string | undefined) => ({ onWritten: () => seen.push(`${what()} in the file, ${settled ? 'settled' : 'pending'}`) });
+      const inFile = (): Interaction | undefined => readJson(segmentPath(directory, 's1', 1)).interactions[0];
+      await store.add(interaction('a', 's1'), written(() => inFile()?.id)).then(() => (settled = true));
+      await store.add(interaction('b', 's1'));
+      settled = false;
+      await store.update('a', (i) => void (i.text = 'changed'), written(() => inFile()?.text)).then(() => (settled = true));
+      expect(seen).toEqual(['a in the file, pending', 'changed in the file, pending']);
+      await store.close();
+    }
+  });
+
   it('does not let callers change the trace through returned objects or a throwing change', async () => {
     const directory = tempDir();
     const store = await TraceStore.open({ directory, session: session('s1'), segmentSize: 10 });

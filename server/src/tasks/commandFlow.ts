@@ -12,7 +12,7 @@ import { writeAssistantFile } from '../workspace/assistantFiles.js';
 import { taskDefinition } from './catalogue.js';
 import { applyResponse, proposalOnCurrentText, recordOutcome, refusal } from './applyResponse.js';
 import { runTask } from './runTask.js';
-import type { Candidate, TaskEnvironment } from './runTask.js';
+import type { Candidate, TaskEnvironment, TaskResult } from './runTask.js';
 import type { TaskTarget } from './task.js';
 import { diagnosticFromLsp } from './diagnostics.js';
 
@@ -109,9 +109,20 @@ async function present(context: FlowContext, root: string, interactionId: string
 /** Runs a task command, lets the user choose among candidates, and applies (or shows) the choice. */
 export async function runCommandFlow(context: FlowContext, task: TaskId, args: TaskCommandArgs, signal: AbortSignal, progress: ProgressSink, port: EditorPort): Promise<TaskCommandResult> {
   const { document, target, parameters } = locateCommandTarget(context.documents, task, args, context.env.root);
-  const result = await runTask(context.env, { task, document, target, parameters, text: parameters.question ?? `${task} ${target.name}`, source: 'command', ...(typeof args.agent === 'string' ? { agent: args.agent } : {}) }, signal, progress);
+  // The record is in the file before anything is applied or shown; its flush to the disk overlaps the editor's
+  // round trip, and the command answers only once it is durable.
+  const result = await runTask(context.env, { task, document, target, parameters, text: parameters.question ?? `${task} ${target.name}`, source: 'command', returnWhenWritten: true, ...(typeof args.agent === 'string' ? { agent: args.agent } : {}) }, signal, progress);
+  try {
+    return await finishCommand(context, task, target.name, result, signal, progress, port);
+  } finally {
+    await result.durable;
+  }
+}
+
+/** Lets the user choose among the run's answers, then applies the chosen edit or shows the chosen text. */
+async function finishCommand(context: FlowContext, task: TaskId, targetName: string, result: TaskResult, signal: AbortSignal, progress: ProgressSink, port: EditorPort): Promise<TaskCommandResult> {
   const interactionId = result.interaction.id;
-  const chosen = await chooseCandidate(result.candidates, target.name, port, signal);
+  const chosen = await chooseCandidate(result.candidates, targetName, port, signal);
   if (chosen.kind === 'none') {
     port.showMessage(chosen.discarded ? 'info' : 'warning', chosen.message);
     return { interactionId, applied: false, message: chosen.message, ...(chosen.discarded ? { outcome: 'discarded' as const } : {}) };
@@ -119,11 +130,11 @@ export async function runCommandFlow(context: FlowContext, task: TaskId, args: T
   signal.throwIfAborted();
   const responseId = chosen.candidate.response.id;
   if (chosen.candidate.shown) {
-    const shown = await present(context, context.env.root, interactionId, chosen.candidate, `${task}: ${target.name}`, port);
+    const shown = await present(context, context.env.root, interactionId, chosen.candidate, `${task}: ${targetName}`, port);
     return { interactionId, applied: false, outcome: 'shown', responseId, ...(shown.message ? { message: shown.message } : {}) };
   }
   progress.report('applying the edit', 95);
-  const applied = await applyResponse(context.env, context.documents, port, interactionId, responseId, `Assistant: ${task} ${target.name}`);
+  const applied = await applyResponse(context.env, context.documents, port, interactionId, responseId, `Assistant: ${task} ${targetName}`);
   if (!applied.applied && applied.message) port.showMessage('warning', applied.message);
   return { interactionId, applied: applied.applied, outcome: applied.outcome, responseId, ...(applied.message ? { message: applied.message } : {}) };
 }

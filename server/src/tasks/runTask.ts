@@ -53,6 +53,12 @@ export interface TaskRun {
   parameters?: Record<string, string>;
   text: string;
   source: Interaction['source'];
+  /**
+   * Return once the run's record is written (in the file: it outlives this process and every reader sees it) rather
+   * than once it is durable, and leave the wait for the disk to the caller through `TaskResult.durable`. For a flow
+   * that applies the edit itself: the flush then overlaps the editor's round trip, and the flow answers after both.
+   */
+  returnWhenWritten?: boolean;
   /** Pre-classified interactions (ask) pass their classification along. */
   classification?: Interaction['classification'];
   interactionId?: string;
@@ -78,6 +84,8 @@ export interface TaskResult {
   /** The interaction with the run's responses, as it is (or will be) recorded. */
   interaction: Interaction;
   candidates: Candidate[];
+  /** Settles once the record is durable: already when `returnWhenWritten` was not asked for. */
+  durable: Promise<void>;
 
 }
 
@@ -113,10 +121,16 @@ async function enrichmentFor(env: TaskEnvironment, run: TaskRun, agents: readonl
  */
 const PROVISIONAL_RECORD_MS = 50;
 
+/** A run's record once written: the interaction as stored, and the wait for it to be durable. */
+interface Recorded {
+  interaction: Interaction;
+  durable: Promise<void>;
+}
+
 /** Writes one run's interaction: provisionally once it has run for a while, completely when asked to. */
 class RunRecorder {
   private added: Promise<void> | undefined;
-  private completed: Promise<Interaction> | undefined;
+  private completed: Promise<Recorded> | undefined;
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -130,10 +144,14 @@ class RunRecorder {
     return (this.added ??= this.trace.add(this.interaction));
   }
 
-  /** Records the run with its responses, once: the provisional record is completed, or the whole run written now. */
-  record(responses: TraceResponse[], message: string | undefined, selection?: Interaction['selection']): Promise<Interaction> {
+  /**
+   * Records the run with its responses, once: the provisional record is completed, or the whole run written now.
+   * Resolves once the record is in the file, with the wait for the disk (which nobody has to take up).
+   */
+  record(responses: TraceResponse[], message: string | undefined, selection?: Interaction['selection']): Promise<Recorded> {
     if (this.completed) return this.completed;
     clearTimeout(this.timer);
+    const whole: Interaction = { ...this.interaction };
     const complete = (i: Interaction): void => {
       i.responses = responses;
       // Learnt after a provisional record may have been written.
@@ -141,17 +159,21 @@ class RunRecorder {
       if (message) i.message = message;
       if (selection) i.selection = selection;
     };
-    this.completed = (async () => {
+    complete(whole);
+    let onWritten = (): void => undefined;
+    const written = new Promise<void>((resolve) => (onWritten = resolve));
+    const durable = (async () => {
       if (this.added) {
         await this.added;
-        return this.trace.update(this.interaction.id, complete);
+        await this.trace.update(this.interaction.id, complete, { onWritten });
+        return;
       }
-      const whole: Interaction = { ...this.interaction };
-      complete(whole);
-      this.added = this.trace.add(whole);
+      this.added = this.trace.add(whole, { onWritten });
       await this.added;
-      return this.trace.get(whole.id) ?? whole;
     })();
+    durable.catch(() => undefined);
+    // A write that fails rejects `durable` without ever calling `onWritten`.
+    this.completed = Promise.race([written, durable]).then(() => ({ interaction: this.trace.get(this.interaction.id) ?? whole, durable }));
     return this.completed;
   }
 }
@@ -209,15 +231,16 @@ export async function runTask(env: TaskEnvironment, run: TaskRun, signal: AbortS
   }
   if (!definition || agents.length === 0) {
     const message = `No agent serves the ${run.task} task yet.`;
-    const stored = await recorder.record([], message);
-    return { interaction: stored, candidates: [] };
+    const { interaction: stored, durable } = await recorder.record([], message);
+    if (!run.returnWhenWritten) await durable;
+    return { interaction: stored, candidates: [], durable };
   }
   try {
     return await runAgentsAndCheck(env, run, definition, agents, interaction, recorder, signal, progress);
   } catch (error) {
     // Cancelled or failed: the interaction is still recorded, saying so.
     const message = signal.aborted ? 'Cancelled before an answer was chosen.' : `Failed: ${error instanceof Error ? error.message : String(error)}`;
-    await recorder.record([], message).catch(() => undefined);
+    await recorder.record([], message).then(({ durable }) => durable).catch(() => undefined);
     throw error;
   }
 }
@@ -282,9 +305,10 @@ async function runAgentsAndCheck(env: TaskEnvironment, run: TaskRun, definition:
   const candidates = env.strategy === 'best-passing' && usable.length > 1 ? ranked.filter((c) => c === usable[0] || !(c.proposal || c.shown)) : ranked;
   const selection = usable[0] && usable.length > 0 ? { responseId: usable[0].response.id, reason: selectionReason(usable[0], ranked) } : undefined;
   // Written before anything is applied or shown: annotations in inserted code point at this record.
-  const stored = await recorder.record(responses, message, selection);
+  const { interaction: stored, durable } = await recorder.record(responses, message, selection);
+  if (!run.returnWhenWritten) await durable;
   signal.throwIfAborted();
-  return { interaction: stored, candidates };
+  return { interaction: stored, candidates, durable };
 }
 
 /**

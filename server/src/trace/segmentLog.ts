@@ -71,7 +71,7 @@ function fdatasyncLater(fd: number): Promise<void> {
 /**
  * Appends entries to one log segment of this process's session. Each append is one `write` of whole lines made
  * directly (it only reaches the page cache) and one `fdatasync` through the thread pool (the call that waits for the
- * disk); it resolves once the line is durable. The file is created with its header by the first append (and its
+ * disk); it resolves once the line is durable, and `onWritten` runs between the two (see `TraceStore.add`). The file is created with its header by the first append (and its
  * directory entry synced); a log left by an earlier process of the same session is continued after its last complete
  * line. Appends must not overlap: the trace store's write queue runs them one at a time.
  */
@@ -88,7 +88,7 @@ export class SegmentAppender {
     private readonly session: SegmentFile['session'],
   ) {}
 
-  async append(entry: LogEntry): Promise<void> {
+  async append(entry: LogEntry, onWritten?: () => void): Promise<void> {
     if (this.broken) throw new Error(`TraceStore: ${this.filePath} is no longer appended to after a failed write`);
     // A log moved or removed under us (its folder deleted, say) is not written blindly through the old descriptor,
     // where the lines would be lost: it is opened again at its path, which fails if the path cannot hold it.
@@ -100,6 +100,7 @@ export class SegmentAppender {
     try {
       let written = 0;
       while (written < bytes.byteLength) written += fs.writeSync(fd, bytes, written, bytes.byteLength - written, this.length + written);
+      onWritten?.();
       await fdatasyncLater(fd);
       // A new file is durable only once its directory entry is.
       if (created) await syncDirectory(this.directory);

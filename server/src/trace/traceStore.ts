@@ -54,6 +54,15 @@ export function applyResponsePatch(interaction: Interaction, responseId: string,
   if (patch.revertedAt !== undefined) response.revertedAt = patch.revertedAt;
 }
 
+/** For `add` and `update`. */
+export interface WriteOptions {
+  /**
+   * Runs once the change is in the file, before the wait for the disk: from then on it outlives this process and
+   * every reader sees it; until the flush ends, only a crash of the whole machine could still lose it.
+   */
+  onWritten?: () => void;
+}
+
 export interface TraceStoreOptions {
   /** The trace directory (absolute, or relative to the process's working directory). */
   directory: string;
@@ -346,8 +355,11 @@ export class TraceStore {
     return this.history;
   }
 
-  /** Appends an interaction of this session; resolves once it is durably on disk. */
-  add(interaction: Interaction): Promise<void> {
+  /**
+   * Appends an interaction of this session; resolves once it is durably on disk (`options.onWritten` runs earlier,
+   * once it is in the file). If the flush fails, the record is taken out again and the promise rejects.
+   */
+  add(interaction: Interaction, options: WriteOptions = {}): Promise<void> {
     const record = copy(interaction);
     redactInteraction(record, this.session.workspace);
     return this.enqueue(async () => {
@@ -362,7 +374,7 @@ export class TraceStore {
       segment.db.data.interactions.push(record);
       this.index.set(record, segment);
       try {
-        await this.persist(segment, { add: record });
+        await this.persist(segment, { add: record }, options.onWritten);
       } catch (error) {
         // Keep memory equal to disk: what did not reach the file is not in the trace.
         segment.db.data.interactions.pop();
@@ -447,12 +459,14 @@ export class TraceStore {
 
   /**
    * Makes a change to a segment's data durable: one line appended to the segment being appended to, otherwise the
-   * segment rewritten whole (a temp file renamed over it), which also ends appending to it.
+   * segment rewritten whole (a temp file renamed over it), which also ends appending to it. `onWritten` runs once the
+   * change is in the file: after the line's write, before its `fdatasync`; after the whole rewrite.
    */
-  private persist(segment: Segment, entry: LogEntry): Promise<void> {
-    if (segment.appender && !segment.appender.broken) return segment.appender.append(entry);
+  private async persist(segment: Segment, entry: LogEntry, onWritten?: () => void): Promise<void> {
+    if (segment.appender && !segment.appender.broken) return segment.appender.append(entry, onWritten);
     this.stopAppending(segment);
-    return segment.db.write();
+    await segment.db.write();
+    onWritten?.();
   }
 
   /** A copy of the interaction with every amendment applied, oldest first. */
@@ -474,9 +488,10 @@ export class TraceStore {
 
   /**
    * Changes an interaction of this session and rewrites the one segment holding it; resolves with a copy of the
-   * result once it is durably on disk. `change` works on a copy, so a throwing `change` leaves the trace intact.
+   * result once it is durably on disk (`options.onWritten` runs earlier, once it is in the file; a failed flush puts
+   * the interaction back as it was). `change` works on a copy, so a throwing `change` leaves the trace intact.
    */
-  update(id: string, change: (interaction: Interaction) => void): Promise<Interaction> {
+  update(id: string, change: (interaction: Interaction) => void, options: WriteOptions = {}): Promise<Interaction> {
     return this.enqueue(async () => {
       let entry = this.index.get(id);
       if (entry === undefined) {
@@ -510,7 +525,7 @@ export class TraceStore {
       list[position] = after;
       this.index.set(after, segment);
       try {
-        await this.persist(segment, { update: after });
+        await this.persist(segment, { update: after }, options.onWritten);
       } catch (error) {
         list[position] = before;
         this.index.set(before, segment);
