@@ -7,6 +7,8 @@ import { TraceStore } from '../../server/src/trace/traceStore.js';
 import { AgentRegistry } from '../../server/src/agents/registry.js';
 import type { Agent } from '../../server/src/agents/agent.js';
 import { PlanCache, runTask } from '../../server/src/tasks/runTask.js';
+import { runCommandFlow } from '../../server/src/tasks/commandFlow.js';
+import type { EditorPort } from '../../server/src/editorPort.js';
 import type { TaskEnvironment } from '../../server/src/tasks/runTask.js';
 import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
 import { declarationAt } from '../../server/src/repo/declarations.js';
@@ -132,5 +134,47 @@ describe('runTask recording', () => {
     setTimeout(() => controller.abort(), 10);
     await expect(pending).rejects.toBeDefined();
     expect(trace.all()[0]).toMatchObject({ text: 'document twice', message: 'Cancelled before an answer was chosen.' });
+  });
+
+  describe('in the command flow', () => {
+    /** Runs Document on `twice` through the command flow; `applied` is called when the edit reaches the editor. */
+    function command(env: TaskEnvironment, document: DocumentSnapshot, applied: () => void): ReturnType<typeof runCommandFlow> {
+      const port: EditorPort = {
+        choose: async (_message, options) => options[0],
+        applyEdit: async () => (applied(), { applied: true }),
+        showMessage: () => undefined,
+        showDocument: async () => true,
+      };
+      const documents = { get: (uri: string) => (uri === document.uri ? document : undefined), openUris: () => [document.uri] };
+      const args = { textDocument: { uri: document.uri, version: 1 }, range: { start: { line: 0, character: 20 }, end: { line: 0, character: 20 } }, symbol: 'twice' };
+      return runCommandFlow({ env, documents }, 'document', args, new AbortController().signal, noProgress, port);
+    }
+
+    it('applies once the record is in the file, and answers once it is durable with the edit marked used', async () => {
+      const { env, trace, document } = await setUp(0);
+      let inFileWhenApplied = false;
+      const result = await command(env, document, () => (inFileWhenApplied = traceText(env.root).includes('/** Doubles a number. */')));
+      expect(result).toMatchObject({ applied: true, outcome: 'applied' });
+      expect(inFileWhenApplied).toBe(true);
+      expect(trace.get(result.interactionId)!.responses[0]).toMatchObject({ used: true });
+      expect(traceText(env.root)).toContain('"used":true');
+    });
+
+    it('applies nothing when the record cannot be written', async () => {
+      const { env, trace, document } = await setUp(0);
+      trace.add = () => Promise.reject(new Error('no space left on the device'));
+      let applied = false;
+      await expect(command(env, document, () => (applied = true))).rejects.toThrow('no space left on the device');
+      expect(applied).toBe(false);
+    });
+
+    it('fails with the reason when the record, written, cannot be flushed to the disk', async () => {
+      const { env, trace, document } = await setUp(0);
+      trace.add = (_interaction, options) => (options?.onWritten?.(), Promise.reject(new Error('the disk failed')));
+      let applied = false;
+      await expect(command(env, document, () => (applied = true))).rejects.toThrow('the disk failed');
+      // The editor had the edit by then: the command says why its record is missing.
+      expect(applied).toBe(true);
+    });
   });
 });
