@@ -6,7 +6,7 @@ import path from 'node:path';
 import { BenchClient } from './lspClient.mjs';
 import { startFakeModel } from './fakeModel.mjs';
 import { generateTemporaryProject } from './synthetic.mjs';
-import { REPO_ROOT, countSourceLines, largestSourceFile, mainThreadCpuMs, now, positionsOf, runSection, spreadPositions, summarize, waitUntilIdle } from './support.mjs';
+import { REPO_ROOT, countSourceLines, largestSourceFile, machineSpeed, mainThreadCpuMs, now, positionsOf, runSection, spreadPositions, summarize, waitUntilIdle } from './support.mjs';
 
 const USAGE = `usage: npm run bench -- [options]
   --quick                  smaller sizes and fewer runs (a smoke run of a minute or two)
@@ -418,7 +418,9 @@ export function render(results) {
   }
   const measures = table(['measure (ms)', 'project', 'median', 'p99', 'n', 'peak MB'], rows);
   const targets = table(['target', 'project', 'measured', 'result'], results.targets.map((t) => [t.target, t.project, t.value === null ? '—' : `${fmt(t.value)} ${t.unit}`, t.pass]));
-  return `${measures}\n\n${targets}`;
+  const speed = results.meta.machineSpeed;
+  const machine = speed ? `Machine speed (a fixed parse, ms; lower is faster): ${fmt(speed.before)} at the start, ${fmt(speed.after)} at the end.` : '';
+  return `${measures}\n\n${targets}${machine ? `\n\n${machine}` : ''}`;
 }
 
 function gitCommit() {
@@ -433,6 +435,7 @@ async function main() {
   const options = parseArgs(process.argv.slice(2));
   if (!fs.existsSync(path.join(REPO_ROOT, 'dist', 'server', 'src', 'cli.js'))) throw new Error('dist/ is missing: run `npm run build` first (npm run bench does).');
   const started = now();
+  const speedBefore = await machineSpeed();
   const results = {
     meta: {
       date: new Date().toISOString(),
@@ -443,6 +446,7 @@ async function main() {
       memoryGB: Math.round(os.totalmem() / 1073741824),
       // The machine may be shared: the load before and after the run tells how quiet it was.
       loadAverageBefore: os.loadavg().map((l) => Math.round(l * 100) / 100),
+      machineSpeed: { workload: 'ms to parse typescript/lib/lib.es5.d.ts with the TypeScript compiler API, median of 15 after 10 warm-ups, one thread; lower is faster', before: speedBefore, after: null },
       commit: gitCommit(),
       runs: options.runs,
       tsls: options.tsls ? JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'node_modules', 'typescript-language-server', 'package.json'), 'utf8')).version : null,
@@ -471,6 +475,7 @@ async function main() {
   results.targets = judge(results);
   results.meta.totalSeconds = Math.round((now() - started) / 1000);
   results.meta.loadAverageAfter = os.loadavg().map((l) => Math.round(l * 100) / 100);
+  results.meta.machineSpeed.after = await machineSpeed();
   fs.mkdirSync(path.dirname(options.json), { recursive: true });
   fs.writeFileSync(options.json, `${JSON.stringify(results, null, 2)}\n`);
   console.log(render(results));

@@ -298,3 +298,25 @@ export function positionsOf(text, pattern, delta = 0) {
   }
   return out;
 }
+
+/** The fixed workload `machineSpeed` times: a file that ships with the pinned TypeScript, so it is the same in every run. */
+const SPEED_WORKLOAD = path.join(REPO_ROOT, 'node_modules', 'typescript', 'lib', 'lib.es5.d.ts');
+
+/**
+ * How fast this machine is right now: the median time to parse SPEED_WORKLOAD, one thread, after warm-ups. A shared
+ * or throttled machine can be half as fast from one minute to the next; figures of two runs compare only at like speeds.
+ */
+export async function machineSpeed() {
+  const { ts } = await import('ts-morph');
+  const text = fs.readFileSync(SPEED_WORKLOAD, 'utf8');
+  const parse = () => ts.createSourceFile('lib.es5.d.ts', text, ts.ScriptTarget.Latest, true);
+  for (let i = 0; i < 10; i++) parse();
+  const samples = [];
+  for (let i = 0; i < 15; i++) {
+    const start = now();
+    parse();
+    samples.push(now() - start);
+  }
+  return summarize(samples).median;
+}
+

@@ -78,6 +78,8 @@ describe('npm run bench -- --quick', () => {
     const results = JSON.parse(fs.readFileSync(json, 'utf8')) as any;
     expect(errorsIn(results)).toEqual([]);
     expect(results.meta.mode).toBe('quick');
+    for (const when of ['before', 'after']) expect(results.meta.machineSpeed[when], `machine speed ${when}`).toBeGreaterThan(0);
+    expect(stdout).toMatch(/Machine speed \(a fixed parse, ms; lower is faster\): [\d.]+ at the start, [\d.]+ at the end\./);
     expect(results.projects).toHaveLength(1);
     const project = results.projects[0];
     expect(project.lines).toBeGreaterThan(1_000);
