@@ -319,4 +319,3 @@ export async function machineSpeed() {
   }
   return summarize(samples).median;
 }
-

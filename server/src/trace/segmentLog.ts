@@ -71,9 +71,10 @@ function fdatasyncLater(fd: number): Promise<void> {
 /**
  * Appends entries to one log segment of this process's session. Each append is one `write` of whole lines made
  * directly (it only reaches the page cache) and one `fdatasync` through the thread pool (the call that waits for the
- * disk); it resolves once the line is durable, and `onWritten` runs between the two (see `TraceStore.add`). The file is created with its header by the first append (and its
- * directory entry synced); a log left by an earlier process of the same session is continued after its last complete
- * line. Appends must not overlap: the trace store's write queue runs them one at a time.
+ * disk); it resolves once the line is durable, and `onWritten` runs between the two (see `WriteOptions`). The file
+ * is created with its header by the first append (and its directory entry synced); a log left by an earlier process
+ * of the same session is continued after its last complete line. Appends must not overlap: the trace store's write
+ * queue runs them one at a time.
  */
 export class SegmentAppender {
   private fd: number | undefined;

@@ -58,7 +58,8 @@ export function applyResponsePatch(interaction: Interaction, responseId: string,
 export interface WriteOptions {
   /**
    * Runs once the change is in the file, before the wait for the disk: from then on it outlives this process and
-   * every reader sees it; until the flush ends, only a crash of the whole machine could still lose it.
+   * every reader sees it. Until the flush ends, it can still be lost to a crash of the whole machine, or undone by a
+   * flush that fails (the promise then rejects).
    */
   onWritten?: () => void;
 }
