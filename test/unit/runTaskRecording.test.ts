@@ -9,6 +9,7 @@ import type { Agent } from '../../server/src/agents/agent.js';
 import { PlanCache, runTask } from '../../server/src/tasks/runTask.js';
 import { runCommandFlow } from '../../server/src/tasks/commandFlow.js';
 import type { EditorPort } from '../../server/src/editorPort.js';
+import { segmentFiles } from '../support/traceFiles.js';
 import type { TaskEnvironment } from '../../server/src/tasks/runTask.js';
 import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
 import { declarationAt } from '../../server/src/repo/declarations.js';
@@ -77,10 +78,9 @@ function run(env: TaskEnvironment, document: DocumentSnapshot, signal: AbortSign
   return runTask(env, { task: 'document', document, target, text: 'document twice', source: 'command', returnWhenWritten }, signal, noProgress);
 }
 
-/** The trace's files under the workspace, each one's text. */
+/** The text of the trace's segment files under the workspace. */
 function traceText(root: string): string {
-  const dir = path.join(root, '.assistant', 'trace');
-  return fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((name) => path.join(dir, name)).filter((file) => fs.statSync(file).isFile()).map((file) => fs.readFileSync(file, 'utf8')).join('\n');
+  return segmentFiles(path.join(root, '.assistant', 'trace')).map((file) => fs.readFileSync(file, 'utf8')).join('\n');
 }
 
 describe('runTask recording', () => {
