@@ -1,6 +1,6 @@
 // The Fix task: offered on every diagnostic at the selection; a compiler fix is taken as is, a model's corrected declaration replaces the old one, and the oracle must see fewer diagnostics and no new one.
 import { ts } from 'ts-morph';
-import { declarationAt, parseDocument } from '../repo/declarations.js';
+import { declarationAt, withSyntaxTree } from '../repo/declarations.js';
 import { lineStarts, offsetToPosition } from '../edits/textEdits.js';
 import { fixRule, noNewDiagnosticsRule, typeCheckProposal } from '../oracle/typeCheck.js';
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
@@ -57,21 +57,22 @@ function isUnit(node: ts.Node): boolean {
 export function fixTarget(document: DocumentSnapshot, diagnostic: DiagnosticInfo): TaskTarget {
   const text = document.text;
   const fileName = documentFileName(document);
-  const source = parseDocument(fileName, text);
   const start = Math.max(0, Math.min(diagnostic.start, text.length));
   const end = Math.max(start, Math.min(diagnostic.end, text.length));
-  let best: ts.Node | undefined;
-  const visit = (node: ts.Node): void => {
-    if (node.getStart(source) > start || node.getEnd() < end) return;
-    if (isUnit(node)) best = node;
-    ts.forEachChild(node, visit);
-  };
-  ts.forEachChild(source, visit);
+  const unit = withSyntaxTree(fileName, text, (source) => {
+    let best: ts.Node | undefined;
+    const visit = (node: ts.Node): void => {
+      if (node.getStart(source) > start || node.getEnd() < end) return;
+      if (isUnit(node)) best = node;
+      ts.forEachChild(node, visit);
+    };
+    ts.forEachChild(source, visit);
+    return best && { start: best.getStart(source), end: best.getEnd() };
+  });
   const name = diagnosticName(diagnostic);
-  if (best) {
-    const nodeStart = best.getStart(source);
-    const declaration = declarationAt(fileName, text, nodeStart);
-    return { name, start: nodeStart, end: best.getEnd(), diagnostic, ...(declaration && declaration.start === nodeStart ? { declaration } : {}) };
+  if (unit) {
+    const declaration = declarationAt(fileName, text, unit.start);
+    return { name, start: unit.start, end: unit.end, diagnostic, ...(declaration && declaration.start === unit.start ? { declaration } : {}) };
   }
   const starts = lineStarts(text);
   const first = offsetToPosition(text, start, starts).line;

@@ -1,6 +1,6 @@
 // The Generate task: a body for a signature whose body is empty, the code a TODO comment asks for, or code from free text at the cursor; model answers only, type-checked (and tested when allowed) before they are offered.
 import { ts } from 'ts-morph';
-import { declarationAt, KIND_LABEL, parseDocument } from '../repo/declarations.js';
+import { declarationAt, KIND_LABEL, withSyntaxTree } from '../repo/declarations.js';
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
 import { declarationTarget, documentFileName } from './documentTask.js';
 import { shortMessage } from './fixTask.js';
@@ -80,9 +80,11 @@ function generateOffers(document: DocumentSnapshot, start: number, end: number):
   const fileName = documentFileName(document);
   const declaration = declarationAt(fileName, document.text, start, end);
   if (declaration && declaration.kind !== 'class' && declaration.kind !== 'interface') {
-    const source = parseDocument(fileName, document.text);
-    const fn = functionIn(source, declaration.start, declaration.end);
-    if (fn && isEmptyBody(fn.body, source)) {
+    const empty = withSyntaxTree(fileName, document.text, (source) => {
+      const fn = functionIn(source, declaration.start, declaration.end);
+      return fn !== undefined && isEmptyBody(fn.body, source);
+    });
+    if (empty) {
       return [{ task: 'generate', title: `Assistant: Write the body of ${KIND_LABEL[declaration.kind]} ${declaration.name}`, kind: 'refactor.rewrite.assistant.generate', target: declarationTarget(declaration), parameters: { mode: 'body' } }];
     }
   }

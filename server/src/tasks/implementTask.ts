@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ts } from 'ts-morph';
 import type { Verdict } from '../protocol.js';
-import { listDeclarations, parseDocument } from '../repo/declarations.js';
+import { declarationStartingAt, listDeclarations, parseDocument, withSyntaxTree } from '../repo/declarations.js';
 import type { DeclarationTarget } from '../repo/declarations.js';
 import { formatAnnotation } from '../edits/annotation.js';
 import type { Proposal } from '../edits/proposal.js';
@@ -39,12 +39,19 @@ export function implementableOf(statement: ts.Statement): Implementable | undefi
   return undefined;
 }
 
-/** The top-level implementable declaration whose lines the range lies in, with its target. */
+/** The top-level implementable declaration whose lines the range lies in, with its target; its node stays valid. */
 export function implementableAt(document: DocumentSnapshot, start: number, end: number): { implementable: Implementable; declaration: DeclarationTarget } | undefined {
   const fileName = documentFileName(document);
-  // JavaScript has no interfaces or abstract classes; a declaration file's types are implemented where they are used.
-  if (/\.[cm]?jsx?$/i.test(fileName) || /\.d\.[cm]?ts$/i.test(fileName)) return undefined;
-  const source = parseDocument(fileName, document.text);
+  return implementable(fileName) ? implementableIn(parseDocument(fileName, document.text), document, start, end) : undefined;
+}
+
+/** JavaScript has no interfaces or abstract classes; a declaration file's types are implemented where they are used. */
+function implementable(fileName: string): boolean {
+  return !/\.[cm]?jsx?$/i.test(fileName) && !/\.d\.[cm]?ts$/i.test(fileName);
+}
+
+function implementableIn(source: ts.SourceFile, document: DocumentSnapshot, start: number, end: number): { implementable: Implementable; declaration: DeclarationTarget } | undefined {
+  const fileName = documentFileName(document);
   for (const statement of source.statements) {
     let first = statement.getStart(source, true);
     while (first > 0 && document.text[first - 1] !== '\n') first--;
@@ -52,7 +59,7 @@ export function implementableAt(document: DocumentSnapshot, start: number, end: 
     const implementable = implementableOf(statement);
     if (!implementable) return undefined;
     const anchor = statement.getStart(source);
-    const declaration = listDeclarations(fileName, document.text).find((d) => d.start === anchor && (d.kind === 'interface' || d.kind === 'class'));
+    const declaration = declarationStartingAt(fileName, document.text, anchor, ['interface', 'class']);
     return declaration ? { implementable, declaration } : undefined;
   }
   return undefined;
@@ -93,10 +100,16 @@ export const implementTask: TaskDefinition = {
 
   offersAt({ document, start, end }): TaskOffer[] {
     if (!document.fsPath) return [];
-    const found = implementableAt(document, start, end);
+    const fileName = documentFileName(document);
+    if (!implementable(fileName)) return [];
+    // Only the name and the target leave the tree, which is lent for this call only.
+    const found = withSyntaxTree(fileName, document.text, (source) => {
+      const at = implementableIn(source, document, start, end);
+      return at && { name: at.implementable.name, declaration: at.declaration };
+    });
     if (!found) return [];
     // A refactoring, not a source action: it adds a declaration built from the one under the cursor.
-    return [{ task: 'implement', title: `Assistant: Implement ${found.implementable.name} in a new class`, kind: 'refactor.assistant.implement', target: declarationTarget(found.declaration) }];
+    return [{ task: 'implement', title: `Assistant: Implement ${found.name} in a new class`, kind: 'refactor.assistant.implement', target: declarationTarget(found.declaration) }];
   },
 
   askTarget(document, start, end, text): { target: TaskTarget; parameters?: Record<string, string> } | undefined {

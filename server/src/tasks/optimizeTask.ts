@@ -1,5 +1,5 @@
 // The Optimize task: a function, method or selection rewritten for efficiency, readability, lower complexity or in general; model answers only, replacing just the target, type-checked (and tested when allowed).
-import { declarationAt, KIND_LABEL, parseDocument } from '../repo/declarations.js';
+import { declarationAt, KIND_LABEL, withSyntaxTree } from '../repo/declarations.js';
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
 import { declarationTarget, documentFileName } from './documentTask.js';
 import { functionIn, isEmptyBody } from './generateTask.js';
@@ -40,10 +40,10 @@ function optimizeOffers(document: DocumentSnapshot, start: number, end: number, 
     return [{ task: 'optimize', title: `Assistant: Optimize the selection${GOAL_WORDS[goal]}`, kind: 'refactor.rewrite.assistant.optimize', target, parameters: { goal } }];
   }
   if (!declaration || declaration.kind === 'class' || declaration.kind === 'interface') return [];
-  const source = parseDocument(fileName, text);
-  const fn = functionIn(source, declaration.start, declaration.end);
-  if (!fn || isEmptyBody(fn.body, source)) return [];
-  const bodyLines = text.slice(fn.body.getStart(source), fn.body.getEnd()).split('\n').length;
+  const bodyLines = withSyntaxTree(fileName, text, (source) => {
+    const fn = functionIn(source, declaration.start, declaration.end);
+    return !fn || isEmptyBody(fn.body, source) ? 0 : text.slice(fn.body.getStart(source), fn.body.getEnd()).split('\n').length;
+  });
   if (bodyLines < MIN_BODY_LINES) return [];
   return [{ task: 'optimize', title: `Assistant: Optimize ${KIND_LABEL[declaration.kind]} ${declaration.name}${GOAL_WORDS[goal]}`, kind: 'refactor.rewrite.assistant.optimize', target: declarationTarget(declaration), parameters: { goal } }];
 }

@@ -1,6 +1,6 @@
 // The Rename task: offered on the names of functions, methods, classes and properties; its answer is a rename of every reference, computed by the agent.
 import { ts } from 'ts-morph';
-import { listDeclarations, parseDocument } from '../repo/declarations.js';
+import { declarationsTouching, withSyntaxTree } from '../repo/declarations.js';
 import { describeRename, renameAnchor } from '../repo/renameSymbol.js';
 import type { Proposal } from '../edits/proposal.js';
 import { declarationTarget, documentFileName } from './documentTask.js';
@@ -29,26 +29,36 @@ export function renameableNames(fileName: string, text: string): RenameableName[
     cache.text = text;
     return cache.names;
   }
+  const names = renameableNamesTouching(fileName, text, 0, text.length);
+  cache = { fileName, text, names };
+  return names;
+}
+
+/** The renameable names whose declarations reach into `[from, to]`, by name position; only those nodes are walked. */
+function renameableNamesTouching(fileName: string, text: string, from: number, to: number): RenameableName[] {
   const names: RenameableName[] = [];
-  for (const declaration of listDeclarations(fileName, text)) {
+  for (const declaration of declarationsTouching(fileName, text, from, to)) {
     if (declaration.kind === 'constructor' || !NAME.test(declaration.simpleName)) continue;
     names.push({ target: declarationTarget(declaration), simpleName: declaration.simpleName, nameStart: declaration.nameStart, nameEnd: declaration.nameEnd });
   }
-  const source = parseDocument(fileName, text);
-  const visit = (node: ts.Node, container: string | undefined): void => {
-    const isProperty = (ts.isPropertyDeclaration(node) && !(node.initializer && (ts.isArrowFunction(node.initializer) || ts.isFunctionExpression(node.initializer)))) || ts.isPropertySignature(node);
-    if (isProperty && (ts.isIdentifier(node.name) || ts.isPrivateIdentifier(node.name))) {
-      const nameStart = node.name.getStart(source);
-      const simpleName = node.name.text;
-      names.push({ target: { name: container ? `${container}.${simpleName}` : simpleName, start: nameStart, end: node.name.getEnd() }, simpleName, nameStart, nameEnd: node.name.getEnd() });
-    }
-    const next = (ts.isClassLike(node) || ts.isInterfaceDeclaration(node)) && node.name ? node.name.text : container;
-    ts.forEachChild(node, (child) => visit(child, next));
-  };
-  ts.forEachChild(source, (child) => visit(child, undefined));
-  names.sort((a, b) => a.nameStart - b.nameStart);
-  cache = { fileName, text, names };
-  return names;
+  withSyntaxTree(fileName, text, (source) => {
+    const visit = (node: ts.Node, container: string | undefined): void => {
+      const isProperty = (ts.isPropertyDeclaration(node) && !(node.initializer && (ts.isArrowFunction(node.initializer) || ts.isFunctionExpression(node.initializer)))) || ts.isPropertySignature(node);
+      if (isProperty && (ts.isIdentifier(node.name) || ts.isPrivateIdentifier(node.name))) {
+        const nameStart = node.name.getStart(source);
+        const simpleName = node.name.text;
+        names.push({ target: { name: container ? `${container}.${simpleName}` : simpleName, start: nameStart, end: node.name.getEnd() }, simpleName, nameStart, nameEnd: node.name.getEnd() });
+      }
+      const next = (ts.isClassLike(node) || ts.isInterfaceDeclaration(node)) && node.name ? node.name.text : container;
+      ts.forEachChild(node, (child) => {
+        if (child.pos <= to && child.end >= from) visit(child, next);
+      });
+    };
+    ts.forEachChild(source, (child) => {
+      if (child.pos <= to && child.end >= from) visit(child, undefined);
+    });
+  });
+  return names.sort((a, b) => a.nameStart - b.nameStart);
 }
 
 function lineBounds(text: string, offset: number): { start: number; end: number } {
@@ -59,10 +69,14 @@ function lineBounds(text: string, offset: number): { start: number; end: number 
 
 /** The declaration whose name is at the range, or on the line the range lies on (the name's line). */
 export function renameableAt(document: DocumentSnapshot, start: number, end: number): RenameableName | undefined {
-  const names = renameableNames(documentFileName(document), document.text);
+  const line = lineBounds(document.text, start);
+  const fileName = documentFileName(document);
+  // Names are on one line: the ones that can answer are on the range's first line. In a file being edited only that
+  // line's nodes are walked; a settled text lists its names once.
+  const edited = withSyntaxTree(fileName, document.text, (_source, isEdited) => isEdited);
+  const names = edited ? renameableNamesTouching(fileName, document.text, line.start, line.end) : renameableNames(fileName, document.text);
   const onName = names.filter((n) => n.nameStart <= start && end <= n.nameEnd);
   if (onName.length > 0) return onName[onName.length - 1];
-  const line = lineBounds(document.text, start);
   if (end > line.end) return undefined;
   const onLine = names.filter((n) => n.nameStart >= line.start && n.nameEnd <= line.end);
   return onLine.filter((n) => n.nameStart <= start).pop() ?? onLine[0];
@@ -70,16 +84,17 @@ export function renameableAt(document: DocumentSnapshot, start: number, end: num
 
 /** The identifier at a place, by syntax: a rename may start from any use of a name, not only its declaration. */
 function identifierTarget(document: DocumentSnapshot, start: number, end: number): RenameableName | undefined {
-  const source = parseDocument(documentFileName(document), document.text);
-  let node: ts.Node = source;
-  for (;;) {
-    const child = node.getChildren(source).find((c) => c.getStart(source) <= start && start < c.getEnd());
-    if (!child) break;
-    node = child;
-  }
-  if (!(ts.isIdentifier(node) || ts.isPrivateIdentifier(node)) || end > node.getEnd()) return undefined;
-  const nameStart = node.getStart(source);
-  return { target: { name: node.text, start: nameStart, end: node.getEnd() }, simpleName: node.text, nameStart, nameEnd: node.getEnd() };
+  return withSyntaxTree(documentFileName(document), document.text, (source): RenameableName | undefined => {
+    let node: ts.Node = source;
+    for (;;) {
+      const child = node.getChildren(source).find((c) => c.getStart(source) <= start && start < c.getEnd());
+      if (!child) break;
+      node = child;
+    }
+    if (!(ts.isIdentifier(node) || ts.isPrivateIdentifier(node)) || end > node.getEnd()) return undefined;
+    const nameStart = node.getStart(source);
+    return { target: { name: node.text, start: nameStart, end: node.getEnd() }, simpleName: node.text, nameStart, nameEnd: node.getEnd() };
+  });
 }
 
 /** Where `name` is declared in the document (nearest `near` first), else where it is first used. */

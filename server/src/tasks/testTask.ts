@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ts } from 'ts-morph';
 import type { Verdict } from '../protocol.js';
-import { listDeclarations, parseDocument } from '../repo/declarations.js';
+import { declarationStartingAt, withSyntaxTree } from '../repo/declarations.js';
 import type { DeclarationTarget } from '../repo/declarations.js';
 import { detectTestConvention, testFilePath } from '../repo/testFramework.js';
 import type { TestConvention } from '../repo/testFramework.js';
@@ -43,15 +43,16 @@ export function testPlaceOf(document: DocumentSnapshot): TestPlace | undefined {
 /** The exported function or class (top-level) whose lines the range lies in. */
 export function exportedTestTarget(document: DocumentSnapshot, start: number, end: number): DeclarationTarget | undefined {
   const fileName = documentFileName(document);
-  const source = parseDocument(fileName, document.text);
-  for (const statement of source.statements) {
-    const first = lineStartOf(document.text, statement.getStart(source, true));
-    if (start < first || end > statement.getEnd()) continue;
-    if (!isExportedStatement(statement)) return undefined;
-    const anchor = statement.getStart(source);
-    return listDeclarations(fileName, document.text).find((d) => d.start === anchor && (d.kind === 'function' || d.kind === 'class' || d.kind === 'arrow-function'));
-  }
-  return undefined;
+  const anchor = withSyntaxTree(fileName, document.text, (source) => {
+    for (const statement of source.statements) {
+      const first = lineStartOf(document.text, statement.getStart(source, true));
+      if (start < first || end > statement.getEnd()) continue;
+      return isExportedStatement(statement) ? statement.getStart(source) : undefined;
+    }
+    return undefined;
+  });
+  if (anchor === undefined) return undefined;
+  return declarationStartingAt(fileName, document.text, anchor, ['function', 'class', 'arrow-function']);
 }
 
 function lineStartOf(text: string, offset: number): number {

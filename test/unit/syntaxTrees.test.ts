@@ -1,0 +1,181 @@
+// Unit tests of the syntax trees the code-action path reads: incremental parses of edited files match whole parses, never move a tree someone holds, and the walks of only the nodes near a position answer as the walks of the whole file.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ts } from 'ts-morph';
+import { changeBetween, declarationAt, declarationStartingAt, listDeclarations, parseDocument, withSyntaxTree } from '../../server/src/repo/declarations.js';
+import { renameableAt, renameableNames } from '../../server/src/tasks/renameTask.js';
+import type { DocumentSnapshot } from '../../server/src/workspace/documentSnapshot.js';
+import { prng } from '../support/rawLsp.js';
+
+const REPO = path.resolve(__dirname, '..', '..');
+const SOURCES = ['server/src/context/requestContext.ts', 'server/src/repo/declarations.ts', 'server/src/tasks/renameTask.ts', 'server/src/trace/traceStore.ts'].map((relative) => fs.readFileSync(path.join(REPO, relative), 'utf8'));
+
+/** Every node's kind and extent, in walk order, with the file's parse errors: what must match between two parses. */
+function shape(source: ts.SourceFile): string {
+  const out: string[] = [];
+  const visit = (node: ts.Node, depth: number): void => {
+    out.push(`${depth}:${ts.SyntaxKind[node.kind]}:${node.pos}-${node.end}`);
+    ts.forEachChild(node, (child) => visit(child, depth + 1));
+  };
+  visit(source, 0);
+  const errors = (source as unknown as { parseDiagnostics: ts.Diagnostic[] }).parseDiagnostics.map((d) => `${d.start}:${d.code}`);
+  return `${out.join('\n')}\n${errors.join(',')}`;
+}
+
+function wholeParse(fileName: string, text: string): string {
+  return shape(ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS));
+}
+
+const TYPED = ['x', ' ', '\n', '{', '}', '(', ')', ';', '/**', '*/', '`', "'", 'const a = 1;', 'function f() {', '// note', '<T>'];
+
+/** One random edit as typing makes them: a few characters typed, or a few deleted, somewhere in the text. */
+function typing(text: string, random: ReturnType<typeof prng>): string {
+  const at = random.int(text.length + 1);
+  if (random.chance(0.35) && at < text.length) return text.slice(0, at) + text.slice(Math.min(text.length, at + 1 + random.int(6)));
+  return text.slice(0, at) + random.pick(TYPED) + text.slice(at);
+}
+
+describe('changeBetween', () => {
+  it('spans what differs, and nothing of the common start and end', () => {
+    const range = changeBetween('abcXYdef', 'abcQdef');
+    expect(range.span).toEqual({ start: 3, length: 2 });
+    expect(range.newLength).toBe(1);
+    expect(changeBetween('same', 'same')).toEqual({ span: { start: 4, length: 0 }, newLength: 0 });
+    // An insertion of a repeated character is placed after the common start, within both texts.
+    expect(changeBetween('aaa', 'aaaa')).toEqual({ span: { start: 3, length: 0 }, newLength: 1 });
+  });
+});
+
+describe('withSyntaxTree', () => {
+  it('parses a file being edited incrementally, and every tree matches a whole parse of its text', () => {
+    const random = prng(8);
+    const fileName = '/virtual/edited/requestContext.ts';
+    let text = SOURCES[0] as string;
+    parseDocument(fileName, text);
+    let reused = 0;
+    let previous: readonly ts.Statement[] = [];
+    for (let step = 0; step < 40; step++) {
+      text = typing(text, random);
+      const [got, statements] = withSyntaxTree(fileName, text, (source) => [shape(source), [...source.statements]] as const);
+      expect(got, `step ${step}`).toBe(wholeParse(fileName, text));
+      // Holding nodes breaks the contract on purpose here: it shows the new tree reuses the previous one's nodes.
+      if (statements.some((s) => previous.includes(s))) reused += 1;
+      previous = statements;
+    }
+    // The first edit starts the file's own tree with a whole parse; the next ones reuse it.
+    expect(reused).toBeGreaterThanOrEqual(38);
+  });
+
+  it('never moves a tree that parseDocument handed out', () => {
+    const random = prng(21);
+    const fileName = '/virtual/held/declarations.ts';
+    let text = SOURCES[1] as string;
+    const held: { source: ts.SourceFile; text: string; shape: string }[] = [];
+    const hold = (): void => {
+      const source = parseDocument(fileName, text);
+      held.push({ source, text, shape: shape(source) });
+    };
+    hold();
+    for (let step = 0; step < 30; step++) {
+      text = typing(text, random);
+      withSyntaxTree(fileName, text, (source) => source.statements.length);
+      // A task's context parses the text now and then, between the code-action requests.
+      if (step % 7 === 3) hold();
+    }
+    expect(held.length).toBeGreaterThan(3);
+    for (const h of held) {
+      expect(h.source.text).toBe(h.text);
+      expect(shape(h.source)).toBe(h.shape);
+    }
+  });
+
+  it('gives a call that asks about another text of the same file a parse of its own, and leaves the lent tree alone', () => {
+    const fileName = '/virtual/nested/renameTask.ts';
+    const first = SOURCES[2] as string;
+    parseDocument(fileName, first);
+    const second = `${first}\nexport function added(): void {}\n`;
+    const third = `// header\n${second}`;
+    withSyntaxTree(fileName, second, () => undefined);
+    const outcome = withSyntaxTree(fileName, second, (outer) => {
+      const inner = withSyntaxTree(fileName, third, (source) => shape(source));
+      return { inner, outer: shape(outer) };
+    });
+    expect(outcome.inner).toBe(wholeParse(fileName, third));
+    expect(outcome.outer).toBe(wholeParse(fileName, second));
+    // The file's own tree is still at `second`, and goes on from there.
+    const fourth = `${second}// end\n`;
+    expect(withSyntaxTree(fileName, fourth, (source) => shape(source))).toBe(wholeParse(fileName, fourth));
+  });
+});
+
+/** Makes `text` the latest text of a file being edited (a keystroke away from an earlier one), as the editor makes it. */
+function edited(fileName: string, text: string): void {
+  parseDocument(fileName, `${text}\n// an earlier text`);
+  expect(withSyntaxTree(fileName, text, (_source, isEdited) => isEdited)).toBe(true);
+}
+
+describe('walks near a position, in a file being edited', () => {
+  it('tells a settled text from one being edited', () => {
+    const fileName = '/virtual/settled/file.ts';
+    const text = SOURCES[2] as string;
+    expect(withSyntaxTree(fileName, text, (_source, isEdited) => isEdited)).toBe(false);
+    expect(withSyntaxTree(fileName, `${text}\n`, (_source, isEdited) => isEdited)).toBe(true);
+  });
+
+  it('declarationAt and declarationStartingAt answer as the list of the whole file does, at every kind of place', () => {
+    const random = prng(5);
+    SOURCES.forEach((text, i) => {
+      const fileName = `/virtual/at/file${i}.ts`;
+      edited(fileName, text);
+      const places: [number, number][] = [];
+      for (let offset = 0; offset <= text.length; offset += 11) places.push([offset, offset]);
+      for (let n = 0; n < 300; n++) {
+        const start = random.int(text.length + 1);
+        places.push([start, Math.min(text.length, start + random.int(400))]);
+      }
+      // The same text under another name gives the whole list and leaves this file's tree unlisted: until this file's
+      // declarations are listed, only the nodes near each place are walked.
+      const all = listDeclarations(`${fileName}.copy.ts`, text);
+      expect(all.length).toBeGreaterThan(10);
+      const near = places.map(([start, end]) => declarationAt(fileName, text, start, end));
+      const nearStarting = all.map((d) => declarationStartingAt(fileName, text, d.start, [d.kind]));
+      expect(listDeclarations(fileName, text)).toEqual(all);
+      const whole = places.map(([start, end]) => declarationAt(fileName, text, start, end));
+      expect(near).toEqual(whole);
+      expect(nearStarting).toEqual(all.map((d) => all.find((other) => other.start === d.start && other.kind === d.kind)));
+      expect(near.filter((d) => d !== undefined).length).toBeGreaterThan(places.length / 2);
+    });
+  });
+
+  it('renameableAt finds what the names of the whole file give', () => {
+    const random = prng(13);
+    const text = `${SOURCES[3]}\nexport class Shapes {\n  radius = 2;\n  #hidden: number = 1;\n  area = () => this.radius;\n}\ninterface Point { x: number; readonly y: number }\n`;
+    const fsPath = '/virtual/rename/traceStore.ts';
+    const document: DocumentSnapshot = { uri: `file://${fsPath}`, fsPath, languageId: 'typescript', version: 1, text };
+    edited(fsPath, text);
+    // The rule renameableAt applies, over every name of the file.
+    const expected = (start: number, end: number) => {
+      const names = renameableNames(fsPath, text);
+      const onName = names.filter((n) => n.nameStart <= start && end <= n.nameEnd);
+      if (onName.length > 0) return onName[onName.length - 1];
+      const lineStart = text.lastIndexOf('\n', start - 1) + 1;
+      const newline = text.indexOf('\n', start);
+      const lineEnd = newline < 0 ? text.length : newline;
+      if (end > lineEnd) return undefined;
+      const onLine = names.filter((n) => n.nameStart >= lineStart && n.nameEnd <= lineEnd);
+      return onLine.filter((n) => n.nameStart <= start).pop() ?? onLine[0];
+    };
+    let found = 0;
+    for (let n = 0; n < 1500; n++) {
+      const start = random.int(text.length + 1);
+      const end = random.chance(0.8) ? start : Math.min(text.length, start + random.int(30));
+      const got = renameableAt(document, start, end);
+      expect(got, `at ${start}-${end}`).toEqual(expected(start, end));
+      if (got) found += 1;
+    }
+    expect(found).toBeGreaterThan(100);
+    const names = renameableNames(fsPath, text).map((n) => n.target.name);
+    expect(names).toEqual(expect.arrayContaining(['Shapes.radius', 'Shapes.#hidden', 'Shapes.area', 'Point.x', 'Point.y']));
+  });
+});
