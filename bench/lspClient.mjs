@@ -156,6 +156,14 @@ export class BenchClient {
     await this.connection.sendNotification('textDocument/didChange', { textDocument: { uri, version: buffer.version }, contentChanges: [{ text }] });
   }
 
+  /** Applies one ranged change to a buffer and sends it as an incremental `didChange`, as an editor does when the user types. */
+  async setTextIncrementally(uri, change) {
+    const buffer = this.buffers.get(uri);
+    buffer.text = applyTextEdits(buffer.text, [{ range: change.range, newText: change.text }]).text;
+    buffer.version += 1;
+    await this.connection.sendNotification('textDocument/didChange', { textDocument: { uri, version: buffer.version }, contentChanges: [change] });
+  }
+
   /** Brings a buffer back to `text` as an editor's undo does under incremental sync (see `restoringChange`). */
   async restore(uri, text) {
     const buffer = this.buffers.get(uri);

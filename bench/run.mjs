@@ -56,8 +56,8 @@ function parseArgs(argv) {
   options.bigFileLines ??= q ? 1_000 : 5_000;
   options.traceSizes ??= q ? [1_000, 10_000] : [1_000, 10_000, 100_000];
   options.runs = q
-    ? { startup: 2, positions: 30, rounds: 1, indexCold: 1, indexWarm: 50, oracleCold: 1, oracleWarm: 3, tasks: 5, appends: 50, queries: 30 }
-    : { startup: 10, positions: 250, rounds: 2, indexCold: 5, indexWarm: 500, oracleCold: 3, oracleWarm: 20, tasks: 50, appends: 500, queries: 200 };
+    ? { startup: 2, positions: 30, rounds: 1, edits: 10, indexCold: 1, indexWarm: 50, oracleCold: 1, oracleWarm: 3, tasks: 5, appends: 50, queries: 30 }
+    : { startup: 10, positions: 250, rounds: 2, edits: 50, indexCold: 5, indexWarm: 500, oracleCold: 3, oracleWarm: 20, tasks: 50, appends: 500, queries: 200 };
   return options;
 }
 
@@ -136,6 +136,35 @@ async function codeActionsAtPositions(server, project, positions, rounds) {
       }
     }
     return { codeAction: summarize(samples), positions: positions.length, rounds, actionsPerRequest: Math.round((actions / samples.length) * 100) / 100, settleMs, ...client.peakMemory() };
+  } finally {
+    await client.shutdown();
+  }
+}
+
+/**
+ * One server, the large file open and idle: at each of `count` positions a character is typed (an incremental
+ * `didChange`, as an editor sends it) and the code actions there are asked for at once, as an editor asks for its
+ * light bulb while the user types; the character is then deleted again, untimed.
+ */
+async function codeActionsAfterEdits(server, project, positions, count) {
+  const client = BenchClient.spawn(server, project.root);
+  try {
+    await client.initialize(initOptions(server));
+    const buffer = await client.open(project.largeFile.path);
+    await client.codeActions(buffer.uri, project.firstPosition);
+    await waitUntilIdle(client.pid);
+    const original = buffer.text;
+    const samples = [];
+    const step = Math.max(1, Math.floor(positions.length / count));
+    for (let i = 0; samples.length < count && i < positions.length; i += step) {
+      const position = positions[i];
+      await client.setTextIncrementally(buffer.uri, { range: { start: position, end: position }, text: ' ' });
+      const start = now();
+      await client.codeActions(buffer.uri, position);
+      samples.push(now() - start);
+      await client.restore(buffer.uri, original);
+    }
+    return { codeAction: summarize(samples), edits: samples.length };
   } finally {
     await client.shutdown();
   }
@@ -300,7 +329,8 @@ async function measureProject(spec, options) {
   for (const server of servers) {
     const start = await attempt(`${project.name} ${server} startup`, () => startup(server, project, options.runs.startup));
     const positionsResult = await attempt(`${project.name} ${server} code actions`, () => codeActionsAtPositions(server, project, positions, options.runs.rounds));
-    lsp[server] = { startup: start, positions: positionsResult };
+    const afterEdits = await attempt(`${project.name} ${server} code actions after edits`, () => codeActionsAfterEdits(server, project, positions, options.runs.edits));
+    lsp[server] = { startup: start, positions: positionsResult, afterEdits };
   }
   if (servers.length === 2) {
     const ours = lsp['assistant-ls'];
@@ -312,6 +342,8 @@ async function measureProject(spec, options) {
       codeActionMedian: ratio(ours.positions.codeAction?.median, theirs.positions.codeAction?.median),
       codeActionP95: ratio(ours.positions.codeAction?.p95, theirs.positions.codeAction?.p95),
       codeActionP99: ratio(ours.positions.codeAction?.p99, theirs.positions.codeAction?.p99),
+      codeActionAfterEditMedian: ratio(ours.afterEdits?.codeAction?.median, theirs.afterEdits?.codeAction?.median),
+      codeActionAfterEditP99: ratio(ours.afterEdits?.codeAction?.p99, theirs.afterEdits?.codeAction?.p99),
       peakRss: ratio(ours.positions.peakRssMB, theirs.positions.peakRssMB),
     };
   }
@@ -388,9 +420,11 @@ export function render(results) {
       stat(`${server}: spawn to initialized`, p.name, r.startup?.spawnToInitialized);
       stat(`${server}: first code actions, ${p.largeFile.lines}-line file`, p.name, r.startup?.firstCodeAction);
       stat(`${server}: code actions at ${r.positions?.positions ?? '?'} positions`, p.name, r.positions?.codeAction, r.positions?.peakRssMB);
+      stat(`${server}: code actions right after typing a character`, p.name, r.afterEdits?.codeAction);
     }
     if (p.lsp.ratios) rows.push(['ratio ours/theirs: code actions p50 · p99 · memory', p.name, fmt(p.lsp.ratios.codeActionMedian), fmt(p.lsp.ratios.codeActionP99), '', fmt(p.lsp.ratios.peakRss)]);
     if (p.lsp.ratios) rows.push(['ratio ours/theirs: code actions p95', p.name, '', fmt(p.lsp.ratios.codeActionP95), '', '']);
+    if (p.lsp.ratios) rows.push(['ratio ours/theirs: code actions after typing p50 · p99', p.name, fmt(p.lsp.ratios.codeActionAfterEditMedian), fmt(p.lsp.ratios.codeActionAfterEditP99), '', '']);
     const index = p.repositoryTools.retrievalIndex;
     stat('retrieval index build (cold)', p.name, index?.build, index?.peakRssMB);
     stat('retrieval index query (warm)', p.name, index?.query);
@@ -454,6 +488,7 @@ async function main() {
         servers: 'child processes over --stdio, driven with vscode-jsonrpc; memory is the peak RSS (VmHWM) summed over the server and its children',
         initialize: 'round trip of initialize once the process answers requests; spawnToInitialized also holds Node start-up',
         codeActions: 'empty range at the first non-blank character of evenly spread lines, after the server went idle following the open',
+        codeActionsAfterEdits: 'a space typed at every k-th of those positions (an incremental didChange), then the code actions there at once, timed; the space is deleted again after each, untimed. typescript-language-server waits 500 ms before answering a code-action request while diagnostics of the file are pending, by design',
         trace: 'past sessions written in bulk as segment files (200 interactions per session), then opened as a new session; appends go through TraceStore.add',
         orchestration: 'Document through workspace/executeCommand with only the model agent; overhead = wall time minus the time the endpoint held the requests; the first task and the next warm-up tasks (up to 10) are reported apart; the client applies edits and reports them as incremental didChange, and undoes each after the task the same way; serverMainThreadCpu = CPU time of the server\'s main thread during each measured task (Linux, from /proc; null elsewhere), benchProcessCpu = CPU time of the bench process (the editor side and the endpoint) during it',
       },
