@@ -116,15 +116,26 @@ async function startup(server, project, runs) {
   return { initialize: summarize(initialize), spawnToInitialized: summarize(spawnToInitialized), firstCodeAction: summarize(firstCodeAction), peakRssMB: Math.max(...memory) };
 }
 
-/** One server, the large file open and the server idle: code actions at every position, `rounds` times over. */
-async function codeActionsAtPositions(server, project, positions, rounds) {
+/**
+ * A fresh server with the large file open, once it went idle after the open (both servers work in the background
+ * after an open: our diagnostics cache, tsserver's project load and diagnostics): `measure(client, buffer, settleMs)`.
+ */
+async function onIdleServer(server, project, measure) {
   const client = BenchClient.spawn(server, project.root);
   try {
     await client.initialize(initOptions(server));
     const buffer = await client.open(project.largeFile.path);
     await client.codeActions(buffer.uri, project.firstPosition);
-    // Both servers do background work after an open (our diagnostics cache, tsserver's project load and diagnostics).
     const settleMs = await waitUntilIdle(client.pid);
+    return await measure(client, buffer, settleMs);
+  } finally {
+    await client.shutdown();
+  }
+}
+
+/** Code actions at every position, `rounds` times over. */
+function codeActionsAtPositions(server, project, positions, rounds) {
+  return onIdleServer(server, project, async (client, buffer, settleMs) => {
     const samples = [];
     let actions = 0;
     for (let round = 0; round < rounds; round++) {
@@ -136,23 +147,16 @@ async function codeActionsAtPositions(server, project, positions, rounds) {
       }
     }
     return { codeAction: summarize(samples), positions: positions.length, rounds, actionsPerRequest: Math.round((actions / samples.length) * 100) / 100, settleMs, ...client.peakMemory() };
-  } finally {
-    await client.shutdown();
-  }
+  });
 }
 
 /**
- * One server, the large file open and idle: at each of `count` positions a character is typed (an incremental
- * `didChange`, as an editor sends it) and the code actions there are asked for at once, as an editor asks for its
- * light bulb while the user types; the character is then deleted again, untimed.
+ * At each of `count` positions a character is typed (an incremental `didChange`, as an editor sends it) and the code
+ * actions there are asked for at once, as an editor asks for its light bulb while the user types; the character is
+ * then deleted again, untimed.
  */
-async function codeActionsAfterEdits(server, project, positions, count) {
-  const client = BenchClient.spawn(server, project.root);
-  try {
-    await client.initialize(initOptions(server));
-    const buffer = await client.open(project.largeFile.path);
-    await client.codeActions(buffer.uri, project.firstPosition);
-    await waitUntilIdle(client.pid);
+function codeActionsAfterEdits(server, project, positions, count) {
+  return onIdleServer(server, project, async (client, buffer) => {
     const original = buffer.text;
     const samples = [];
     const step = Math.max(1, Math.floor(positions.length / count));
@@ -165,9 +169,7 @@ async function codeActionsAfterEdits(server, project, positions, count) {
       await client.restore(buffer.uri, original);
     }
     return { codeAction: summarize(samples), edits: samples.length };
-  } finally {
-    await client.shutdown();
-  }
+  });
 }
 
 const ratio = (ours, theirs) => (typeof ours === 'number' && typeof theirs === 'number' && theirs > 0 ? Math.round((ours / theirs) * 100) / 100 : null);
