@@ -166,15 +166,8 @@ function declarationsOf(fileName: string, text: string): readonly DeclarationTar
 function declarationsIn(source: ts.SourceFile): readonly DeclarationTarget[] {
   const cached = declarationCache.get(source);
   if (cached) return cached;
-  const out: DeclarationTarget[] = [];
-  const visit = (node: ts.Node, container: string | undefined): void => {
-    const target = toTarget(node, source, container);
-    if (target) out.push(target);
-    const nextContainer = ts.isClassLike(node) || ts.isInterfaceDeclaration(node) ? (node.name?.text ?? container) : container;
-    // Nested functions are documentable too, but not the insides of expressions we do not model.
-    ts.forEachChild(node, (child) => visit(child, nextContainer));
-  };
-  ts.forEachChild(source, (child) => visit(child, undefined));
+  // Every node reaches into the whole text.
+  const out = declarationsTouchingIn(source, 0, source.text.length);
   declarationCache.set(source, out);
   return out;
 }
@@ -226,7 +219,8 @@ function declarationsTouchingIn(source: ts.SourceFile, from: number, to: number)
     const target = toTarget(node, source, container);
     if (target) out.push(target);
     const nextContainer = ts.isClassLike(node) || ts.isInterfaceDeclaration(node) ? (node.name?.text ?? container) : container;
-    // A statement `const f = () => …` is the anchor of the declaration inside it, which may end before it (at `;`).
+    // Nested functions are documentable too, so expressions are walked into as well. A statement `const f = () => …`
+    // is the anchor of the declaration inside it, which may end before it (at `;`).
     const whole = ts.isVariableStatement(node) || ts.isVariableDeclarationList(node);
     ts.forEachChild(node, (child) => {
       if (whole || (child.pos <= to && child.end >= from)) visit(child, nextContainer);
