@@ -90,6 +90,30 @@ describe('withSyntaxTree', () => {
     }
   });
 
+  it('starts the incremental parses from the shared tree when only lent calls ever had it', () => {
+    const fileName = '/virtual/lent/traceStore.ts';
+    const first = SOURCES[3] as string;
+    const before = withSyntaxTree(fileName, first, (source) => [...source.statements]);
+    const second = `${first.slice(0, 200)}x${first.slice(200)}`;
+    const [got, after] = withSyntaxTree(fileName, second, (source) => [shape(source), [...source.statements]] as const);
+    expect(got).toBe(wholeParse(fileName, second));
+    // Nodes of the first tree carry on in the second: no whole parse at the first edit.
+    expect(after.filter((s) => before.includes(s)).length).toBeGreaterThan(after.length / 2);
+  });
+
+  it('leaves a shared tree alone while a call has it on loan, even one never handed out', () => {
+    const fileName = '/virtual/loaned/traceStore.ts';
+    const first = SOURCES[3] as string;
+    const second = `// header\n${first}`;
+    const outcome = withSyntaxTree(fileName, first, (outer) => {
+      const inner = withSyntaxTree(fileName, second, (source) => shape(source));
+      return { inner, outer: shape(outer), text: outer.text };
+    });
+    expect(outcome.inner).toBe(wholeParse(fileName, second));
+    expect(outcome.outer).toBe(wholeParse(fileName, first));
+    expect(outcome.text).toBe(first);
+  });
+
   it('gives a call that asks about another text of the same file a parse of its own, and leaves the lent tree alone', () => {
     const fileName = '/virtual/nested/renameTask.ts';
     const first = SOURCES[2] as string;

@@ -51,11 +51,20 @@ function fullParse(fileName: string, text: string): ts.SourceFile {
   return ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, scriptKindOf(fileName));
 }
 
+/** Trees `parseDocument` handed out: somebody may hold them, so they are never updated in place. */
+const handedOut = new WeakSet<ts.SourceFile>();
+
 /**
  * Parses a document, reusing the last parse of the same text: code actions ask repeatedly for one version, and each
  * task's context reads the declarations of the same few files again. The tree stays valid for as long as it is held.
  */
 export function parseDocument(fileName: string, text: string): ts.SourceFile {
+  const source = cachedParse(fileName, text);
+  handedOut.add(source);
+  return source;
+}
+
+function cachedParse(fileName: string, text: string): ts.SourceFile {
   const cached = sourceCache.get(fileName);
   if (cached) {
     sourceCache.delete(fileName);
@@ -83,11 +92,25 @@ export function parseDocument(fileName: string, text: string): ts.SourceFile {
  * The documents being edited, each with the parse of its latest text. They are kept apart from `sourceCache`
  * because incremental parsing (`ts.updateSourceFile`) reuses the previous tree's unchanged nodes and moves their
  * positions in place: a tree here is valid only until its file's next text is parsed, so it is only ever lent for
- * one synchronous call (`withSyntaxTree`), and `lent` counts the calls under way.
+ * one synchronous call (`withSyntaxTree`).
  */
-const editedTrees = new Map<string, { text: string; source: ts.SourceFile; lent: number }>();
+const editedTrees = new Map<string, { text: string; source: ts.SourceFile }>();
 const EDITED_TREES_FILES = 16;
 const EDITED_TREES_CHARS = 4_000_000;
+
+/** Trees lent by `withSyntaxTree` to calls under way, with how many: none of them may be updated in place. */
+const onLoan = new Map<ts.SourceFile, number>();
+
+function lend<T>(source: ts.SourceFile, edited: boolean, use: (source: ts.SourceFile, edited: boolean) => T): T {
+  onLoan.set(source, (onLoan.get(source) ?? 0) + 1);
+  try {
+    return use(source, edited);
+  } finally {
+    const calls = (onLoan.get(source) ?? 1) - 1;
+    if (calls === 0) onLoan.delete(source);
+    else onLoan.set(source, calls);
+  }
+}
 
 /** The one span of `before` that differs from `after` (their common start and end left out), as TypeScript wants it. */
 export function changeBetween(before: string, after: string): ts.TextChangeRange {
@@ -110,44 +133,41 @@ export function changeBetween(before: string, after: string): ts.TextChangeRange
  */
 export function withSyntaxTree<T>(fileName: string, text: string, use: (source: ts.SourceFile, edited: boolean) => T): T {
   const shared = sourceCache.get(fileName);
-  if (shared && shared.text === text) return use(parseDocument(fileName, text), false);
+  if (shared && shared.text === text) return lend(cachedParse(fileName, text), false, use);
   let edited = editedTrees.get(fileName);
   if (edited) {
     editedTrees.delete(fileName);
     editedTrees.set(fileName, edited);
     if (edited.text === text) {
       edited.text = text;
-    } else if (edited.lent > 0) {
+    } else if (onLoan.has(edited.source)) {
       // A call under way on this file's tree, asking about another text: a parse of its own leaves that tree alone.
-      return use(fullParse(fileName, text), true);
+      return lend(fullParse(fileName, text), true, use);
     } else {
       edited.source = ts.updateSourceFile(edited.source, text, changeBetween(edited.text, text));
       edited.text = text;
     }
   } else {
     // A file seen once only is not being edited: its parse is shared with the callers that keep trees.
-    if (!shared) return use(parseDocument(fileName, text), false);
-    // Its text changed since it was parsed: from now on it is parsed incrementally, on a tree of its own.
+    if (!shared) return lend(cachedParse(fileName, text), false, use);
+    // Its text changed since it was parsed: from now on it is parsed incrementally, on a tree of its own. The shared
+    // tree is where that starts, unless somebody may hold it (parseDocument handed it out, or a call under way has it
+    // on loan); then it stays as it is, and the start is a parse of the new text.
     sourceCache.delete(fileName);
     sourceCacheChars -= shared.text.length;
-    edited = { text, source: fullParse(fileName, text), lent: 0 };
+    const held = handedOut.has(shared.source) || onLoan.has(shared.source);
+    edited = { text, source: held ? fullParse(fileName, text) : ts.updateSourceFile(shared.source, text, changeBetween(shared.text, text)) };
     editedTrees.set(fileName, edited);
     let chars = 0;
     for (const entry of editedTrees.values()) chars += entry.text.length;
     for (const [name, entry] of editedTrees) {
       if (editedTrees.size <= 1 || (editedTrees.size <= EDITED_TREES_FILES && chars <= EDITED_TREES_CHARS)) break;
-      if (entry.lent > 0) continue;
+      if (onLoan.has(entry.source)) continue;
       editedTrees.delete(name);
       chars -= entry.text.length;
     }
   }
-  const entry = edited;
-  entry.lent += 1;
-  try {
-    return use(entry.source, true);
-  } finally {
-    entry.lent -= 1;
-  }
+  return lend(edited.source, true, use);
 }
 
 /** Declarations per parse: every task's offers ask for them on each code-action request. */
