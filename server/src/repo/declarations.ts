@@ -203,7 +203,7 @@ export function declarationAt(fileName: string, text: string, start: number, end
     // Every declaration that can answer reaches into this span: it starts on or before the range's line and ends at or
     // after the range. For a file being edited, walking only those nodes spares a walk of the file per keystroke.
     const lineEnd = text.indexOf('\n', start);
-    const candidates = declarationCache.get(source) ?? (edited ? declarationsTouchingIn(source, start, Math.max(end, lineEnd < 0 ? text.length : lineEnd)) : declarationsIn(source));
+    const candidates = declarationsAround(source, edited, start, Math.max(end, lineEnd < 0 ? text.length : lineEnd));
     let best: DeclarationTarget | undefined;
     for (const target of candidates) {
       const covers = target.lineStart <= start && end <= target.end;
@@ -222,7 +222,15 @@ let lastAnswer: { source: ts.SourceFile; start: number; end: number; found: Decl
 
 /** The declaration of one of `kinds` that starts at `start` (where its statement's code starts), if any. */
 export function declarationStartingAt(fileName: string, text: string, start: number, kinds: readonly DeclarationKind[]): DeclarationTarget | undefined {
-  return withSyntaxTree(fileName, text, (source, edited) => (declarationCache.get(source) ?? (edited ? declarationsTouchingIn(source, start, start) : declarationsIn(source))).find((d) => d.start === start && kinds.includes(d.kind)));
+  return withSyntaxTree(fileName, text, (source, edited) => declarationsAround(source, edited, start, start).find((d) => d.start === start && kinds.includes(d.kind)));
+}
+
+/**
+ * Every declaration that reaches into `[from, to]`, among others: the file's list when it is known or the text is
+ * settled (then it is listed once), otherwise, in a file being edited, only those found by walking the nodes there.
+ */
+function declarationsAround(source: ts.SourceFile, edited: boolean, from: number, to: number): readonly DeclarationTarget[] {
+  return declarationCache.get(source) ?? (edited ? declarationsTouchingIn(source, from, to) : declarationsIn(source));
 }
 
 /**
@@ -230,7 +238,8 @@ export function declarationStartingAt(fileName: string, text: string, start: num
  * `listDeclarations` orders them; only those nodes are walked.
  */
 export function declarationsTouching(fileName: string, text: string, from: number, to: number): DeclarationTarget[] {
-  return withSyntaxTree(fileName, text, (source) => declarationsTouchingIn(source, from, to));
+  // The whole text is the file's list, walked once per tree.
+  return withSyntaxTree(fileName, text, (source) => (from <= 0 && to >= source.text.length ? [...declarationsIn(source)] : declarationsTouchingIn(source, from, to)));
 }
 
 function declarationsTouchingIn(source: ts.SourceFile, from: number, to: number): DeclarationTarget[] {
