@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Interaction, TraceResponse, TraceSession } from '../../server/src/protocol.js';
 import { DurableJsonFile } from '../../server/src/trace/durableJsonFile.js';
 import { queryInteractions } from '../../server/src/trace/traceQuery.js';
-import { settleMs, TraceStore } from '../../server/src/trace/traceStore.js';
+import { TraceStore } from '../../server/src/trace/traceStore.js';
 import { readSegment } from '../support/traceFiles.js';
 
 const temporaryDirectories: string[] = [];
@@ -360,17 +360,6 @@ describe('TraceStore', () => {
     expect(store.findByInsertion(uri, 11).map((i) => i.id)).toEqual(['whole-lines']);
     expect(store.findByInsertion(uri, 12)).toEqual([]);
     expect(store.findByInsertion('file:///ws/src/b.ts', 3)).toEqual([]);
-  });
-});
-
-describe('settleMs', () => {
-  it('waits a clock tick after a change on a file system with sub-second times, and 2.5 s when times fall on whole seconds', () => {
-    // ext4, xfs, APFS, NTFS: nanoseconds, advanced by a clock tick of at most 10 ms.
-    expect(settleMs({ mtimeMs: 1_763_800_000_123.25, ctimeMs: 1_763_800_000_123.25 })).toBe(50);
-    // FAT (2 s), some network file systems (1 s): a change may leave the time where it was for that long.
-    expect(settleMs({ mtimeMs: 1_763_800_000_000, ctimeMs: 1_763_800_000_000 })).toBe(2_500);
-    expect(settleMs({ mtimeMs: 1_763_800_002_000, ctimeMs: 1_763_800_000_123.5 })).toBe(2_500);
-    expect(settleMs({ mtimeMs: 1_763_800_000_123.5, ctimeMs: 1_763_800_004_000 })).toBe(2_500);
   });
 });
 

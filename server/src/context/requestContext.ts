@@ -1,9 +1,9 @@
 // What a model request carries besides its target, within a token budget: the enclosing declaration, named symbols, recent places and open documents.
-import fs from 'node:fs';
 import path from 'node:path';
 import { ts } from 'ts-morph';
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
 import { isSupportedLanguage, languageIdForPath, resolvePath, uriToPath } from '../workspace/documentSnapshot.js';
+import { diskText } from '../workspace/diskTexts.js';
 import type { WorkspaceProject } from '../repo/workspaceProject.js';
 import { KIND_LABEL, declarationAt, listDeclarations, parseDocument } from '../repo/declarations.js';
 import type { DeclarationTarget } from '../repo/declarations.js';
@@ -202,12 +202,7 @@ class WorkspaceFiles {
     const open = this.open.get(resolved);
     if (open) return open.text;
     if (this.disk.has(resolved)) return this.disk.get(resolved);
-    let text: string | undefined;
-    try {
-      text = fs.statSync(resolved).size <= MAX_FILE_BYTES ? fs.readFileSync(resolved, 'utf8') : undefined;
-    } catch {
-      text = undefined;
-    }
+    const text = diskText(resolved, MAX_FILE_BYTES);
     this.disk.set(resolved, text);
     return text;
   }
@@ -1001,7 +996,8 @@ function programReferences(program: ts.Program, declaration: FoundDeclaration, s
       const symbol = resolve(node);
       if (!symbol || (symbol !== wanted && !symbol.declarations?.includes(declaration.node as ts.Declaration))) continue;
       withSites.add(fileName);
-      sites.push(excluded ? { fsPath: fileName, text: '', position: 0, label: undefined } : { fsPath: fileName, text: source.text, position, label: containerName(node) });
+      const label = excluded ? undefined : containerName(node);
+      sites.push(excluded ? { fsPath: fileName, text: '', position: 0, label: () => undefined } : { fsPath: fileName, text: source.text, position, label: () => label });
       if (excluded || ++inFile >= MAX_REFERENCES) break;
     }
   }
@@ -1041,7 +1037,8 @@ interface Site {
   fsPath: string;
   text: string;
   position: number;
-  label: string | undefined;
+  /** The name of the declaration the site is in; asked only of the sites chosen, since finding it costs a lookup. */
+  label: () => string | undefined;
 }
 
 /**
@@ -1071,6 +1068,7 @@ function chooseReferences(sites: Site[], files: WorkspaceFiles): Piece[] {
       const lines = files.linesOf(site.text);
       const line = lines.lineOf(site.position);
       const { startLine, endLine } = windowAround(lines, line, line, REFERENCE_AROUND);
+      const label = site.label();
       return {
         fsPath: site.fsPath,
         startLine,
@@ -1079,7 +1077,7 @@ function chooseReferences(sites: Site[], files: WorkspaceFiles): Piece[] {
         text: dedent(lines.slice(startLine, endLine)),
         code: isCode(site.fsPath),
         describe: `the reference at ${files.relative(site.fsPath) ?? site.fsPath}:${line + 1}`,
-        ...(site.label ? { label: site.label } : {}),
+        ...(label ? { label } : {}),
       };
     }),
   ];
@@ -1177,7 +1175,7 @@ function lexicalReferences(declaration: FoundDeclaration, search: SymbolSearch, 
     // Most files do not name it at all: a plain search says so faster than the pattern.
     if (!text.includes(simple) || !isCode(fsPath)) continue;
     if (files.excluded(fsPath)) {
-      if (pattern.test(text)) sites.push({ fsPath, text: '', position: 0, label: undefined });
+      if (pattern.test(text)) sites.push({ fsPath, text: '', position: 0, label: () => undefined });
       pattern.lastIndex = 0;
       continue;
     }
@@ -1187,7 +1185,7 @@ function lexicalReferences(declaration: FoundDeclaration, search: SymbolSearch, 
       const lines = files.linesOf(text);
       const line = lines.slice(lines.lineOf(position), lines.lineOf(position));
       if (/^\s*(import|export\s*\{|export\s+\*)/.test(line) || /^\s*(\/\/|\*|\/\*)/.test(line)) continue;
-      sites.push({ fsPath, text, position, label: declarationAt(fsPath, text, position)?.name });
+      sites.push({ fsPath, text, position, label: () => declarationAt(fsPath, text, position)?.name });
       if (sites.length > 50) break;
     }
   }

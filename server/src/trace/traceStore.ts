@@ -10,6 +10,7 @@ import { parseTraceParams } from './traceQuery.js';
 import { TraceIndex, type TraceEntry } from './traceIndex.js';
 import { redactSecrets } from '../privacy/secrets.js';
 import { describeExclusion, workspaceExclusion } from '../privacy/exclusion.js';
+import { changedAt, isUnsettled } from '../workspace/fileTimes.js';
 
 export const SEGMENT_FORMAT = 1;
 
@@ -198,15 +199,6 @@ async function statLater(target: string): Promise<fs.Stats | undefined> {
  * it is checked on every read. Quiet longer, it is left to the sweep unless its server process runs here.
  */
 const RECENT_MS = 2_000;
-/**
- * A folder that changed this recently may change again without its time moving, so until then it is listed and its
- * files are checked on every read. Times with a fraction of a second come from a file system that keeps fractions
- * (nanoseconds on ext4 and APFS, 100 ns on NTFS), and the system clock behind them moves every tick (10 ms at most on
- * Linux, about 16 ms on Windows); whole seconds may be all a file system keeps (2 s on FAT, 1 s on HFS+ and some
- * network file systems), and then the wait is longer than that.
- */
-const SETTLE_FINE_MS = 50;
-const SETTLE_COARSE_MS = 2_500;
 /** Other foreign sessions are swept in the background, this many folders (asynchronous stats) per interval. */
 const SWEEP_BATCH = 64;
 const SWEEP_INTERVAL_MS = 250;
@@ -214,20 +206,6 @@ const SWEEP_INTERVAL_MS = 250;
 const LOAD_BATCH = 4_096;
 /** Segment files read ahead of the one being indexed while loading, so the disk and the parser overlap. */
 const READ_AHEAD = 4;
-
-function changedAt(stat: fs.Stats): number {
-  return Math.max(stat.mtimeMs, stat.ctimeMs);
-}
-
-/** How long after its last change a file's or folder's times may still not move on the next change (see SETTLE_FINE_MS). */
-export function settleMs(stat: Pick<fs.Stats, 'mtimeMs' | 'ctimeMs'>): number {
-  // A time on a whole second may be all the file system keeps (or, rarely, a fine one that fell there): the long wait.
-  return stat.mtimeMs % 1000 !== 0 && stat.ctimeMs % 1000 !== 0 ? SETTLE_FINE_MS : SETTLE_COARSE_MS;
-}
-
-function isUnsettled(stat: fs.Stats, now: number): boolean {
-  return now - changedAt(stat) < settleMs(stat);
-}
 
 /** Whether a session's server process runs on this machine (another process: ours cannot be another server). */
 function processRuns(pid: unknown): boolean {
@@ -263,7 +241,7 @@ interface ForeignSession {
   directory: string;
   /** The directory version whose listing and files `segments` reflects. */
   signature?: string;
-  /** The directory changed so recently that its time may not move on the next change (see SETTLE_FINE_MS). */
+  /** The directory changed so recently that its time may not move on the next change (see `settleMs` in workspace/fileTimes.ts). */
   unsettled: boolean;
   /** When it was last seen to change (epoch ms). */
   lastChange: number;
