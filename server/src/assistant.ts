@@ -56,6 +56,8 @@ import { mergeDiagnostics, projectDiagnosticsCache } from './oracle/diagnosticsC
 import type { DiagnosticsCache } from './oracle/diagnosticsCache.js';
 import { isPosition, isRange, lineStarts, positionToOffset } from './edits/textEdits.js';
 import type { DocumentSource } from './workspace/documentSnapshot.js';
+import { syntaxFileName, uriToPath } from './workspace/documentSnapshot.js';
+import { forgetSyntaxTrees } from './repo/declarations.js';
 import { writeAssistantFile } from './workspace/assistantFiles.js';
 import type { EditorPort, ProgressSink } from './editorPort.js';
 import { AssistantError } from './assistantError.js';
@@ -169,8 +171,11 @@ export class Assistant {
     if (document && this.env.registry.serves('fix')) this.ownDiagnostics.request(document);
   }
 
-  documentClosed(uri: string): void {
+  /** The editor closed a document: what was kept of its versions goes. */
+  documentClosed(uri: string, languageId: string): void {
     this.ownDiagnostics.forget(uri);
+    const fsPath = uriToPath(uri);
+    forgetSyntaxTrees(syntaxFileName({ uri, fsPath, languageId }), fsPath === undefined);
   }
 
   /** The server's own diagnostics of a document at its current version, when computed. */

@@ -59,6 +59,21 @@ describe('Document as a code action (offline agent)', () => {
     expect(await editor.request('textDocument/codeAction', { textDocument: { uri: doc.uri }, range: { start: position, end: position }, context: { diagnostics: [], only: ['quickfix'] } })).toEqual([]);
   });
 
+  it('offers Document in untitled buffers, each parsed as its own language and text, before and after another is closed', async () => {
+    const { editor } = await start();
+    const jsx = 'export const View = () => <div className="list">{items.map((item) => <span key={item}>{item} > {\'{\'}</span>)}</div>;\n\nexport function render(items: string[]): number {\n  return items.length;\n}\n';
+    const tsx = await editor.openText('untitled:Untitled-1', 'typescriptreact', jsx);
+    const plain = await editor.openText('untitled:Untitled-2', 'typescript', 'export function total(values: number[]): number {\n  return values.length;\n}\n');
+    // Parsed as TypeScript without JSX, the arrow function's markup hides the function after it.
+    expect((await actionsAt(editor, tsx.uri, 'render(')).map((a) => a.title)).toEqual(['Assistant: Document function render']);
+    expect((await actionsAt(editor, plain.uri, 'total(')).map((a) => a.title)).toEqual(['Assistant: Document function total']);
+    expect((await actionsAt(editor, tsx.uri, 'View')).map((a) => a.title)).toEqual(['Assistant: Document function View']);
+    await editor.close(plain.uri);
+    const reopened = await editor.openText('untitled:Untitled-2', 'typescript', 'export function average(values: number[]): number {\n  return 0;\n}\n');
+    expect((await actionsAt(editor, reopened.uri, 'average(')).map((a) => a.title)).toEqual(['Assistant: Document function average']);
+    expect((await actionsAt(editor, tsx.uri, 'render(')).map((a) => a.title)).toEqual(['Assistant: Document function render']);
+  });
+
   it('applies a versioned edit with every @param, @returns and @throws and changes no code, then traces it', async () => {
     const { editor, doc } = await start();
     const before = doc.text;

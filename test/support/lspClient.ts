@@ -149,12 +149,22 @@ export class TestEditor {
   }
 
   async open(relativePath: string): Promise<Buffer> {
-    const uri = this.uri(relativePath);
     const text = fs.readFileSync(path.join(this.root, relativePath), 'utf8');
+    return this.openText(this.uri(relativePath), relativePath.endsWith('.js') ? 'javascript' : 'typescript', text);
+  }
+
+  /** Opens a buffer of any URI (an untitled one, say) with the given language and text. */
+  async openText(uri: string, languageId: string, text: string): Promise<Buffer> {
     const buffer: Buffer = { uri, version: 1, text };
     this.buffers.set(uri, buffer);
-    await this.connection.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: relativePath.endsWith('.js') ? 'javascript' : 'typescript', version: 1, text } });
+    await this.connection.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId, version: 1, text } });
     return buffer;
+  }
+
+  /** Closes a buffer, as an editor closing its tab. */
+  async close(uri: string): Promise<void> {
+    this.buffers.delete(uri);
+    await this.connection.sendNotification('textDocument/didClose', { textDocument: { uri } });
   }
 
   /** Replaces the whole text, as a user's edit would, and tells the server. */

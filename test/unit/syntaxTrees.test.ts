@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ts } from 'ts-morph';
-import { changeBetween, declarationAt, declarationStartingAt, listDeclarations, parseDocument, withSyntaxTree } from '../../server/src/repo/declarations.js';
+import { changeBetween, declarationAt, declarationStartingAt, forgetSyntaxTrees, listDeclarations, parseDocument, withSyntaxTree } from '../../server/src/repo/declarations.js';
 import { renameableAt, renameableNames } from '../../server/src/tasks/renameTask.js';
 import type { DocumentSnapshot } from '../../server/src/workspace/documentSnapshot.js';
 import { prng } from '../support/rawLsp.js';
@@ -138,6 +138,30 @@ function edited(fileName: string, text: string): void {
   parseDocument(fileName, `${text}\n// an earlier text`);
   expect(withSyntaxTree(fileName, text, (_source, isEdited) => isEdited)).toBe(true);
 }
+
+describe('forgetSyntaxTrees', () => {
+  it('drops the tree of a closed file being edited, and for a buffer with no file its shared parse too', () => {
+    const fileName = '/virtual/closed/declarations.ts';
+    const first = SOURCES[1] as string;
+    const second = `${first}\nexport const added = 1;\n`;
+    withSyntaxTree(fileName, first, () => undefined);
+    expect(withSyntaxTree(fileName, second, (_source, edited) => edited)).toBe(true);
+    forgetSyntaxTrees(fileName, false);
+    // Its next text is that of a file seen once: a parse shared with parseDocument, no longer a tree of edits.
+    const third = `${second}// saved\n`;
+    expect(withSyntaxTree(fileName, third, (_source, edited) => edited)).toBe(false);
+    const shared = parseDocument(fileName, third);
+    forgetSyntaxTrees(fileName, false);
+    expect(parseDocument(fileName, third)).toBe(shared);
+
+    const untitled = '/__untitled__/untitled%3AUntitled-9.ts';
+    const kept = parseDocument(untitled, first);
+    forgetSyntaxTrees(untitled, true);
+    const again = parseDocument(untitled, first);
+    expect(again).not.toBe(kept);
+    expect(shape(again)).toBe(shape(kept));
+  });
+});
 
 describe('walks near a position, in a file being edited', () => {
   it('tells a settled text from one being edited', () => {

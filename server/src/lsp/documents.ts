@@ -81,8 +81,9 @@ export class LspDocuments implements DocumentSource {
     this.documents.onDidChangeContent((event) => listener(event.document.uri));
   }
 
-  onDidClose(listener: (uri: string) => void): void {
-    this.documents.onDidClose((event) => listener(event.document.uri));
+  /** Calls `listener` with every document the editor closes, as it was last (its URI and language). */
+  onDidClose(listener: (document: { uri: string; languageId: string }) => void): void {
+    this.documents.onDidClose((event) => listener({ uri: event.document.uri, languageId: event.document.languageId }));
   }
 
   openUris(): string[] {

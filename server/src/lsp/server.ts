@@ -47,7 +47,7 @@ export function startServer(reader: MessageReader, writer: MessageWriter): { gat
     }
   };
   documents.onDidChange((uri) => whenReady((assistant) => assistant.documentChanged(uri)));
-  documents.onDidClose((uri) => whenReady((assistant) => assistant.documentClosed(uri)));
+  documents.onDidClose((document) => whenReady((assistant) => assistant.documentClosed(document.uri, document.languageId)));
   documents.listen(connection);
   connection.listen();
   return { gate };

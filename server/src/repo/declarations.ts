@@ -170,6 +170,20 @@ export function withSyntaxTree<T>(fileName: string, text: string, use: (source: 
   return lend(edited.source, true, use);
 }
 
+/**
+ * A document the editor closed: its tree of edits goes, since its next text (if any) comes from the disk, as that of a
+ * file seen once. A document with no file (`unsaved`, an untitled buffer) has no next text at all: its shared parse
+ * goes too. A tree on loan stays valid for its borrower; it is only no longer kept.
+ */
+export function forgetSyntaxTrees(fileName: string, unsaved: boolean): void {
+  editedTrees.delete(fileName);
+  if (!unsaved) return;
+  const shared = sourceCache.get(fileName);
+  if (!shared) return;
+  sourceCache.delete(fileName);
+  sourceCacheChars -= shared.text.length;
+}
+
 /** Declarations per parse: every task's offers ask for them on each code-action request. */
 const declarationCache = new WeakMap<ts.SourceFile, readonly DeclarationTarget[]>();
 

@@ -7,10 +7,9 @@ import { classifyIntent, extractNamedSymbols } from '../agents/intentClassifier.
 import type { ProgressSink } from '../editorPort.js';
 import { isRange, lineStarts, positionToOffset } from '../edits/textEdits.js';
 import { listDeclarations } from '../repo/declarations.js';
-import { documentFileName } from './documentTask.js';
 import { findDeclarations } from '../repo/findSymbol.js';
 import type { DocumentSnapshot, DocumentSource } from '../workspace/documentSnapshot.js';
-import { workspaceSnapshot } from '../workspace/documentSnapshot.js';
+import { syntaxFileName, workspaceSnapshot } from '../workspace/documentSnapshot.js';
 import { taskDefinition } from './catalogue.js';
 import { runTask } from './runTask.js';
 import type { Candidate, TaskEnvironment } from './runTask.js';
@@ -40,7 +39,7 @@ async function classify(context: AskContext, text: string, document: DocumentSna
     }
   }
   // The names declared in the document let "make spread faster" count as a request about code.
-  const symbols = new Set(document ? listDeclarations(documentFileName(document), document.text).map((d) => d.simpleName) : []);
+  const symbols = new Set(document ? listDeclarations(syntaxFileName(document), document.text).map((d) => d.simpleName) : []);
   const result = classifyIntent(text, { threshold: context.threshold, symbols });
   return { task: result.task, confidence: result.confidence, by: 'intent-offline' };
 }

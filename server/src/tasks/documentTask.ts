@@ -1,20 +1,12 @@
 // The Document task: offered on functions, methods, classes and arrow functions; its answer becomes a doc comment and nothing else.
-import path from 'node:path';
 import type { DeclarationTarget } from '../repo/declarations.js';
 import { declarationAt, KIND_LABEL } from '../repo/declarations.js';
 import { extractDocComment } from '../edits/docCommentExtract.js';
 import { formatAnnotation, stripAnnotationLines } from '../edits/annotation.js';
 import type { OffsetEdit } from '../edits/textEdits.js';
-import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
+import { syntaxFileName } from '../workspace/documentSnapshot.js';
 import type { TaskAnswer, TaskDefinition, TaskOffer, TaskTarget } from './task.js';
 import { singleDocument } from '../edits/proposal.js';
-
-/** The name TypeScript uses for a document (a stand-in for untitled buffers). */
-export function documentFileName(document: DocumentSnapshot): string {
-  if (document.fsPath) return document.fsPath;
-  const ext = document.languageId.startsWith('javascript') ? '.js' : '.ts';
-  return path.join('/__untitled__', `untitled${ext}`);
-}
 
 /** The task target for a declaration. */
 export function declarationTarget(declaration: DeclarationTarget): TaskTarget {
@@ -25,7 +17,7 @@ export const documentTask: TaskDefinition = {
   id: 'document',
 
   offersAt({ document, start, end }): TaskOffer[] {
-    const target = declarationAt(documentFileName(document), document.text, start, end);
+    const target = declarationAt(syntaxFileName(document), document.text, start, end);
     if (!target || target.kind === 'interface') return [];
     const verb = target.existingDoc ? 'Complete the documentation of' : 'Document';
     return [{ task: 'document', title: `Assistant: ${verb} ${KIND_LABEL[target.kind]} ${target.name}`, kind: 'refactor.rewrite.assistant.document', target: declarationTarget(target) }];

@@ -1,7 +1,8 @@
 // The Explain task: offered on declarations and selections; its answer is a markdown text shown to the user, never an edit.
 import type { DeclarationTarget } from '../repo/declarations.js';
 import { declarationAt, KIND_LABEL } from '../repo/declarations.js';
-import { declarationTarget, documentFileName } from './documentTask.js';
+import { declarationTarget } from './documentTask.js';
+import { syntaxFileName } from '../workspace/documentSnapshot.js';
 import type { TaskAnswer, TaskDefinition, TaskOffer } from './task.js';
 
 /**
@@ -22,7 +23,7 @@ export const explainTask: TaskDefinition = {
   offersAt({ document, start, end }): TaskOffer[] {
     const range = trimmed(document.text, start, end);
     if (range.start === range.end && start !== end) return [];
-    const declaration = declarationAt(documentFileName(document), document.text, range.start, range.end);
+    const declaration = declarationAt(syntaxFileName(document), document.text, range.start, range.end);
     if (start === end || (declaration && isExactly(declaration, range))) {
       if (!declaration) return [];
       const label = declaration.kind === 'constructor' ? `the constructor of ${declaration.name.replace(/\.constructor$/, '')}` : `${KIND_LABEL[declaration.kind]} ${declaration.name}`;

@@ -4,7 +4,7 @@ import { declarationAt, withSyntaxTree } from '../repo/declarations.js';
 import { lineStarts, offsetToPosition } from '../edits/textEdits.js';
 import { fixRule, noNewDiagnosticsRule, typeCheckProposal } from '../oracle/typeCheck.js';
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
-import { documentFileName } from './documentTask.js';
+import { syntaxFileName } from '../workspace/documentSnapshot.js';
 import { replaceTargetWithCode } from './replaceCode.js';
 import type { CheckContext, DiagnosticInfo, TaskAnswer, TaskDefinition, TaskOffer, TaskTarget } from './task.js';
 
@@ -56,7 +56,7 @@ function isUnit(node: ts.Node): boolean {
  */
 export function fixTarget(document: DocumentSnapshot, diagnostic: DiagnosticInfo): TaskTarget {
   const text = document.text;
-  const fileName = documentFileName(document);
+  const fileName = syntaxFileName(document);
   const start = Math.max(0, Math.min(diagnostic.start, text.length));
   const end = Math.max(start, Math.min(diagnostic.end, text.length));
   const unit = withSyntaxTree(fileName, text, (source) => {

@@ -2,7 +2,8 @@
 import { ts } from 'ts-morph';
 import { declarationAt, KIND_LABEL, withSyntaxTree } from '../repo/declarations.js';
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
-import { declarationTarget, documentFileName } from './documentTask.js';
+import { declarationTarget } from './documentTask.js';
+import { syntaxFileName } from '../workspace/documentSnapshot.js';
 import { shortMessage } from './fixTask.js';
 import { replaceTargetWithCode } from './replaceCode.js';
 import { checkRewrite } from './rewriteCheck.js';
@@ -77,7 +78,7 @@ export function todoCommentAt(text: string, offset: number): { start: number; en
 
 /** The offers at a place: the empty body of the function there, else a TODO comment on the cursor's line. */
 function generateOffers(document: DocumentSnapshot, start: number, end: number): TaskOffer[] {
-  const fileName = documentFileName(document);
+  const fileName = syntaxFileName(document);
   const declaration = declarationAt(fileName, document.text, start, end);
   if (declaration && declaration.kind !== 'class' && declaration.kind !== 'interface') {
     const empty = withSyntaxTree(fileName, document.text, (source) => {

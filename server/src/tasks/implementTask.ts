@@ -8,9 +8,9 @@ import type { DeclarationTarget } from '../repo/declarations.js';
 import { formatAnnotation } from '../edits/annotation.js';
 import type { Proposal } from '../edits/proposal.js';
 import { formatFileErrors, typeCheckNewFile } from '../oracle/scratchProject.js';
-import { pathToUri, uriToPath } from '../workspace/documentSnapshot.js';
+import { pathToUri, syntaxFileName, uriToPath } from '../workspace/documentSnapshot.js';
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
-import { declarationTarget, documentFileName } from './documentTask.js';
+import { declarationTarget } from './documentTask.js';
 import { extractCode } from './testTask.js';
 import type { TaskAnswer, TaskDefinition, TaskOffer, TaskTarget } from './task.js';
 
@@ -41,7 +41,7 @@ export function implementableOf(statement: ts.Statement): Implementable | undefi
 
 /** The top-level implementable declaration whose lines the range lies in, with its target; its node stays valid. */
 export function implementableAt(document: DocumentSnapshot, start: number, end: number): { implementable: Implementable; declaration: DeclarationTarget } | undefined {
-  const fileName = documentFileName(document);
+  const fileName = syntaxFileName(document);
   return implementable(fileName) ? implementableIn(parseDocument(fileName, document.text), document, start, end) : undefined;
 }
 
@@ -51,7 +51,7 @@ function implementable(fileName: string): boolean {
 }
 
 function implementableIn(source: ts.SourceFile, document: DocumentSnapshot, start: number, end: number): { implementable: Implementable; declaration: DeclarationTarget } | undefined {
-  const fileName = documentFileName(document);
+  const fileName = syntaxFileName(document);
   for (const statement of source.statements) {
     let first = statement.getStart(source, true);
     while (first > 0 && document.text[first - 1] !== '\n') first--;
@@ -100,7 +100,7 @@ export const implementTask: TaskDefinition = {
 
   offersAt({ document, start, end }): TaskOffer[] {
     if (!document.fsPath) return [];
-    const fileName = documentFileName(document);
+    const fileName = syntaxFileName(document);
     if (!implementable(fileName)) return [];
     // Only the name and the target leave the tree, which is lent for this call only.
     const found = withSyntaxTree(fileName, document.text, (source) => {

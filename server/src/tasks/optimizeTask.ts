@@ -1,7 +1,8 @@
 // The Optimize task: a function, method or selection rewritten for efficiency, readability, lower complexity or in general; model answers only, replacing just the target, type-checked (and tested when allowed).
 import { declarationAt, KIND_LABEL, withSyntaxTree } from '../repo/declarations.js';
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
-import { declarationTarget, documentFileName } from './documentTask.js';
+import { declarationTarget } from './documentTask.js';
+import { syntaxFileName } from '../workspace/documentSnapshot.js';
 import { functionIn, isEmptyBody } from './generateTask.js';
 import { replaceTargetWithCode } from './replaceCode.js';
 import { checkRewrite } from './rewriteCheck.js';
@@ -29,7 +30,7 @@ function isGoal(value: string | undefined): value is OptimizeGoal {
 const GOAL_WORDS: Record<OptimizeGoal, string> = { general: '', efficiency: ' for speed', readability: ' for readability', complexity: ' to reduce complexity' };
 
 function optimizeOffers(document: DocumentSnapshot, start: number, end: number, goal: OptimizeGoal = 'general'): TaskOffer[] {
-  const fileName = documentFileName(document);
+  const fileName = syntaxFileName(document);
   const text = document.text;
   const declaration = declarationAt(fileName, text, start, end);
   const selected = start !== end && text.slice(start, end).trim() !== '';

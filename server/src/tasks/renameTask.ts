@@ -3,7 +3,8 @@ import { ts } from 'ts-morph';
 import { declarationsTouching, withSyntaxTree } from '../repo/declarations.js';
 import { describeRename, renameAnchor } from '../repo/renameSymbol.js';
 import type { Proposal } from '../edits/proposal.js';
-import { declarationTarget, documentFileName } from './documentTask.js';
+import { declarationTarget } from './documentTask.js';
+import { syntaxFileName } from '../workspace/documentSnapshot.js';
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
 import type { TaskAnswer, TaskDefinition, TaskOffer, TaskTarget } from './task.js';
 
@@ -70,7 +71,7 @@ function lineBounds(text: string, offset: number): { start: number; end: number 
 /** The declaration whose name is at the range, or on the line the range lies on (the name's line). */
 export function renameableAt(document: DocumentSnapshot, start: number, end: number): RenameableName | undefined {
   const line = lineBounds(document.text, start);
-  const fileName = documentFileName(document);
+  const fileName = syntaxFileName(document);
   // Names are on one line: the ones that can answer are on the range's first line. In a file being edited only that
   // line's nodes are walked; a settled text lists its names once.
   const edited = withSyntaxTree(fileName, document.text, (_source, isEdited) => isEdited);
@@ -84,7 +85,7 @@ export function renameableAt(document: DocumentSnapshot, start: number, end: num
 
 /** The identifier at a place, by syntax: a rename may start from any use of a name, not only its declaration. */
 function identifierTarget(document: DocumentSnapshot, start: number, end: number): RenameableName | undefined {
-  return withSyntaxTree(documentFileName(document), document.text, (source): RenameableName | undefined => {
+  return withSyntaxTree(syntaxFileName(document), document.text, (source): RenameableName | undefined => {
     let node: ts.Node = source;
     for (;;) {
       const child = node.getChildren(source).find((c) => c.getStart(source) <= start && start < c.getEnd());
@@ -99,7 +100,7 @@ function identifierTarget(document: DocumentSnapshot, start: number, end: number
 
 /** Where `name` is declared in the document (nearest `near` first), else where it is first used. */
 function named(document: DocumentSnapshot, name: string, near: number): RenameableName | undefined {
-  const declared = renameableNames(documentFileName(document), document.text)
+  const declared = renameableNames(syntaxFileName(document), document.text)
     .filter((n) => n.simpleName === name)
     .sort((a, b) => Math.abs(a.nameStart - near) - Math.abs(b.nameStart - near))[0];
   if (declared) return declared;
@@ -167,7 +168,7 @@ export const renameTask: TaskDefinition = {
     const request = parseRenameRequest(text);
     // The name under the cursor (a declaration's, or any use), else the declaration on the cursor's line.
     const identifier = identifierTarget(document, start, end);
-    let found = identifier ? (renameableNames(documentFileName(document), document.text).find((n) => n.nameStart === identifier.nameStart) ?? identifier) : renameableAt(document, start, end);
+    let found = identifier ? (renameableNames(syntaxFileName(document), document.text).find((n) => n.nameStart === identifier.nameStart) ?? identifier) : renameableAt(document, start, end);
     // The name the text gives wins over a cursor that happens to be elsewhere.
     if (request.oldName && found?.simpleName !== request.oldName) found = named(document, request.oldName, start);
     if (!found) return undefined;

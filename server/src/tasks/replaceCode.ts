@@ -5,7 +5,7 @@ import { formatAnnotation } from '../edits/annotation.js';
 import type { Annotation } from '../edits/annotation.js';
 import type { OffsetEdit } from '../edits/textEdits.js';
 import { singleDocument } from '../edits/proposal.js';
-import { documentFileName } from './documentTask.js';
+import { syntaxFileName } from '../workspace/documentSnapshot.js';
 import type { TaskAnswer, TaskRunView } from './task.js';
 
 /** The code of a model's answer: its first fenced block (preferring one tagged as TypeScript or JavaScript). */
@@ -129,7 +129,7 @@ function declaresIn(code: string, fileName: string, name: string): boolean {
 export function replaceTargetWithCode(answerText: string, run: TaskRunView, annotation: Annotation | undefined, options: ReplaceOptions = {}): TaskAnswer {
   const { document, target } = run;
   const text = document.text;
-  const fileName = documentFileName(document);
+  const fileName = syntaxFileName(document);
   const fenced = fencedCode(answerText);
   if (!fenced.ok) return fenced;
   const original = text.slice(target.start, target.end);

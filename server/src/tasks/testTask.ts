@@ -15,9 +15,9 @@ import type { Proposal } from '../edits/proposal.js';
 import { editorBuffers, formatFileErrors, typeCheckNewFile } from '../oracle/scratchProject.js';
 import { runTestFile } from '../oracle/testRunner.js';
 import { isExportedStatement } from '../agents/offline/testScaffold.js';
-import { pathToUri, uriToPath } from '../workspace/documentSnapshot.js';
+import { pathToUri, syntaxFileName, uriToPath } from '../workspace/documentSnapshot.js';
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
-import { declarationTarget, documentFileName } from './documentTask.js';
+import { declarationTarget } from './documentTask.js';
 import type { CheckContext, TaskAnswer, TaskDefinition, TaskOffer, TaskRunView } from './task.js';
 
 /**
@@ -42,7 +42,7 @@ export function testPlaceOf(document: DocumentSnapshot): TestPlace | undefined {
 
 /** The exported function or class (top-level) whose lines the range lies in. */
 export function exportedTestTarget(document: DocumentSnapshot, start: number, end: number): DeclarationTarget | undefined {
-  const fileName = documentFileName(document);
+  const fileName = syntaxFileName(document);
   const anchor = withSyntaxTree(fileName, document.text, (source) => {
     for (const statement of source.statements) {
       const first = lineStartOf(document.text, statement.getStart(source, true));

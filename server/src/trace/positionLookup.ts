@@ -5,6 +5,7 @@ import { parseAnnotations } from '../edits/annotation.js';
 import { declarationAt } from '../repo/declarations.js';
 import { lineStarts, positionToOffset } from '../edits/textEdits.js';
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
+import { syntaxFileName } from '../workspace/documentSnapshot.js';
 import type { TraceStore } from './traceStore.js';
 
 /**
@@ -17,7 +18,7 @@ export function interactionsAt(trace: TraceStore, document: DocumentSnapshot, po
   const offset = positionToOffset(document.text, position, starts);
   const lineStart = starts[Math.min(position.line, starts.length - 1)] ?? 0;
   const lineEnd = starts[position.line + 1] ?? document.text.length;
-  const declaration = declarationAt(document.fsPath ?? document.uri, document.text, offset);
+  const declaration = declarationAt(syntaxFileName(document), document.text, offset);
   const annotated = [
     ...(declaration?.existingDoc ? parseAnnotations(declaration.existingDoc.text) : []),
     ...(declaration ? parseAnnotations(leadingLineComments(document.text, declaration.lineStart)) : []),

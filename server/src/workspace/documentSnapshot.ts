@@ -33,6 +33,16 @@ export function pathToUri(fsPath: string): string {
   return pathToFileURL(fsPath).href;
 }
 
+/**
+ * The file name a document's syntax trees go by: its path, or for a document that has none (an untitled buffer) a
+ * stand-in made from its URI, so two such buffers never share a tree, with the extension its language parses as.
+ */
+export function syntaxFileName(document: Pick<DocumentSnapshot, 'uri' | 'fsPath' | 'languageId'>): string {
+  if (document.fsPath) return document.fsPath;
+  const extension = { typescriptreact: '.tsx', javascript: '.js', javascriptreact: '.jsx' }[document.languageId] ?? '.ts';
+  return path.join('/__untitled__', `${encodeURIComponent(document.uri)}${extension}`);
+}
+
 /** The language id the editor would use for a file name, for documents read from disk. */
 export function languageIdForPath(fsPath: string): string {
   if (/\.(tsx)$/i.test(fsPath)) return 'typescriptreact';
