@@ -2,7 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { LexicalIndex, splitIdentifier, stem, terms } from '../../server/src/repo/lexicalIndex.js';
+import { extractDocuments, LexicalIndex, splitIdentifier, stem, terms } from '../../server/src/repo/lexicalIndex.js';
+import { withSyntaxTree } from '../../server/src/repo/declarations.js';
 import { IgnoreRules, isSecretPath } from '../../server/src/privacy/exclusion.js';
 import { redactSecrets } from '../../server/src/privacy/secrets.js';
 import { copyFixture } from '../support/lspClient.js';
@@ -226,6 +227,22 @@ describe('refreshing', () => {
     const controller = new AbortController();
     controller.abort(new Error('cancelled'));
     await expect(index.search('retry', {}, controller.signal)).rejects.toThrow('cancelled');
+  });
+});
+
+describe('open documents', () => {
+  it('extracts the same documents from the code-action path\'s tree of a text as from a parse of its own, on a file being edited too', () => {
+    const repo = path.resolve(__dirname, '..', '..');
+    for (const relative of ['server/src/context/requestContext.ts', 'server/src/repo/lexicalIndex.ts', 'test/e2e/documentAction.test.ts', 'bench/run.mjs']) {
+      const text = fs.readFileSync(path.join(repo, relative), 'utf8');
+      const fileName = path.join('/virtual/overlay', relative);
+      const edited = `${text.slice(0, 400)}\n// typed\n${text.slice(400)}`;
+      for (const version of [text, edited]) {
+        const shared = withSyntaxTree(fileName, version, (source) => extractDocuments(relative, version, source));
+        expect(shared).toEqual(extractDocuments(relative, version));
+        expect(shared.length).toBeGreaterThan(3);
+      }
+    }
   });
 });
 

@@ -139,6 +139,32 @@ function edited(fileName: string, text: string): void {
   expect(withSyntaxTree(fileName, text, (_source, isEdited) => isEdited)).toBe(true);
 }
 
+describe('a task asking for the text being edited', () => {
+  it('takes the tree of edits instead of a whole parse; the tree is never moved again, and the keystrokes after go to a tree of edits of their own', async () => {
+    const fileName = '/virtual/adopted/requestContext.ts';
+    const random = prng(34);
+    const first = SOURCES[0] as string;
+    withSyntaxTree(fileName, first, () => undefined);
+    const second = `${first.slice(0, 900)}x${first.slice(900)}`;
+    // Kept here only to compare identity: code outside tests never keeps a lent tree.
+    const lent = withSyntaxTree(fileName, second, (source) => source);
+    const taken = parseDocument(fileName, second);
+    expect(taken).toBe(lent);
+    expect(parseDocument(fileName, second)).toBe(taken);
+    // Soon after (50 ms), the file has a tree of edits again (a parse of the same text), so the keystrokes leave the
+    // task's tree where it is, in the shared cache.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    let text = second;
+    for (let i = 0; i < 20; i++) {
+      text = typing(text, random);
+      expect(withSyntaxTree(fileName, text, (source, edited) => edited && shape(source) === wholeParse(fileName, text))).toBe(true);
+    }
+    expect(parseDocument(fileName, second)).toBe(taken);
+    expect(taken.text).toBe(second);
+    expect(shape(taken)).toBe(wholeParse(fileName, second));
+  });
+});
+
 describe('forgetSyntaxTrees', () => {
   it('drops the tree of a closed file being edited, and for a buffer with no file its shared parse too', () => {
     const fileName = '/virtual/closed/declarations.ts';

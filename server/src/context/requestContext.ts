@@ -2,10 +2,10 @@
 import path from 'node:path';
 import { ts } from 'ts-morph';
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
-import { isSupportedLanguage, languageIdForPath, resolvePath, uriToPath } from '../workspace/documentSnapshot.js';
+import { isSupportedLanguage, languageIdForPath, resolvePath, syntaxFileName, uriToPath } from '../workspace/documentSnapshot.js';
 import { diskText } from '../workspace/diskTexts.js';
 import type { WorkspaceProject } from '../repo/workspaceProject.js';
-import { KIND_LABEL, declarationAt, listDeclarations, parseDocument } from '../repo/declarations.js';
+import { KIND_LABEL, declarationAt, declarationsTouching, listDeclarations, parseDocument } from '../repo/declarations.js';
 import type { DeclarationTarget } from '../repo/declarations.js';
 import { workspaceIndex } from '../repo/lexicalIndex.js';
 import type { LexicalIndex } from '../repo/lexicalIndex.js';
@@ -458,7 +458,9 @@ interface Enclosing {
 function enclosingOf(document: DocumentSnapshot, target: RequestContextInput['target']): Enclosing | undefined {
   if (!isSupportedLanguage(document.languageId)) return undefined;
   let best: DeclarationTarget | undefined;
-  for (const declaration of listDeclarations(document.fsPath ?? document.uri, document.text)) {
+  // Every declaration around the target reaches into it: only those nodes are walked, not the whole file, whose
+  // list a text the user just typed has not had made yet.
+  for (const declaration of declarationsTouching(syntaxFileName(document), document.text, target.start, target.end)) {
     const contains = declaration.start <= target.start && target.end <= declaration.end;
     const same = declaration.start >= target.start || (target.start <= declaration.nameStart && (declaration.name === target.name || declaration.simpleName === target.name));
     if (!contains || same) continue;
@@ -1039,6 +1041,11 @@ interface Site {
   position: number;
   /** The name of the declaration the site is in; asked only of the sites chosen, since finding it costs a lookup. */
   label: () => string | undefined;
+  /**
+   * The text's line table, found once per text by whoever found the site: a lookup by text compares long texts of
+   * equal length (versions of the document being edited) character by character.
+   */
+  lines?: Lines;
 }
 
 /**
@@ -1050,7 +1057,9 @@ function chooseReferences(sites: Site[], files: WorkspaceFiles): Piece[] {
   const sorted = sites.filter((site) => !files.excluded(site.fsPath)).sort((a, b) => a.fsPath.localeCompare(b.fsPath) || a.position - b.position);
   const chosen: typeof sorted = [];
   const windows: { fsPath: string; startLine: number; endLine: number }[] = [];
-  const lineOf = (site: (typeof sorted)[number]): number => files.linesOf(site.text).lineOf(site.position);
+  const linesOf = (site: Site): Lines => (site.lines ??= files.linesOf(site.text));
+  const lines = new Map(sorted.map((site) => [site, linesOf(site).lineOf(site.position)]));
+  const lineOf = (site: Site): number => lines.get(site) as number;
   for (const pass of [0, 1]) {
     for (const site of sorted) {
       if (chosen.length >= MAX_REFERENCE_CANDIDATES) break;
@@ -1065,16 +1074,16 @@ function chooseReferences(sites: Site[], files: WorkspaceFiles): Piece[] {
   return [
     ...stubs,
     ...chosen.map((site) => {
-      const lines = files.linesOf(site.text);
-      const line = lines.lineOf(site.position);
-      const { startLine, endLine } = windowAround(lines, line, line, REFERENCE_AROUND);
+      const table = linesOf(site);
+      const line = lineOf(site);
+      const { startLine, endLine } = windowAround(table, line, line, REFERENCE_AROUND);
       const label = site.label();
       return {
         fsPath: site.fsPath,
         startLine,
         endLine,
         focus: { startLine: line, endLine: line },
-        text: dedent(lines.slice(startLine, endLine)),
+        text: dedent(table.slice(startLine, endLine)),
         code: isCode(site.fsPath),
         describe: `the reference at ${files.relative(site.fsPath) ?? site.fsPath}:${line + 1}`,
         ...(label ? { label } : {}),
@@ -1179,13 +1188,14 @@ function lexicalReferences(declaration: FoundDeclaration, search: SymbolSearch, 
       pattern.lastIndex = 0;
       continue;
     }
+    let lines: Lines | undefined;
     for (const match of text.matchAll(pattern)) {
       const position = match.index;
       if (inside(declared, fsPath, position, position) || search.avoid.some((span) => inside(span, fsPath, position, position))) continue;
-      const lines = files.linesOf(text);
+      lines ??= files.linesOf(text);
       const line = lines.slice(lines.lineOf(position), lines.lineOf(position));
       if (/^\s*(import|export\s*\{|export\s+\*)/.test(line) || /^\s*(\/\/|\*|\/\*)/.test(line)) continue;
-      sites.push({ fsPath, text, position, label: () => declarationAt(fsPath, text, position)?.name });
+      sites.push({ fsPath, text, position, label: () => declarationAt(fsPath, text, position)?.name, lines });
       if (sites.length > 50) break;
     }
   }

@@ -5,6 +5,7 @@ import { ts } from 'ts-morph';
 import { isSecretPath, workspaceExclusion } from '../privacy/exclusion.js';
 import type { WorkspaceExclusion } from '../privacy/exclusion.js';
 import { PRIVATE_KEY_HEADER, redactSecrets } from '../privacy/secrets.js';
+import { withSyntaxTree } from './declarations.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Public shapes
@@ -326,9 +327,10 @@ function commentBlocks(text: string, ranges: readonly ts.CommentRange[]): { star
 }
 
 /** Declarations (with their leading comments), detached comment blocks, and each file's loose top-level code. */
-export function extractDocuments(relativePath: string, text: string): DocumentDraft[] {
-  // No parent pointers: `visit` passes the parent itself, which saves a pass over every node.
-  const source = ts.createSourceFile(relativePath, text, ts.ScriptTarget.Latest, false, scriptKind(relativePath));
+export function extractDocuments(relativePath: string, text: string, parsed?: ts.SourceFile): DocumentDraft[] {
+  // No parent pointers: `visit` passes the parent itself, which saves a pass over every node. An open document's
+  // parse comes from the code-action path's trees (`parsed`), which has them; nothing here reads them.
+  const source = parsed ?? ts.createSourceFile(relativePath, text, ts.ScriptTarget.Latest, false, scriptKind(relativePath));
   const drafts: DocumentDraft[] = [];
   const seenComments = new Set<number>();
   const detached: { start: number; end: number }[] = [];
@@ -594,7 +596,7 @@ export class LexicalIndex {
       const oldest = overlays[0] as IndexedFile;
       this.removeFile(oldest.relativePath);
     }
-    this.indexFile(relative, text, mtimeMs, size, text);
+    this.indexFile(relative, text, mtimeMs, size, text, fsPath);
     return true;
   }
 
@@ -742,11 +744,15 @@ export class LexicalIndex {
     return id;
   }
 
-  private indexFile(relative: string, text: string, mtimeMs: number, size: number, overlay: string | undefined): void {
+  /**
+   * `syntaxName`: an open document's file name, whose text the code-action path has parsed already (a task right after
+   * the user typed would otherwise parse the whole file again here); its tree is borrowed for the extraction only.
+   */
+  private indexFile(relative: string, text: string, mtimeMs: number, size: number, overlay: string | undefined, syntaxName?: string): void {
     this.removeFile(relative);
     let drafts: DocumentDraft[];
     try {
-      drafts = extractDocuments(relative, text);
+      drafts = syntaxName === undefined ? extractDocuments(relative, text) : withSyntaxTree(syntaxName, text, (source) => extractDocuments(relative, text, source));
     } catch {
       drafts = [];
     }
