@@ -151,6 +151,8 @@ describe('a task asking for the text being edited', () => {
     const taken = parseDocument(fileName, second);
     expect(taken).toBe(lent);
     expect(parseDocument(fileName, second)).toBe(taken);
+    // Still a file being edited: the walks on its tree stay near the position asked about.
+    expect(withSyntaxTree(fileName, second, (source, edited) => source === taken && edited)).toBe(true);
     // Soon after (50 ms), the file has a tree of edits again (a parse of the same text), so the keystrokes leave the
     // task's tree where it is, in the shared cache.
     await new Promise((resolve) => setTimeout(resolve, 100));

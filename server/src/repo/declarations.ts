@@ -98,6 +98,9 @@ function keepShared(fileName: string, text: string, source: ts.SourceFile): void
   }
 }
 
+/** Trees `adoptEditedTree` took: their files are being edited, so the walks on them stay near the position asked about. */
+const takenFromEdits = new WeakSet<ts.SourceFile>();
+
 /** How long after a task took a file's tree of edits its new one is parsed: past the task's own work, while the model thinks. */
 const RESEED_AFTER_MS = 50;
 
@@ -114,6 +117,7 @@ function adoptEditedTree(fileName: string, text: string): ts.SourceFile | undefi
   if (shared && shared.text === text) return undefined;
   editedTrees.delete(fileName);
   keepShared(fileName, text, edited.source);
+  takenFromEdits.add(edited.source);
   setTimeout(() => {
     // Unless a keystroke made a tree of edits meanwhile, or the shared parse of this text went.
     if (editedTrees.has(fileName) || sourceCache.get(fileName)?.text !== text) return;
@@ -167,7 +171,8 @@ export function changeBetween(before: string, after: string): ts.TextChangeRange
  */
 export function withSyntaxTree<T>(fileName: string, text: string, use: (source: ts.SourceFile, edited: boolean) => T): T {
   const shared = sourceCache.get(fileName);
-  if (shared && shared.text === text) return lend(cachedParse(fileName, text), false, use);
+  // A tree a task took from the edits is still of a file being edited.
+  if (shared && shared.text === text) return lend(cachedParse(fileName, text), takenFromEdits.has(shared.source), use);
   let edited = editedTrees.get(fileName);
   if (edited) {
     editedTrees.delete(fileName);
