@@ -1058,8 +1058,8 @@ function chooseReferences(sites: Site[], files: WorkspaceFiles): Piece[] {
   const chosen: typeof sorted = [];
   const windows: { fsPath: string; startLine: number; endLine: number }[] = [];
   const linesOf = (site: Site): Lines => (site.lines ??= files.linesOf(site.text));
-  const lines = new Map(sorted.map((site) => [site, linesOf(site).lineOf(site.position)]));
-  const lineOf = (site: Site): number => lines.get(site) as number;
+  const lineOfSite = new Map(sorted.map((site) => [site, linesOf(site).lineOf(site.position)]));
+  const lineOf = (site: Site): number => lineOfSite.get(site) as number;
   for (const pass of [0, 1]) {
     for (const site of sorted) {
       if (chosen.length >= MAX_REFERENCE_CANDIDATES) break;

@@ -3,6 +3,7 @@ import { ts } from 'ts-morph';
 import type { MergeConflict, MergeResult } from './merge3.js';
 import { describeLines, dominantEol, mergeLines, syntaxConflict, withEolOf } from './merge3.js';
 import { offsetToPosition } from './textEdits.js';
+import { scriptKindOf } from '../repo/declarations.js';
 
 /** A syntax error as the parser reports it, with its 0-based line. */
 export interface ParseError {
@@ -37,13 +38,8 @@ export function isScriptFile(fileName: string): boolean {
   return /\.[cm]?[jt]sx?$/i.test(fileName);
 }
 
-function scriptKind(fileName: string): ts.ScriptKind {
-  if (/\.[cm]?jsx?$/i.test(fileName)) return /x$/i.test(fileName) ? ts.ScriptKind.JSX : ts.ScriptKind.JS;
-  return /x$/i.test(fileName) ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
-}
-
 function parse(fileName: string, text: string): ts.SourceFile {
-  return ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, scriptKind(fileName));
+  return ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, scriptKindOf(fileName));
 }
 
 /** The parser's own errors (no binding, no type checking). */

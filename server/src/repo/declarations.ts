@@ -43,7 +43,8 @@ const SOURCE_CACHE_FILES = 64;
 const SOURCE_CACHE_CHARS = 4_000_000;
 let sourceCacheChars = 0;
 
-function scriptKindOf(fileName: string): ts.ScriptKind {
+/** How TypeScript parses a file, by its extension: JavaScript or TypeScript, with JSX or without. */
+export function scriptKindOf(fileName: string): ts.ScriptKind {
   return /\.[cm]?jsx?$/i.test(fileName) ? (/x$/i.test(fileName) ? ts.ScriptKind.JSX : ts.ScriptKind.JS) : /x$/i.test(fileName) ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
 }
 
@@ -84,11 +85,7 @@ function cachedParse(fileName: string, text: string): ts.SourceFile {
 
 /** Puts a parse in the shared cache, as its most recent entry, within the cache's bounds. */
 function keepShared(fileName: string, text: string, source: ts.SourceFile): void {
-  const old = sourceCache.get(fileName);
-  if (old) {
-    sourceCache.delete(fileName);
-    sourceCacheChars -= old.text.length;
-  }
+  dropShared(fileName);
   sourceCache.set(fileName, { text, source });
   sourceCacheChars += text.length;
   for (const [name, entry] of sourceCache) {
@@ -192,8 +189,7 @@ export function withSyntaxTree<T>(fileName: string, text: string, use: (source: 
     // Its text changed since it was parsed: from now on it is parsed incrementally, on a tree of its own. The shared
     // tree is where that starts, unless somebody may hold it (parseDocument handed it out, or a call under way has it
     // on loan); then it stays as it is, and the start is a parse of the new text.
-    sourceCache.delete(fileName);
-    sourceCacheChars -= shared.text.length;
+    dropShared(fileName);
     const held = handedOut.has(shared.source) || onLoan.has(shared.source);
     edited = { text, source: held ? fullParse(fileName, text) : ts.updateSourceFile(shared.source, text, changeBetween(shared.text, text)) };
     keepEdited(fileName, edited);
@@ -221,7 +217,11 @@ function keepEdited(fileName: string, edited: { text: string; source: ts.SourceF
  */
 export function forgetSyntaxTrees(fileName: string, unsaved: boolean): void {
   editedTrees.delete(fileName);
-  if (!unsaved) return;
+  if (unsaved) dropShared(fileName);
+}
+
+/** Takes a file's parse out of the shared cache, if it has one. */
+function dropShared(fileName: string): void {
   const shared = sourceCache.get(fileName);
   if (!shared) return;
   sourceCache.delete(fileName);

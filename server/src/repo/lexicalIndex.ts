@@ -5,7 +5,7 @@ import { ts } from 'ts-morph';
 import { isSecretPath, workspaceExclusion } from '../privacy/exclusion.js';
 import type { WorkspaceExclusion } from '../privacy/exclusion.js';
 import { PRIVATE_KEY_HEADER, redactSecrets } from '../privacy/secrets.js';
-import { withSyntaxTree } from './declarations.js';
+import { scriptKindOf, withSyntaxTree } from './declarations.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Public shapes
@@ -296,11 +296,6 @@ interface IndexedFile {
   documents: IndexedDocument[];
 }
 
-function scriptKind(fileName: string): ts.ScriptKind {
-  if (/\.[cm]?jsx?$/i.test(fileName)) return /x$/i.test(fileName) ? ts.ScriptKind.JSX : ts.ScriptKind.JS;
-  return /x$/i.test(fileName) ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
-}
-
 /** Comment text without its markers, one line per line. */
 function commentProse(text: string): string {
   return text
@@ -330,7 +325,7 @@ function commentBlocks(text: string, ranges: readonly ts.CommentRange[]): { star
 export function extractDocuments(relativePath: string, text: string, parsed?: ts.SourceFile): DocumentDraft[] {
   // No parent pointers: `visit` passes the parent itself, which saves a pass over every node. An open document's
   // parse comes from the code-action path's trees (`parsed`), which has them; nothing here reads them.
-  const source = parsed ?? ts.createSourceFile(relativePath, text, ts.ScriptTarget.Latest, false, scriptKind(relativePath));
+  const source = parsed ?? ts.createSourceFile(relativePath, text, ts.ScriptTarget.Latest, false, scriptKindOf(relativePath));
   const drafts: DocumentDraft[] = [];
   const seenComments = new Set<number>();
   const detached: { start: number; end: number }[] = [];

@@ -42,7 +42,7 @@ export function implementableOf(statement: ts.Statement): Implementable | undefi
 /** The top-level implementable declaration whose lines the range lies in, with its target; its node stays valid. */
 export function implementableAt(document: DocumentSnapshot, start: number, end: number): { implementable: Implementable; declaration: DeclarationTarget } | undefined {
   const fileName = syntaxFileName(document);
-  return implementable(fileName) ? implementableIn(parseDocument(fileName, document.text), document, start, end) : undefined;
+  return implementable(fileName) ? implementableIn(parseDocument(fileName, document.text), fileName, document, start, end) : undefined;
 }
 
 /** JavaScript has no interfaces or abstract classes; a declaration file's types are implemented where they are used. */
@@ -50,8 +50,7 @@ function implementable(fileName: string): boolean {
   return !/\.[cm]?jsx?$/i.test(fileName) && !/\.d\.[cm]?ts$/i.test(fileName);
 }
 
-function implementableIn(source: ts.SourceFile, document: DocumentSnapshot, start: number, end: number): { implementable: Implementable; declaration: DeclarationTarget } | undefined {
-  const fileName = syntaxFileName(document);
+function implementableIn(source: ts.SourceFile, fileName: string, document: DocumentSnapshot, start: number, end: number): { implementable: Implementable; declaration: DeclarationTarget } | undefined {
   for (const statement of source.statements) {
     let first = statement.getStart(source, true);
     while (first > 0 && document.text[first - 1] !== '\n') first--;
@@ -104,7 +103,7 @@ export const implementTask: TaskDefinition = {
     if (!implementable(fileName)) return [];
     // Only the name and the target leave the tree, which is lent for this call only.
     const found = withSyntaxTree(fileName, document.text, (source) => {
-      const at = implementableIn(source, document, start, end);
+      const at = implementableIn(source, fileName, document, start, end);
       return at && { name: at.implementable.name, declaration: at.declaration };
     });
     if (!found) return [];
