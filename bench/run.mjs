@@ -224,54 +224,62 @@ async function orchestration(project, runs) {
       targets = documentTargets(original);
     }
     if (targets.length === 0) throw new Error(`no function or method declaration in ${taskFile.path}`);
-    const wall = [];
-    const modelMs = [];
-    const overhead = [];
-    const promptTokens = [];
-    // Where the overhead goes: the server's main thread, and this process (the editor's side and the endpoint).
-    const serverCpu = [];
-    const benchCpu = [];
-    let firstTaskMs;
+    // Where the overhead goes: the server's main thread (serverCpu), and this process (the editor's side and the endpoint).
+    const measured = { wall: [], modelMs: [], overhead: [], serverCpu: [], benchCpu: [], promptTokens: [], applied: 0, skipped: 0, firstTaskMs: undefined, warmup: [] };
+    const typed = { wall: [], modelMs: [], overhead: [], serverCpu: [], benchCpu: [], promptTokens: [], applied: 0, skipped: 0, firstTaskMs: undefined, warmup: [] };
+    /**
+     * Runs Document tasks until `into` has `count` measured. With `typeFirst`, each task comes right after the user
+     * typed, as most do: a space typed at the start of the line above the declaration (an incremental change), the
+     * light bulb's code actions there, then the task, so the server works on a text it has seen only in that request.
+     */
+    const runTasks = async (into, count, warmupTasks, typeFirst) => {
+      for (let i = 0; into.wall.length < count && i < (count + warmupTasks) * 3; i++) {
+        const position = targets[Math.floor(((i * 7) % targets.length))];
+        if (typeFirst) {
+          if (position.line === 0) continue;
+          const line = position.line - 1;
+          await client.setTextIncrementally(buffer.uri, { range: { start: { line, character: 0 }, end: { line, character: 0 } }, text: ' ' });
+        }
+        const actions = await client.codeActions(buffer.uri, position);
+        const action = actions.find((a) => a.command?.command === 'assistant.document');
+        if (!action) {
+          into.skipped += 1;
+          await client.restore(buffer.uri, original);
+          continue;
+        }
+        const from = model.requests.length;
+        const serverBefore = mainThreadCpuMs(client.pid);
+        const benchBefore = process.cpuUsage();
+        const start = now();
+        const result = await client.request('workspace/executeCommand', { command: action.command.command, arguments: action.command.arguments });
+        const elapsed = now() - start;
+        const serverAfter = mainThreadCpuMs(client.pid);
+        const benchUsed = process.cpuUsage(benchBefore);
+        const requests = await model.settled(from);
+        const held = requests.reduce((sum, r) => sum + ((r.finishedAt ?? r.receivedAt) - r.receivedAt), 0);
+        if (into.firstTaskMs === undefined && !typeFirst) {
+          into.firstTaskMs = elapsed;
+        } else if (into.warmup.length < warmupTasks) {
+          into.warmup.push(elapsed - held);
+        } else {
+          into.wall.push(elapsed);
+          into.modelMs.push(held);
+          into.overhead.push(elapsed - held);
+          if (serverBefore !== undefined && serverAfter !== undefined) into.serverCpu.push(serverAfter - serverBefore);
+          into.benchCpu.push((benchUsed.user + benchUsed.system) / 1000);
+          into.promptTokens.push(Math.ceil(requests.reduce((n, r) => n + r.promptChars, 0) / 4));
+          if (result?.applied) into.applied += 1;
+        }
+        // The edit (and the typing) is undone as an editor undoes it: a ranged change, which the server applies in place.
+        await client.restore(buffer.uri, original);
+      }
+    };
     // The tasks after the first run while V8 is still compiling the task path (they take up to twice as long): they
     // are reported apart, and the figures are of the tasks after them, as in a session that has run a few already.
-    const warmup = [];
     const warmupTasks = Math.min(WARMUP_TASKS, Math.ceil(runs / 5));
-    let applied = 0;
-    let skipped = 0;
-    for (let i = 0; wall.length < runs && i < (runs + warmupTasks) * 3; i++) {
-      const position = targets[Math.floor(((i * 7) % targets.length))];
-      const actions = await client.codeActions(buffer.uri, position);
-      const action = actions.find((a) => a.command?.command === 'assistant.document');
-      if (!action) {
-        skipped += 1;
-        continue;
-      }
-      const from = model.requests.length;
-      const serverBefore = mainThreadCpuMs(client.pid);
-      const benchBefore = process.cpuUsage();
-      const start = now();
-      const result = await client.request('workspace/executeCommand', { command: action.command.command, arguments: action.command.arguments });
-      const elapsed = now() - start;
-      const serverAfter = mainThreadCpuMs(client.pid);
-      const benchUsed = process.cpuUsage(benchBefore);
-      const requests = await model.settled(from);
-      const held = requests.reduce((sum, r) => sum + ((r.finishedAt ?? r.receivedAt) - r.receivedAt), 0);
-      if (firstTaskMs === undefined) {
-        firstTaskMs = elapsed;
-      } else if (warmup.length < warmupTasks) {
-        warmup.push(elapsed - held);
-      } else {
-        wall.push(elapsed);
-        modelMs.push(held);
-        overhead.push(elapsed - held);
-        if (serverBefore !== undefined && serverAfter !== undefined) serverCpu.push(serverAfter - serverBefore);
-        benchCpu.push((benchUsed.user + benchUsed.system) / 1000);
-        promptTokens.push(Math.ceil(requests.reduce((n, r) => n + r.promptChars, 0) / 4));
-        if (result?.applied) applied += 1;
-      }
-      // The edit is undone as an editor undoes it: a ranged change, which the server applies to its copy in place.
-      await client.restore(buffer.uri, original);
-    }
+    await runTasks(measured, runs, warmupTasks, false);
+    await runTasks(typed, runs, Math.min(3, warmupTasks), true);
+    const { wall, modelMs, overhead, serverCpu, benchCpu, promptTokens, applied, skipped, firstTaskMs, warmup } = measured;
     const tokens = summarize(promptTokens);
     const wholeFileTokens = Math.ceil(original.length / 4);
     return {
@@ -292,6 +300,14 @@ async function orchestration(project, runs) {
       promptTokens: tokens,
       wholeFileTokens,
       promptToWholeFile: ratio(tokens.median, wholeFileTokens),
+      afterTyping: {
+        tasks: typed.wall.length,
+        skipped: typed.skipped,
+        warmupTasks: typed.warmup.length,
+        overhead: summarize(typed.overhead),
+        serverMainThreadCpu: typed.serverCpu.length > 0 ? summarize(typed.serverCpu) : null,
+        benchProcessCpu: summarize(typed.benchCpu),
+      },
       modelRequests: model.requests.length,
       ...client.peakMemory(),
     };
@@ -391,6 +407,8 @@ function judge(results) {
     add('retrieval index query p50 < 20 ms (the tools\' target)', p.name, query, query < 20);
     const overhead = p.orchestration?.overhead?.median;
     add('orchestration overhead < 10 ms per task (median)', p.name, overhead, overhead < 10);
+    const typed = p.orchestration?.afterTyping?.overhead?.median;
+    add('orchestration overhead < 10 ms per task right after typing (median)', p.name, typed, typed < 10);
   }
   const largest = results.trace.filter((t) => !t.error).sort((a, b) => b.size - a.size)[0];
   if (largest) {
@@ -439,6 +457,8 @@ export function render(results) {
     stat(`orchestration overhead per task (first ${fmt(o?.firstTaskMs)} ms; warm-up median ${fmt(o?.warmupOverhead?.median)} ms)`, p.name, o?.overhead);
     stat('  of which CPU of the server\'s main thread', p.name, o?.serverMainThreadCpu);
     stat('  CPU of the bench process (editor side and endpoint)', p.name, o?.benchProcessCpu);
+    stat('orchestration overhead per task right after typing', p.name, o?.afterTyping?.overhead);
+    stat('  of which CPU of the server\'s main thread', p.name, o?.afterTyping?.serverMainThreadCpu);
     rows.push(['prompt tokens per task / whole file', p.name, `${fmt(o?.promptTokens?.median)} / ${fmt(o?.wholeFileTokens)}`, `×${fmt(o?.promptToWholeFile)}`, fmt(o?.tasks), '']);
   }
   for (const t of results.trace) {
@@ -492,7 +512,7 @@ async function main() {
         codeActions: 'empty range at the first non-blank character of evenly spread lines, after the server went idle following the open',
         codeActionsAfterEdits: 'a space typed at every k-th of those positions (an incremental didChange), then the code actions there at once, timed; the space is deleted again after each, untimed. typescript-language-server waits 500 ms before answering a code-action request while diagnostics of the file are pending, by design',
         trace: 'past sessions written in bulk as segment files (200 interactions per session), then opened as a new session; appends go through TraceStore.add',
-        orchestration: 'Document through workspace/executeCommand with only the model agent; overhead = wall time minus the time the endpoint held the requests; the first task and the next warm-up tasks (up to 10) are reported apart; the client applies edits and reports them as incremental didChange, and undoes each after the task the same way; serverMainThreadCpu = CPU time of the server\'s main thread during each measured task (Linux, from /proc; null elsewhere), benchProcessCpu = CPU time of the bench process (the editor side and the endpoint) during it',
+        orchestration: 'Document through workspace/executeCommand with only the model agent; overhead = wall time minus the time the endpoint held the requests; the first task and the next warm-up tasks (up to 10) are reported apart; the client applies edits and reports them as incremental didChange, and undoes each after the task the same way; serverMainThreadCpu = CPU time of the server\'s main thread during each measured task (Linux, from /proc; null elsewhere), benchProcessCpu = CPU time of the bench process (the editor side and the endpoint) during it; afterTyping = the same tasks, each right after a space typed at the start of the line above the declaration (an incremental didChange) and the code-action request there, as a task usually runs',
       },
     },
     projects: [],

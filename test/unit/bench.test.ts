@@ -113,6 +113,11 @@ describe('npm run bench -- --quick', () => {
     expect(project.orchestration.serverMainThreadCpu.median).toBeLessThanOrEqual(project.orchestration.wall.max);
     expect(project.orchestration.wholeFileTokens).toBeGreaterThan(0);
     expect(project.orchestration.applied).toBeGreaterThan(0);
+    // The same tasks right after typing: as many measured, each with its server CPU.
+    expect(project.orchestration.afterTyping.tasks).toBe(project.orchestration.tasks);
+    expectStats(project.orchestration.afterTyping.overhead, 'orchestration overhead after typing');
+    expect(project.orchestration.afterTyping.serverMainThreadCpu.n).toBe(project.orchestration.afterTyping.tasks);
+    expect(stdout).toContain('orchestration overhead per task right after typing');
     expect(results.trace.map((t: { size: number }) => t.size)).toEqual([100, 300]);
     for (const trace of results.trace) {
       expectStats(trace.append, 'trace append');

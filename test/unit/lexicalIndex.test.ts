@@ -2,7 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { extractDocuments, LexicalIndex, splitIdentifier, stem, terms } from '../../server/src/repo/lexicalIndex.js';
+import { extractDocuments, extractDocumentsReusing, LexicalIndex, splitIdentifier, stem, terms } from '../../server/src/repo/lexicalIndex.js';
+import type { StatementMemo } from '../../server/src/repo/lexicalIndex.js';
 import { withSyntaxTree } from '../../server/src/repo/declarations.js';
 import { IgnoreRules, isSecretPath } from '../../server/src/privacy/exclusion.js';
 import { redactSecrets } from '../../server/src/privacy/secrets.js';
@@ -243,6 +244,82 @@ describe('open documents', () => {
         expect(shared.length).toBeGreaterThan(3);
       }
     }
+  });
+});
+
+describe('an open document being edited', () => {
+  const repo = path.resolve(__dirname, '..', '..');
+  /** Edits of every kind that moves statements: typing, deleting, comments and statements put first, top-level await. */
+  const pieces = [' ', '\n', '// a note about retries here\n', '/** Loads the whole configuration. */\n', 'function typedHere() {}\n', 'x', '}', '{', '`', '/*', 'export const q = 1;', '\n\n', 'class K { m() {} }\n', 'await ready();\n', "import x from 'y';\n"];
+
+  it('takes the statements it did not change from the last version, and extracts what a whole extraction does', () => {
+    let seed = 11;
+    const next = (n: number): number => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n;
+    for (const relative of ['server/src/context/requestContext.ts', 'test/e2e/documentAction.test.ts', 'bench/run.mjs']) {
+      let text = fs.readFileSync(path.join(repo, relative), 'utf8');
+      let memo: StatementMemo | undefined;
+      for (let i = 0; i < 30; i++) {
+        const kind = next(10);
+        if (kind < 6) {
+          const at = next(text.length + 1);
+          text = text.slice(0, at) + (pieces[next(pieces.length)] as string) + text.slice(at);
+        } else if (kind < 8) {
+          const at = next(text.length);
+          text = text.slice(0, at) + text.slice(at + next(40));
+        } else if (kind < 9) text = (pieces[next(pieces.length)] as string) + text;
+        else text = text.replace(/^[^\n]*\n/, '');
+        const reused = extractDocumentsReusing(relative, text, undefined, memo);
+        expect(reused.drafts).toEqual(extractDocuments(relative, text));
+        memo = reused.memo;
+      }
+    }
+    // A script becomes a module: in the same block, `await` followed by a function was a name and a declaration, and
+    // is now one await.
+    const script = '{\n  await\n  function helperAwaited() {\n    return 1;\n  }\n}\n';
+    const { memo: scriptMemo } = extractDocumentsReusing('script.ts', script, undefined, undefined);
+    const module = `${script}export {};\n`;
+    expect(extractDocumentsReusing('script.ts', module, undefined, scriptMemo).drafts).toEqual(extractDocuments('script.ts', module));
+    expect(extractDocuments('script.ts', script).map((draft) => draft.name)).toContain('helperAwaited');
+    expect(extractDocuments('script.ts', module).map((draft) => draft.name)).not.toContain('helperAwaited');
+  });
+
+  it('reads again only the statement typed in, and every statement after eight versions', () => {
+    const relative = 'server/src/context/requestContext.ts';
+    let text = fs.readFileSync(path.join(repo, relative), 'utf8');
+    let memo = extractDocumentsReusing(relative, text, undefined, undefined).memo;
+    const statements = memo.parts.size;
+    expect(statements).toBeGreaterThan(30);
+    const at = text.indexOf('function buildRequestContext');
+    for (let version = 2; version <= 9; version++) {
+      text = `${text.slice(0, at)} ${text.slice(at)}`;
+      memo = extractDocumentsReusing(relative, text, undefined, memo).memo;
+      const made = [...memo.parts.values()].map((part) => part.generation);
+      if (version < 9) expect(made.filter((generation) => generation === version)).toHaveLength(1);
+      else expect(made.every((generation) => generation === 9)).toBe(true);
+      expect(made).toHaveLength(statements);
+    }
+  });
+
+  it('ranks and finds from the terms it kept as a fresh index does from the same texts', async () => {
+    const root = workspace();
+    const file = path.join(root, 'src', 'edited.ts');
+    const before = '// Settings, retries and the cache of one client.\n\n// Section: reading the retry settings from disk.\n\n/** Reads the retry settings. */\nexport function readSettings(): number {\n  return 3;\n}\n\n/** Sends one request with backoff. */\nexport function sendWithBackoff(): void {\n  const attempts = 2;\n}\n\nexport class Cache {\n  /** Evicts the oldest entry. */\n  evictOldest(): void {}\n}\n';
+    const after = before.replace('const attempts = 2;', 'const attempts = 2;\n  const jitterMilliseconds = 40;').replace('evictOldest(): void {}', 'evictOldest(): void {}\n  /** Warms the cache from the disk. */\n  warmFromDisk(): void {}\n');
+    const edited = new LexicalIndex(root);
+    await edited.refresh();
+    edited.updateDocument(file, before);
+    edited.updateDocument(file, after);
+    const fresh = new LexicalIndex(root);
+    await fresh.refresh();
+    fresh.updateDocument(file, after);
+    expect(edited.stats()).toEqual(fresh.stats());
+    for (const query of ['section reading from disk', 'one client', 'jitter milliseconds', 'retry settings', 'warm the cache from disk', 'send request backoff', 'evict oldest entry']) {
+      expect(edited.lookup(query)).toEqual(fresh.lookup(query));
+    }
+    expect(edited.lookup('jitter milliseconds')[0]).toMatchObject({ name: 'sendWithBackoff', startLine: 11 });
+    expect(edited.lookup('section reading from disk')[0]).toMatchObject({ kind: 'comment', startLine: 3 });
+    expect(edited.lookup('warm the cache from disk')[0]).toMatchObject({ name: 'Cache.warmFromDisk' });
+    expect(edited.declarations(() => true, 1_000)).toEqual(fresh.declarations(() => true, 1_000));
   });
 });
 

@@ -122,6 +122,17 @@ describe('workspace values kept from models', () => {
     expect(values.get('CANARY_GITIGNORE_8c2e47')).toBe('ignored-file');
     expect(values.get('sk_live_abcdefghijklmnop1234')).toBe('dotenv');
     expect(values.has('hello there, world')).toBe(false);
+
+    // The user types: a text of its own, the same imports (resolved from memory), and a new import of a file that
+    // did not exist a moment ago.
+    const typed = `${fs.readFileSync(main, 'utf8')}// typing\n`;
+    expect(protectedValues(root, { fsPath: main, text: typed }).get('CANARY_GITIGNORE_8c2e47')).toBe('ignored-file');
+    const withPepper = `${typed}import { PEPPER } from '../private/pepper.js';\n`;
+    expect(protectedValues(root, { fsPath: main, text: withPepper }).has('CANARY_PEPPER_3b9d51')).toBe(false);
+    fs.writeFileSync(path.join(root, 'private/pepper.ts'), "export const PEPPER = 'CANARY_PEPPER_3b9d51';\n");
+    const again = protectedValues(root, { fsPath: main, text: `${withPepper}\n` });
+    expect(again.get('CANARY_PEPPER_3b9d51')).toBe('ignored-file');
+    expect(again.get('CANARY_GITIGNORE_8c2e47')).toBe('ignored-file');
   });
 });
 

@@ -166,6 +166,8 @@ class WorkspaceFiles {
   private readonly open = new Map<string, DocumentSnapshot>();
   private readonly disk = new Map<string, string | undefined>();
   private readonly exclusions = new Map<string, Exclusion | undefined>();
+  /** Line tables of the texts this request looked at. */
+  private readonly lines = new Map<string, Lines>();
 
   constructor(
     readonly root: string,
@@ -208,6 +210,11 @@ class WorkspaceFiles {
   }
 
   linesOf(text: string): Lines {
+    // Each text is looked up here once per request. Texts over 16K characters hash by their length alone, so a lookup
+    // in the shared table compares the text with every version of the same length held there (an edit that
+    // replaced characters, one typed and undone).
+    const known = this.lines.get(text);
+    if (known) return known;
     let lines = recentLines.get(text);
     if (lines) {
       recentLines.delete(text);
@@ -216,6 +223,7 @@ class WorkspaceFiles {
       if (recentLines.size >= RECENT_LINE_TABLES) recentLines.delete(recentLines.keys().next().value as string);
     }
     recentLines.set(text, lines);
+    this.lines.set(text, lines);
     return lines;
   }
 }

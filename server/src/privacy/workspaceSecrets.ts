@@ -76,38 +76,55 @@ const EXTENSIONS = ['', '.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.
 const resolvedImports: { fsPath: string; text: string; at: number; files: string[] }[] = [];
 const RESOLVED_IMPORTS_TTL_MS = 5_000;
 
+/**
+ * Recent resolutions of one specifier from one folder, for the same time: a document the user just typed in has a
+ * text of its own but the same imports, whose candidates would otherwise be looked up again (a dozen stats each).
+ * Only found files are kept: a file created for an import just written is read at once.
+ */
+const resolvedSpecifiers = new Map<string, { at: number; file: string }>();
+const RESOLVED_SPECIFIERS = 2_000;
+
 /** The files a document's relative imports resolve to (ESM `.js` specifiers find their `.ts` sources too). */
 function importedFiles(fsPath: string, text: string): string[] {
   const now = Date.now();
   const cached = resolvedImports.find((r) => r.fsPath === fsPath && r.text === text && now - r.at < RESOLVED_IMPORTS_TTL_MS);
   if (cached) return cached.files;
-  const files = resolveImports(fsPath, text);
-  resolvedImports.unshift({ fsPath, text, at: now, files });
-  if (resolvedImports.length > 8) resolvedImports.pop();
-  return files;
-}
-
-function resolveImports(fsPath: string, text: string): string[] {
   const files = new Set<string>();
+  const folder = path.dirname(fsPath);
   for (const match of text.matchAll(IMPORT)) {
-    const base = path.resolve(path.dirname(fsPath), match[1] as string);
-    const stems = [base, base.replace(/\.(c|m)?jsx?$/, '')];
-    for (const stem of stems) {
-      const found = EXTENSIONS.map((extension) => stem + extension).find((candidate) => {
-        try {
-          return fs.statSync(candidate).isFile();
-        } catch {
-          return false;
-        }
-      });
-      if (found) {
-        files.add(found);
-        break;
-      }
-    }
+    const found = resolveImport(folder, match[1] as string, now);
+    if (found) files.add(found);
     if (files.size >= 50) break;
   }
+  resolvedImports.unshift({ fsPath, text, at: now, files: [...files] });
+  if (resolvedImports.length > 8) resolvedImports.pop();
   return [...files];
+}
+
+function isFile(candidate: string): boolean {
+  try {
+    // Most candidates do not exist: `throwIfNoEntry` spares building an exception for each.
+    return fs.statSync(candidate, { throwIfNoEntry: false })?.isFile() === true;
+  } catch {
+    return false; // a file where a folder was expected (ENOTDIR), or no permission
+  }
+}
+
+function resolveImport(folder: string, specifier: string, now: number): string | undefined {
+  const key = `${folder}\0${specifier}`;
+  const cached = resolvedSpecifiers.get(key);
+  if (cached && now - cached.at < RESOLVED_IMPORTS_TTL_MS) return cached.file;
+  const base = path.resolve(folder, specifier);
+  let file: string | undefined;
+  for (const stem of [base, base.replace(/\.(c|m)?jsx?$/, '')]) {
+    file = EXTENSIONS.map((extension) => stem + extension).find(isFile);
+    if (file) break;
+  }
+  resolvedSpecifiers.delete(key);
+  if (file === undefined) return undefined;
+  resolvedSpecifiers.set(key, { at: now, file });
+  if (resolvedSpecifiers.size > RESOLVED_SPECIFIERS) resolvedSpecifiers.delete(resolvedSpecifiers.keys().next().value as string);
+  return file;
 }
 
 /**

@@ -286,6 +286,11 @@ interface IndexedDocument {
   lengths: Uint16Array;
 }
 
+/** A document's fields and the terms made of them. */
+interface PreparedTerms extends Pick<IndexedDocument, 'terms' | 'counts' | 'lengths'> {
+  fields: DocumentDraft['fields'];
+}
+
 interface IndexedFile {
   relativePath: string;
   fsPath: string;
@@ -294,6 +299,14 @@ interface IndexedFile {
   /** The editor's text, when an open document was given; it wins over the disk until the file changes on disk. */
   overlay?: string;
   documents: IndexedDocument[];
+  /**
+   * An open document's documents' terms, by their body: its next version takes those of every document whose fields
+   * it did not change instead of tokenising the whole file again. The statements it did not change give the very
+   * same field strings, so the lookup compares them by identity.
+   */
+  prepared?: Map<string, PreparedTerms[]>;
+  /** An open document's top-level statements as last read, for its next version to take those it did not change. */
+  statements?: StatementMemo;
 }
 
 /** Comment text without its markers, one line per line. */
@@ -323,17 +336,64 @@ function commentBlocks(text: string, ranges: readonly ts.CommentRange[]): { star
 
 /** Declarations (with their leading comments), detached comment blocks, and each file's loose top-level code. */
 export function extractDocuments(relativePath: string, text: string, parsed?: ts.SourceFile): DocumentDraft[] {
+  return extract(relativePath, text, parsed, undefined, false).drafts;
+}
+
+/**
+ * What one top-level statement gives, its offsets counted from its full start. It depends on the statement's text
+ * alone (and on whether it starts the file, where comments are read differently), so an open document's next
+ * version takes it as it is for every statement the user did not change.
+ */
+interface StatementPart {
+  /** Whether it started the file. */
+  atStart: boolean;
+  /** Its declarations, their context field without the file's header. */
+  drafts: DocumentDraft[];
+  /** Comment blocks in it that belong to no declaration. */
+  detached: { start: number; end: number }[];
+  /** When it declares nothing: its text with its comment, part of the file's "module" document. */
+  loose: { start: number; text: string } | undefined;
+  /** The extraction it was made in. */
+  generation: number;
+}
+
+/** An open document's statements as last extracted, by their text. */
+export interface StatementMemo {
+  generation: number;
+  /** Whether the file was a module: top-level `await` parses differently in a script. */
+  module: boolean;
+  parts: Map<string, StatementPart>;
+}
+
+/**
+ * A part is taken over at most this many extractions after it was made, then made again. Its strings are slices of
+ * the text it was made from, which they keep alive: this bounds the versions of a file held at once.
+ */
+const PART_GENERATIONS = 8;
+
+/** Like `extractDocuments`, taking the statements unchanged since `earlier` from it; returns the memo for the next version. */
+export function extractDocumentsReusing(relativePath: string, text: string, parsed: ts.SourceFile | undefined, earlier: StatementMemo | undefined): { drafts: DocumentDraft[]; memo: StatementMemo } {
+  const { drafts, memo } = extract(relativePath, text, parsed, earlier, true);
+  return { drafts, memo: memo as StatementMemo };
+}
+
+function extract(relativePath: string, text: string, parsed: ts.SourceFile | undefined, earlier: StatementMemo | undefined, remember: boolean): { drafts: DocumentDraft[]; memo: StatementMemo | undefined } {
   // No parent pointers: `visit` passes the parent itself, which saves a pass over every node. An open document's
   // parse comes from the code-action path's trees (`parsed`), which has them; nothing here reads them.
   const source = parsed ?? ts.createSourceFile(relativePath, text, ts.ScriptTarget.Latest, false, scriptKindOf(relativePath));
-  const drafts: DocumentDraft[] = [];
+  const module = ts.isExternalModule(source);
+  const generation = (earlier?.generation ?? 0) + 1;
+  const reusable = earlier?.module === module ? earlier.parts : undefined;
+  const memo: StatementMemo | undefined = remember ? { generation, module, parts: new Map() } : undefined;
   const seenComments = new Set<number>();
-  const detached: { start: number; end: number }[] = [];
   const pathTerms = relativePath
     .replace(/\.[^./]+$/, '')
     .split(/[/.]/)
     .filter((segment) => !PATH_NOISE.has(segment.toLowerCase()))
     .join(' ');
+  // The statement being read: what it declares, and its comments that belong to no declaration.
+  let drafts: DocumentDraft[] = [];
+  let detached: { start: number; end: number }[] = [];
 
   /** The comment block directly above `node` (no blank line between); earlier blocks are detached comments. */
   const leading = (node: ts.Node): { start: number; text: string } | undefined => {
@@ -412,11 +472,12 @@ export function extractDocuments(relativePath: string, text: string, parsed?: ts
     ts.forEachChild(node, (child) => visit(child, node, nextContainer));
   };
 
-  // Top-level code outside declarations (test suites, scripts, entry points) becomes one "module" document.
-  const loose: string[] = [];
-  let looseStart: number | undefined;
-  for (const statement of source.statements) {
-    const before = drafts.length;
+  /** Reads one top-level statement; offsets in what it returns count from the statement's full start. */
+  const read = (statement: ts.Statement): StatementPart => {
+    const at = statement.pos;
+    drafts = [];
+    detached = [];
+    let loose: StatementPart['loose'];
     visit(statement, source, undefined);
     if (ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement) || ts.isImportEqualsDeclaration(statement)) {
       // A comment above an import is about the file, not the import: every block there is detached.
@@ -426,34 +487,61 @@ export function extractDocuments(relativePath: string, text: string, parsed?: ts
           detached.push(block);
         }
       }
-    } else if (drafts.length === before) {
+    } else if (drafts.length === 0) {
+      // Top-level code outside declarations (test suites, scripts, entry points) joins the file's "module" document.
       const comment = leading(statement);
-      loose.push(`${comment?.text ?? ''}\n${text.slice(statement.getStart(source), statement.getEnd())}`);
-      looseStart ??= comment?.start ?? statement.getStart(source);
+      loose = { start: (comment?.start ?? statement.getStart(source)) - at, text: `${comment?.text ?? ''}\n${text.slice(statement.getStart(source), statement.getEnd())}` };
+    }
+    for (const draft of drafts) {
+      draft.start -= at;
+      draft.end -= at;
+      draft.commentStart -= at;
+    }
+    return { atStart: at === 0, drafts, detached: detached.map((block) => ({ start: block.start - at, end: block.end - at })), loose, generation };
+  };
+
+  const declared: DocumentDraft[] = [];
+  const comments: { start: number; end: number }[] = [];
+  const loose: string[] = [];
+  let looseStart: number | undefined;
+  for (const statement of source.statements) {
+    const at = statement.pos;
+    const key = memo || reusable ? text.slice(at, statement.end) : undefined;
+    let part = key === undefined ? undefined : reusable?.get(key);
+    if (part && (part.atStart !== (at === 0) || generation - part.generation >= PART_GENERATIONS)) part = undefined;
+    part ??= read(statement);
+    if (key !== undefined) memo?.parts.set(key, part);
+    for (const draft of part.drafts) {
+      declared.push({ ...draft, start: draft.start + at, end: draft.end + at, commentStart: draft.commentStart + at, fields: [...draft.fields] });
+    }
+    for (const block of part.detached) comments.push({ start: block.start + at, end: block.end + at });
+    if (part.loose) {
+      loose.push(part.loose.text);
+      looseStart ??= part.loose.start + at;
     }
   }
   for (const block of commentBlocks(text, ts.getLeadingCommentRanges(text, source.endOfFileToken.getFullStart()) ?? [])) {
-    if (!seenComments.has(block.start)) detached.push(block);
+    if (!seenComments.has(block.start)) comments.push(block);
   }
 
   // The file's header comment says what the whole file is for: every document of the file gets it as context.
   const firstStatement = source.statements[0];
-  const header = detached.find((block) => firstStatement === undefined || block.end <= firstStatement.getStart(source));
+  const header = comments.find((block) => firstStatement === undefined || block.end <= firstStatement.getStart(source));
   const headerText = header ? commentProse(text.slice(header.start, header.end)) : '';
-  for (const draft of drafts) draft.fields[3] = `${draft.fields[3]} ${headerText}`;
+  for (const draft of declared) draft.fields[3] = `${draft.fields[3]} ${headerText}`;
 
-  for (const block of detached) {
+  for (const block of comments) {
     const prose = commentProse(text.slice(block.start, block.end));
     if (terms(prose).length < 3) continue; // licence stamps, `// eslint-disable`, separators
     const firstLine = prose.split('\n')[0] ?? '';
-    drafts.push({ kind: 'comment', name: firstLine.length > 60 ? `${firstLine.slice(0, 57)}…` : firstLine, start: block.start, end: block.end, commentStart: block.start, fields: ['', '', prose, pathTerms, ''] });
+    declared.push({ kind: 'comment', name: firstLine.length > 60 ? `${firstLine.slice(0, 57)}…` : firstLine, start: block.start, end: block.end, commentStart: block.start, fields: ['', '', prose, pathTerms, ''] });
   }
   const looseText = loose.join('\n').slice(0, MAX_DOCUMENT_CHARS);
   if (looseStart !== undefined && terms(looseText).length >= 3) {
     const base = path.posix.basename(relativePath);
-    drafts.push({ kind: 'module', name: base, start: looseStart, end: text.length, commentStart: looseStart, fields: [base.replace(/\.[^.]+$/, ''), '', headerText, pathTerms, looseText] });
+    declared.push({ kind: 'module', name: base, start: looseStart, end: text.length, commentStart: looseStart, fields: [base.replace(/\.[^.]+$/, ''), '', headerText, pathTerms, looseText] });
   }
-  return drafts;
+  return { drafts: declared, memo };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -606,6 +694,8 @@ export class LexicalIndex {
     const file = relative ? this.files.get(relative) : undefined;
     if (file?.overlay !== undefined) {
       file.overlay = undefined;
+      file.prepared = undefined;
+      file.statements = undefined;
       file.mtimeMs = -1;
     }
   }
@@ -744,21 +834,36 @@ export class LexicalIndex {
    * the user typed would otherwise parse the whole file again here); its tree is borrowed for the extraction only.
    */
   private indexFile(relative: string, text: string, mtimeMs: number, size: number, overlay: string | undefined, syntaxName?: string): void {
+    const previous = overlay !== undefined ? this.files.get(relative) : undefined;
+    const earlier = previous?.prepared;
     this.removeFile(relative);
+    // An open document changes a statement or two between tasks: its extraction takes the others from the last one.
+    const read = (source?: ts.SourceFile): { drafts: DocumentDraft[]; memo?: StatementMemo } =>
+      overlay === undefined ? { drafts: extractDocuments(relative, text, source) } : extractDocumentsReusing(relative, text, source, previous?.statements);
     let drafts: DocumentDraft[];
+    let statements: StatementMemo | undefined;
     try {
-      drafts = syntaxName === undefined ? extractDocuments(relative, text) : withSyntaxTree(syntaxName, text, (source) => extractDocuments(relative, text, source));
+      ({ drafts, memo: statements } = syntaxName === undefined ? read() : withSyntaxTree(syntaxName, text, read));
     } catch {
       drafts = [];
     }
-    const file: IndexedFile = { relativePath: relative, fsPath: path.join(this.root, relative), mtimeMs, size, documents: [], ...(overlay !== undefined ? { overlay } : {}) };
+    const prepared = overlay !== undefined ? new Map<string, PreparedTerms[]>() : undefined;
+    const file: IndexedFile = { relativePath: relative, fsPath: path.join(this.root, relative), mtimeMs, size, documents: [], ...(overlay !== undefined ? { overlay, prepared, statements } : {}) };
     const starts = lineStartsOf(text);
     for (const draft of drafts) {
       if (this.documentCount >= this.limits.maxDocuments) {
         this.truncated = true;
         break;
       }
-      const document = this.toDocument(relative, draft, starts);
+      const body = draft.fields[4];
+      const same = earlier?.get(body)?.find((terms) => terms.fields.every((field, i) => field === draft.fields[i]));
+      const document = this.toDocument(relative, draft, starts, same);
+      if (prepared) {
+        const entry = { fields: draft.fields, terms: document.terms, counts: document.counts, lengths: document.lengths };
+        const bucket = prepared.get(body);
+        if (bucket) bucket.push(entry);
+        else prepared.set(body, [entry]);
+      }
       file.documents.push(document);
       if (document.kind === 'comment' || document.kind === 'module') continue;
       const simple = simpleNameOf(document.name);
@@ -769,7 +874,29 @@ export class LexicalIndex {
     this.files.set(relative, file);
   }
 
-  private toDocument(relative: string, draft: DocumentDraft, starts: readonly number[]): IndexedDocument {
+  /** `same`: the terms of the very same fields (from an earlier version of an open document), taken as they are. */
+  private toDocument(relative: string, draft: DocumentDraft, starts: readonly number[], same?: PreparedTerms): IndexedDocument {
+    const { terms: termArray, counts: countArray, lengths } = same ?? this.termsOf(draft);
+    for (const id of termArray) this.df[id] = (this.df[id] as number) + 1;
+    lengths.forEach((length, field) => (this.lengthSums[field] = (this.lengthSums[field] as number) + length));
+    this.documentCount++;
+    return {
+      id: this.nextDocumentId++,
+      file: relative,
+      kind: draft.kind,
+      name: draft.name,
+      startLine: lineOf(starts, draft.start),
+      endLine: lineOf(starts, Math.max(draft.start, draft.end - 1)),
+      commentLine: lineOf(starts, draft.commentStart),
+      signature: draft.fields[1].replace(/\s*[{=]?\s*$/, '').trim(),
+      terms: termArray,
+      counts: countArray,
+      lengths,
+    };
+  }
+
+  /** A draft's term ids (ascending), their counts per field, and each field's length in terms. Nothing changes them after. */
+  private termsOf(draft: DocumentDraft): Pick<IndexedDocument, 'terms' | 'counts' | 'lengths'> {
     const counts = new Map<string, number[]>();
     const lengths = new Uint16Array(FIELD_COUNT);
     draft.fields.forEach((fieldText, field) => {
@@ -791,24 +918,9 @@ export class LexicalIndex {
     const countArray = new Uint16Array(rows.length * FIELD_COUNT);
     rows.forEach(({ id, row }, i) => {
       termArray[i] = id;
-      this.df[id] = (this.df[id] as number) + 1;
       row.forEach((count, field) => (countArray[i * FIELD_COUNT + field] = Math.min(count, 0xffff)));
     });
-    lengths.forEach((length, field) => (this.lengthSums[field] = (this.lengthSums[field] as number) + length));
-    this.documentCount++;
-    return {
-      id: this.nextDocumentId++,
-      file: relative,
-      kind: draft.kind,
-      name: draft.name,
-      startLine: lineOf(starts, draft.start),
-      endLine: lineOf(starts, Math.max(draft.start, draft.end - 1)),
-      commentLine: lineOf(starts, draft.commentStart),
-      signature: draft.fields[1].replace(/\s*[{=]?\s*$/, '').trim(),
-      terms: termArray,
-      counts: countArray,
-      lengths,
-    };
+    return { terms: termArray, counts: countArray, lengths };
   }
 
   private removeFile(relative: string): void {
