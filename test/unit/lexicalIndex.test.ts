@@ -283,20 +283,34 @@ describe('an open document being edited', () => {
     expect(extractDocuments('script.ts', module).map((draft) => draft.name)).not.toContain('helperAwaited');
   });
 
-  it('reads again only the statement typed in, and every statement after eight versions', () => {
+  it('reads again only the statements typed in, and keeps the parts of at most eight versions', () => {
     const relative = 'server/src/context/requestContext.ts';
     let text = fs.readFileSync(path.join(repo, relative), 'utf8');
     let memo = extractDocumentsReusing(relative, text, undefined, undefined).memo;
     const statements = memo.parts.size;
     expect(statements).toBeGreaterThan(30);
-    const at = text.indexOf('function buildRequestContext');
-    for (let version = 2; version <= 9; version++) {
+    const generations = (): number[] => [...memo.parts.values()].map((part) => part.generation);
+    const typeAt = (at: number): void => {
       text = `${text.slice(0, at)} ${text.slice(at)}`;
       memo = extractDocumentsReusing(relative, text, undefined, memo).memo;
-      const made = [...memo.parts.values()].map((part) => part.generation);
-      if (version < 9) expect(made.filter((generation) => generation === version)).toHaveLength(1);
-      else expect(made.every((generation) => generation === 9)).toBe(true);
-      expect(made).toHaveLength(statements);
+      expect(generations()).toHaveLength(statements);
+    };
+    // Typing in one function, version after version: that function alone is read again.
+    for (let version = 2; version <= 12; version++) {
+      typeAt(text.indexOf('function buildRequestContext'));
+      expect(generations().filter((made) => made === version)).toHaveLength(1);
+      expect(generations().filter((made) => made === 1)).toHaveLength(statements - 1);
+    }
+    // Typing in a different function each time: the versions held stay at eight, and each reads again at most the
+    // parts of the version with the fewest, which is at most an eighth of the file.
+    const names = [...text.matchAll(/^(?:export )?(?:async )?function (\w+)/gm)].map((match) => match[0]).slice(1, 15);
+    expect(names).toHaveLength(14);
+    for (const [i, name] of names.entries()) {
+      typeAt(text.indexOf(name));
+      const made = generations();
+      expect(new Set(made).size).toBeLessThanOrEqual(8);
+      expect(made.filter((generation) => generation === 13 + i).length).toBeLessThanOrEqual(Math.ceil(statements / 8) + 1);
+      expect(made.filter((generation) => generation === 1).length).toBeGreaterThanOrEqual(statements - 15);
     }
   });
 

@@ -279,16 +279,13 @@ interface IndexedDocument {
   commentLine: number;
   /** The declaration up to its body, on one line: what the repository tools print. */
   signature: string;
+  /** An open document's documents keep the fields they were made of: its next version keeps those it did not change. */
+  fields?: DocumentDraft['fields'];
   /** Term ids, ascending, for binary search. */
   terms: Uint32Array;
   /** FIELD_COUNT counts per term. */
   counts: Uint16Array;
   lengths: Uint16Array;
-}
-
-/** A document's fields and the terms made of them. */
-interface PreparedTerms extends Pick<IndexedDocument, 'terms' | 'counts' | 'lengths'> {
-  fields: DocumentDraft['fields'];
 }
 
 interface IndexedFile {
@@ -300,11 +297,11 @@ interface IndexedFile {
   overlay?: string;
   documents: IndexedDocument[];
   /**
-   * An open document's documents' terms, by their body: its next version takes those of every document whose fields
-   * it did not change instead of tokenising the whole file again. The statements it did not change give the very
-   * same field strings, so the lookup compares them by identity.
+   * An open document's documents by their body: its next version keeps every document whose kind, name and fields it
+   * did not change, as it is, with its lines updated, instead of tokenising the whole file again. The statements it
+   * did not change give the very same field strings, so the lookup compares them by identity.
    */
-  prepared?: Map<string, PreparedTerms[]>;
+  byBody?: Map<string, IndexedDocument[]>;
   /** An open document's top-level statements as last read, for its next version to take those it did not change. */
   statements?: StatementMemo;
 }
@@ -366,8 +363,9 @@ export interface StatementMemo {
 }
 
 /**
- * A part is taken over at most this many extractions after it was made, then made again. Its strings are slices of
- * the text it was made from, which they keep alive: this bounds the versions of a file held at once.
+ * Most extractions the parts of one memo come from. A part's strings are slices of the text it was read from, which
+ * they keep alive: beyond this many, the parts of the extractions with the fewest parts are read again from the
+ * current text. This bounds the versions of a file held at once, and costs a statement or two per version.
  */
 const PART_GENERATIONS = 8;
 
@@ -504,13 +502,29 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
   const comments: { start: number; end: number }[] = [];
   const loose: string[] = [];
   let looseStart: number | undefined;
-  for (const statement of source.statements) {
+  const statements = source.statements;
+  const keys = memo || reusable ? statements.map((statement) => text.slice(statement.pos, statement.end)) : undefined;
+  const taken = statements.map((statement, i) => {
+    const part = keys === undefined ? undefined : reusable?.get(keys[i] as string);
+    return part?.atStart === (statement.pos === 0) ? part : undefined;
+  });
+  const live = new Map<number, number>();
+  for (const part of taken) if (part) live.set(part.generation, (live.get(part.generation) ?? 0) + 1);
+  if (live.size + (taken.includes(undefined) ? 1 : 0) > PART_GENERATIONS) {
+    const release = new Set(
+      [...live]
+        .sort((a, b) => a[1] - b[1] || a[0] - b[0])
+        .slice(0, live.size + 1 - PART_GENERATIONS)
+        .map(([made]) => made),
+    );
+    taken.forEach((part, i) => {
+      if (part && release.has(part.generation)) taken[i] = undefined;
+    });
+  }
+  statements.forEach((statement, i) => {
     const at = statement.pos;
-    const key = memo || reusable ? text.slice(at, statement.end) : undefined;
-    let part = key === undefined ? undefined : reusable?.get(key);
-    if (part && (part.atStart !== (at === 0) || generation - part.generation >= PART_GENERATIONS)) part = undefined;
-    part ??= read(statement);
-    if (key !== undefined) memo?.parts.set(key, part);
+    const part = taken[i] ?? read(statement);
+    if (keys !== undefined) memo?.parts.set(keys[i] as string, part);
     for (const draft of part.drafts) {
       declared.push({ ...draft, start: draft.start + at, end: draft.end + at, commentStart: draft.commentStart + at, fields: [...draft.fields] });
     }
@@ -519,7 +533,7 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
       loose.push(part.loose.text);
       looseStart ??= part.loose.start + at;
     }
-  }
+  });
   for (const block of commentBlocks(text, ts.getLeadingCommentRanges(text, source.endOfFileToken.getFullStart()) ?? [])) {
     if (!seenComments.has(block.start)) comments.push(block);
   }
@@ -547,6 +561,18 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
 // ---------------------------------------------------------------------------------------------------------------
 // The index
 
+/** A signature field (its white space already one space each) without the `{` or `=` that opens the body. */
+function signatureOf(field: string): string {
+  let start = 0;
+  let end = field.length;
+  while (end > 0 && field.charCodeAt(end - 1) === 32) end--;
+  const last = field.charCodeAt(end - 1);
+  if (last === 123 || last === 61) end--; // `{` or `=`
+  while (end > 0 && field.charCodeAt(end - 1) === 32) end--;
+  while (start < end && field.charCodeAt(start) === 32) start++;
+  return field.slice(start, end);
+}
+
 /** Binary search in an ascending Uint32Array; -1 when absent. */
 function indexOfTerm(sorted: Uint32Array, id: number): number {
   let lo = 0;
@@ -564,7 +590,7 @@ function indexOfTerm(sorted: Uint32Array, id: number): number {
 /** Offsets where lines start, counting `\n` only: the lines the index's locations are numbered by. */
 export function lineStartsOf(text: string): number[] {
   const starts = [0];
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) starts.push(i + 1);
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
   return starts;
 }
 
@@ -694,7 +720,7 @@ export class LexicalIndex {
     const file = relative ? this.files.get(relative) : undefined;
     if (file?.overlay !== undefined) {
       file.overlay = undefined;
-      file.prepared = undefined;
+      file.byBody = undefined;
       file.statements = undefined;
       file.mtimeMs = -1;
     }
@@ -834,12 +860,11 @@ export class LexicalIndex {
    * the user typed would otherwise parse the whole file again here); its tree is borrowed for the extraction only.
    */
   private indexFile(relative: string, text: string, mtimeMs: number, size: number, overlay: string | undefined, syntaxName?: string): void {
-    const previous = overlay !== undefined ? this.files.get(relative) : undefined;
-    const earlier = previous?.prepared;
-    this.removeFile(relative);
+    const previous = this.files.get(relative);
+    const earlier = overlay !== undefined ? previous : undefined;
     // An open document changes a statement or two between tasks: its extraction takes the others from the last one.
     const read = (source?: ts.SourceFile): { drafts: DocumentDraft[]; memo?: StatementMemo } =>
-      overlay === undefined ? { drafts: extractDocuments(relative, text, source) } : extractDocumentsReusing(relative, text, source, previous?.statements);
+      overlay === undefined ? { drafts: extractDocuments(relative, text, source) } : extractDocumentsReusing(relative, text, source, earlier?.statements);
     let drafts: DocumentDraft[];
     let statements: StatementMemo | undefined;
     try {
@@ -847,36 +872,54 @@ export class LexicalIndex {
     } catch {
       drafts = [];
     }
-    const prepared = overlay !== undefined ? new Map<string, PreparedTerms[]>() : undefined;
-    const file: IndexedFile = { relativePath: relative, fsPath: path.join(this.root, relative), mtimeMs, size, documents: [], ...(overlay !== undefined ? { overlay, prepared, statements } : {}) };
+    // The documents of the last version that this one has unchanged stay as they are, in the buckets and the counts.
+    const kept = new Set<IndexedDocument>();
+    const same = drafts.map((draft) => {
+      const found = earlier?.byBody?.get(draft.fields[4])?.find((document) => !kept.has(document) && document.kind === draft.kind && document.name === draft.name && document.fields?.every((field, i) => field === draft.fields[i]));
+      if (found) kept.add(found);
+      return found;
+    });
+    if (previous) this.forget(previous.documents.filter((document) => !kept.has(document)));
+    this.files.delete(relative);
+    const byBody = overlay !== undefined ? new Map<string, IndexedDocument[]>() : undefined;
+    const file: IndexedFile = { relativePath: relative, fsPath: path.join(this.root, relative), mtimeMs, size, documents: [], ...(overlay !== undefined ? { overlay, byBody, statements } : {}) };
     const starts = lineStartsOf(text);
-    for (const draft of drafts) {
-      if (this.documentCount >= this.limits.maxDocuments) {
-        this.truncated = true;
-        break;
-      }
-      const body = draft.fields[4];
-      const same = earlier?.get(body)?.find((terms) => terms.fields.every((field, i) => field === draft.fields[i]));
-      const document = this.toDocument(relative, draft, starts, same);
-      if (prepared) {
-        const entry = { fields: draft.fields, terms: document.terms, counts: document.counts, lengths: document.lengths };
-        const bucket = prepared.get(body);
-        if (bucket) bucket.push(entry);
-        else prepared.set(body, [entry]);
+    drafts.forEach((draft, i) => {
+      let document = same[i];
+      if (document) {
+        document.startLine = lineOf(starts, draft.start);
+        document.endLine = lineOf(starts, Math.max(draft.start, draft.end - 1));
+        document.commentLine = lineOf(starts, draft.commentStart);
+        // Equal strings, from this version's extraction: what a document keeps keeps no older text alive (see PART_GENERATIONS).
+        document.fields = draft.fields;
+        document.name = draft.name;
+        document.signature = signatureOf(draft.fields[1]);
+      } else {
+        if (this.documentCount >= this.limits.maxDocuments) {
+          this.truncated = true;
+          return;
+        }
+        document = this.toDocument(relative, draft, starts);
+        if (byBody) document.fields = draft.fields;
+        if (document.kind !== 'comment' && document.kind !== 'module') {
+          const simple = simpleNameOf(document.name);
+          const bucket = this.byName.get(simple);
+          if (bucket) bucket.push(document);
+          else this.byName.set(simple, [document]);
+        }
       }
       file.documents.push(document);
-      if (document.kind === 'comment' || document.kind === 'module') continue;
-      const simple = simpleNameOf(document.name);
-      const bucket = this.byName.get(simple);
-      if (bucket) bucket.push(document);
-      else this.byName.set(simple, [document]);
-    }
+      if (byBody) {
+        const bucket = byBody.get(draft.fields[4]);
+        if (bucket) bucket.push(document);
+        else byBody.set(draft.fields[4], [document]);
+      }
+    });
     this.files.set(relative, file);
   }
 
-  /** `same`: the terms of the very same fields (from an earlier version of an open document), taken as they are. */
-  private toDocument(relative: string, draft: DocumentDraft, starts: readonly number[], same?: PreparedTerms): IndexedDocument {
-    const { terms: termArray, counts: countArray, lengths } = same ?? this.termsOf(draft);
+  private toDocument(relative: string, draft: DocumentDraft, starts: readonly number[]): IndexedDocument {
+    const { terms: termArray, counts: countArray, lengths } = this.termsOf(draft);
     for (const id of termArray) this.df[id] = (this.df[id] as number) + 1;
     lengths.forEach((length, field) => (this.lengthSums[field] = (this.lengthSums[field] as number) + length));
     this.documentCount++;
@@ -888,7 +931,7 @@ export class LexicalIndex {
       startLine: lineOf(starts, draft.start),
       endLine: lineOf(starts, Math.max(draft.start, draft.end - 1)),
       commentLine: lineOf(starts, draft.commentStart),
-      signature: draft.fields[1].replace(/\s*[{=]?\s*$/, '').trim(),
+      signature: signatureOf(draft.fields[1]),
       terms: termArray,
       counts: countArray,
       lengths,
@@ -926,19 +969,24 @@ export class LexicalIndex {
   private removeFile(relative: string): void {
     const file = this.files.get(relative);
     if (!file) return;
-    for (const document of file.documents) {
+    this.forget(file.documents);
+    this.files.delete(relative);
+  }
+
+  /** Takes documents out of the counts and the name buckets. */
+  private forget(documents: readonly IndexedDocument[]): void {
+    for (const document of documents) {
       for (const id of document.terms) this.df[id] = (this.df[id] as number) - 1;
       document.lengths.forEach((length, field) => (this.lengthSums[field] = (this.lengthSums[field] as number) - length));
       this.documentCount--;
     }
-    // Each bucket the file's declarations are in is filtered once.
-    const gone = new Set(file.documents);
-    for (const simple of new Set(file.documents.filter((d) => d.kind !== 'comment' && d.kind !== 'module').map((d) => simpleNameOf(d.name)))) {
+    // Each bucket the documents are in is filtered once.
+    const gone = new Set(documents);
+    for (const simple of new Set(documents.filter((d) => d.kind !== 'comment' && d.kind !== 'module').map((d) => simpleNameOf(d.name)))) {
       const kept = (this.byName.get(simple) ?? []).filter((d) => !gone.has(d));
       if (kept.length > 0) this.byName.set(simple, kept);
       else this.byName.delete(simple);
     }
-    this.files.delete(relative);
   }
 
   private rank(query: string, options: SearchOptions): CodeLocation[] {
