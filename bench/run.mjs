@@ -225,8 +225,9 @@ async function orchestration(project, runs) {
     }
     if (targets.length === 0) throw new Error(`no function or method declaration in ${taskFile.path}`);
     // Where the overhead goes: the server's main thread (serverCpu), and this process (the editor's side and the endpoint).
-    const measured = { wall: [], modelMs: [], overhead: [], serverCpu: [], benchCpu: [], promptTokens: [], applied: 0, skipped: 0, firstTaskMs: undefined, warmup: [] };
-    const typed = { wall: [], modelMs: [], overhead: [], serverCpu: [], benchCpu: [], promptTokens: [], applied: 0, skipped: 0, firstTaskMs: undefined, warmup: [] };
+    const tally = () => ({ wall: [], modelMs: [], overhead: [], serverCpu: [], benchCpu: [], promptTokens: [], applied: 0, skipped: 0, firstTaskMs: undefined, warmup: [] });
+    const measured = tally();
+    const typed = tally();
     /**
      * Runs Document tasks until `into` has `count` measured. With `typeFirst`, each task comes right after the user
      * typed, as most do: a space typed at the start of the line above the declaration (an incremental change), the

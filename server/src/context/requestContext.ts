@@ -1049,11 +1049,6 @@ interface Site {
   position: number;
   /** The name of the declaration the site is in; asked only of the sites chosen, since finding it costs a lookup. */
   label: () => string | undefined;
-  /**
-   * The text's line table, found once per text by whoever found the site: a lookup by text compares long texts of
-   * equal length (versions of the document being edited) character by character.
-   */
-  lines?: Lines;
 }
 
 /**
@@ -1065,8 +1060,7 @@ function chooseReferences(sites: Site[], files: WorkspaceFiles): Piece[] {
   const sorted = sites.filter((site) => !files.excluded(site.fsPath)).sort((a, b) => a.fsPath.localeCompare(b.fsPath) || a.position - b.position);
   const chosen: typeof sorted = [];
   const windows: { fsPath: string; startLine: number; endLine: number }[] = [];
-  const linesOf = (site: Site): Lines => (site.lines ??= files.linesOf(site.text));
-  const lineOfSite = new Map(sorted.map((site) => [site, linesOf(site).lineOf(site.position)]));
+  const lineOfSite = new Map(sorted.map((site) => [site, files.linesOf(site.text).lineOf(site.position)]));
   const lineOf = (site: Site): number => lineOfSite.get(site) as number;
   for (const pass of [0, 1]) {
     for (const site of sorted) {
@@ -1082,7 +1076,7 @@ function chooseReferences(sites: Site[], files: WorkspaceFiles): Piece[] {
   return [
     ...stubs,
     ...chosen.map((site) => {
-      const table = linesOf(site);
+      const table = files.linesOf(site.text);
       const line = lineOf(site);
       const { startLine, endLine } = windowAround(table, line, line, REFERENCE_AROUND);
       const label = site.label();
@@ -1203,7 +1197,7 @@ function lexicalReferences(declaration: FoundDeclaration, search: SymbolSearch, 
       lines ??= files.linesOf(text);
       const line = lines.slice(lines.lineOf(position), lines.lineOf(position));
       if (/^\s*(import|export\s*\{|export\s+\*)/.test(line) || /^\s*(\/\/|\*|\/\*)/.test(line)) continue;
-      sites.push({ fsPath, text, position, label: () => declarationAt(fsPath, text, position)?.name, lines });
+      sites.push({ fsPath, text, position, label: () => declarationAt(fsPath, text, position)?.name });
       if (sites.length > 50) break;
     }
   }

@@ -96,9 +96,10 @@ function importedFiles(fsPath: string, text: string): string[] {
     if (found) files.add(found);
     if (files.size >= 50) break;
   }
-  resolvedImports.unshift({ fsPath, text, at: now, files: [...files] });
+  const list = [...files];
+  resolvedImports.unshift({ fsPath, text, at: now, files: list });
   if (resolvedImports.length > 8) resolvedImports.pop();
-  return [...files];
+  return list;
 }
 
 function isFile(candidate: string): boolean {

@@ -504,7 +504,7 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
   const loose: string[] = [];
   let looseStart: number | undefined;
   const statements = source.statements;
-  const keys = memo || reusable ? statements.map((statement) => text.slice(statement.pos, statement.end)) : undefined;
+  const keys = memo ? statements.map((statement) => text.slice(statement.pos, statement.end)) : undefined;
   const taken = statements.map((statement, i) => {
     const part = keys === undefined ? undefined : reusable?.get(keys[i] as string);
     return part?.atStart === (statement.pos === 0) ? part : undefined;
