@@ -6,7 +6,7 @@ import { buildRequestContext, namesInRequest, renderRequestContext, renderedLeng
 import type { ContextSnippet, RequestContext, RequestContextInput } from '../../server/src/context/requestContext.js';
 import { RecentPositions } from '../../server/src/context/recentPositions.js';
 import type { VisitedPosition } from '../../server/src/context/recentPositions.js';
-import { declarationsNamed } from '../../server/src/repo/declarations.js';
+import { declarationsNamed, withSyntaxTree } from '../../server/src/repo/declarations.js';
 import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
 import type { DocumentSnapshot } from '../../server/src/workspace/documentSnapshot.js';
 import { pathToUri } from '../../server/src/workspace/documentSnapshot.js';
@@ -82,6 +82,26 @@ const live = (): AbortSignal => new AbortController().signal;
 function build(request: RequestContextInput): Promise<RequestContext> {
   return buildRequestContext(request, live());
 }
+
+describe('a document being edited', () => {
+  it('keeps its tree of edits through a context built on its text, so the next keystroke is parsed incrementally', async () => {
+    const disk = snapshot('src/ledger.ts');
+    const fsPath = disk.fsPath as string;
+    const typed = `${disk.text}\n// typed\n`;
+    const document = snapshot('src/ledger.ts', typed, 2);
+    // The light bulb's requests: on the disk's text, then on the typed one, which gives the file a tree of edits.
+    withSyntaxTree(fsPath, disk.text, () => undefined);
+    // Test only: a node kept past the call, to compare identities.
+    const first = withSyntaxTree(fsPath, typed, (source, edited) => ({ edited, statement: source.statements[0] }));
+    expect(first.edited).toBe(true);
+    const context = await build(input(document, declarationTarget(document, 'balance')));
+    expect(context.enclosing).toMatchObject({ name: 'Ledger', kind: 'class' });
+    expect(context.enclosing?.text).not.toContain('let total = 0;');
+    // The next keystroke updates that very tree: the statements it did not touch are the same nodes.
+    const next = `${typed}// more\n`;
+    expect(withSyntaxTree(fsPath, next, (source, edited) => edited && source.statements[0] === first.statement)).toBe(true);
+  });
+});
 
 describe('the enclosing declaration', () => {
   it('is the class around a method, with the method itself named rather than repeated', async () => {

@@ -5,7 +5,7 @@ import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
 import { isSupportedLanguage, languageIdForPath, resolvePath, syntaxFileName, uriToPath } from '../workspace/documentSnapshot.js';
 import { diskText } from '../workspace/diskTexts.js';
 import type { WorkspaceProject } from '../repo/workspaceProject.js';
-import { KIND_LABEL, declarationAt, declarationsTouching, listDeclarations, parseDocument } from '../repo/declarations.js';
+import { KIND_LABEL, declarationAt, declarationsAroundRange, listDeclarations, withSyntaxTree } from '../repo/declarations.js';
 import type { DeclarationTarget } from '../repo/declarations.js';
 import { workspaceIndex } from '../repo/lexicalIndex.js';
 import type { LexicalIndex } from '../repo/lexicalIndex.js';
@@ -466,9 +466,8 @@ interface Enclosing {
 function enclosingOf(document: DocumentSnapshot, target: RequestContextInput['target']): Enclosing | undefined {
   if (!isSupportedLanguage(document.languageId)) return undefined;
   let best: DeclarationTarget | undefined;
-  // Every declaration around the target reaches into it: only those nodes are walked, not the whole file, whose
-  // list a text the user just typed has not had made yet.
-  for (const declaration of declarationsTouching(syntaxFileName(document), document.text, target.start, target.end)) {
+  // Only the nodes around the target are walked when the file's list is not known (a text the user just typed).
+  for (const declaration of declarationsAroundRange(syntaxFileName(document), document.text, target.start, target.end)) {
     const contains = declaration.start <= target.start && target.end <= declaration.end;
     const same = declaration.start >= target.start || (target.start <= declaration.nameStart && (declaration.name === target.name || declaration.simpleName === target.name));
     if (!contains || same) continue;
@@ -501,9 +500,9 @@ function enclosingPiece(document: DocumentSnapshot, target: RequestContextInput[
   // A cut of a long declaration keeps the lines around the target, where the request is.
   const keep = elided ? { from: targetFirst - startLine, to: targetFirst - startLine } : { from: targetFirst - startLine, to: targetLast - startLine };
   const piece: Piece = { fsPath: fileName, startLine, endLine, text: full, code, describe: `the enclosing ${kind} ${enclosing.declaration.name}`, keep };
-  const node = classNodeAt(parseDocument(fileName, text), enclosing.declaration.start);
-  if (node) {
-    const folded = [...cuts, ...foldedBodies(node, parseDocument(fileName, text)).filter((f) => !cuts.some((c) => f.start < c.end && c.start < f.end))];
+  const bodies = classBodiesAt(fileName, text, enclosing.declaration.start);
+  if (bodies) {
+    const folded = [...cuts, ...bodies.filter((f) => !cuts.some((c) => f.start < c.end && c.start < f.end))];
     const outline = dedent(withCuts(text, regionStart, regionEnd, folded));
     if (outline.length < full.length) {
       piece.outline = outline;
@@ -523,6 +522,15 @@ function classNodeAt(source: ts.SourceFile, start: number): ts.ClassLikeDeclarat
   };
   ts.forEachChild(source, visit);
   return found;
+}
+
+/** The bodies a class's outline folds, for the class that starts at `start`; none when no class starts there. */
+function classBodiesAt(fileName: string, text: string, start: number): { start: number; end: number; replacement: string }[] | undefined {
+  // Lent, not handed out: offsets outlive the call, nodes do not (see `lexicalSymbols`).
+  return withSyntaxTree(fileName, text, (source) => {
+    const node = classNodeAt(source, start);
+    return node ? foldedBodies(node, source) : undefined;
+  });
 }
 
 /** The bodies of a class's members that span lines, folded to `{ … }`: what a reader of an outline skips. */
@@ -1057,11 +1065,25 @@ interface Site {
  */
 function chooseReferences(sites: Site[], files: WorkspaceFiles): Piece[] {
   const stubs = [...new Set(sites.filter((site) => files.excluded(site.fsPath)).map((site) => site.fsPath))].sort().map((fsPath) => stub(fsPath, files));
-  const sorted = sites.filter((site) => !files.excluded(site.fsPath)).sort((a, b) => a.fsPath.localeCompare(b.fsPath) || a.position - b.position);
+  // Most sites share a file: equal paths are told apart before the locale's comparison, which costs more.
+  const bySite = (a: Site, b: Site): number => (a.fsPath === b.fsPath ? a.position - b.position : a.fsPath.localeCompare(b.fsPath));
+  const sorted = sites.filter((site) => !files.excluded(site.fsPath)).sort(bySite);
   const chosen: typeof sorted = [];
   const windows: { fsPath: string; startLine: number; endLine: number }[] = [];
-  const lineOfSite = new Map(sorted.map((site) => [site, files.linesOf(site.text).lineOf(site.position)]));
-  const lineOf = (site: Site): number => lineOfSite.get(site) as number;
+  // One table per file: a file's sites share one text, and a lookup by a long text may compare it character by
+  // character (two strings of one content, the editor's and a parse's). Lines are found for the sites looked at only.
+  const tables = new Map<string, Lines>();
+  const tableOf = (site: Site): Lines => {
+    let table = tables.get(site.fsPath);
+    if (!table) tables.set(site.fsPath, (table = files.linesOf(site.text)));
+    return table;
+  };
+  const lineOfSite = new Map<Site, number>();
+  const lineOf = (site: Site): number => {
+    let line = lineOfSite.get(site);
+    if (line === undefined) lineOfSite.set(site, (line = tableOf(site).lineOf(site.position)));
+    return line;
+  };
   for (const pass of [0, 1]) {
     for (const site of sorted) {
       if (chosen.length >= MAX_REFERENCE_CANDIDATES) break;
@@ -1072,11 +1094,11 @@ function chooseReferences(sites: Site[], files: WorkspaceFiles): Piece[] {
       windows.push({ fsPath: site.fsPath, startLine: line - REFERENCE_AROUND, endLine: line + REFERENCE_AROUND });
     }
   }
-  chosen.sort((a, b) => a.fsPath.localeCompare(b.fsPath) || a.position - b.position);
+  chosen.sort(bySite);
   return [
     ...stubs,
     ...chosen.map((site) => {
-      const table = files.linesOf(site.text);
+      const table = tableOf(site);
       const line = lineOf(site);
       const { startLine, endLine } = windowAround(table, line, line, REFERENCE_AROUND);
       const label = site.label();
@@ -1102,9 +1124,10 @@ function chooseReferences(sites: Site[], files: WorkspaceFiles): Piece[] {
 function lexicalSymbols(search: SymbolSearch, names: RequestName[], withoutProgram: DocumentSnapshot | undefined, program: ts.Program | undefined): CandidateSymbol[] {
   const { files, index } = search;
   const wanted: { name: RequestName; fromRequest: boolean; order: number }[] = names.map((name) => ({ name, fromRequest: true, order: search.requested.indexOf(name) }));
+  // The trees here are lent (`withSyntaxTree`), not handed out: nothing of them outlives the call, so the tree of a
+  // file being edited stays its tree of edits, and the next keystroke is parsed incrementally instead of whole.
   if (withoutProgram) {
-    const source = parseDocument(files.nameOf(withoutProgram), withoutProgram.text);
-    codeShapedIdentifiers(source, search.input.target).forEach((simple, i) => {
+    withSyntaxTree(files.nameOf(withoutProgram), withoutProgram.text, (source) => codeShapedIdentifiers(source, search.input.target)).forEach((simple, i) => {
       if (!wanted.some((w) => w.name.simple === simple)) wanted.push({ name: { simple }, fromRequest: false, order: 1_000 + i });
     });
   }
@@ -1122,13 +1145,15 @@ function lexicalSymbols(search: SymbolSearch, names: RequestName[], withoutProgr
     for (const hit of declared) {
       const text = files.text(hit.fsPath);
       if (text === undefined) continue;
-      const source = parseDocument(hit.fsPath, text);
       const lines = files.linesOf(text);
-      const node = declarationNodeOnLine(source, lines.start(hit.startLine - 1), lines.end(hit.startLine - 1), name.simple);
-      const declaration = node ? describeDeclaration(node, source, fromRequest) : undefined;
-      const symbol = declaration ? symbolOf(declaration, files, search.avoid, order) : undefined;
-      if (!symbol || !declaration) continue;
-      if (!symbol.declaration.stub) symbol.references = lexicalReferences(declaration, search, program);
+      const symbol = withSyntaxTree(hit.fsPath, text, (source) => {
+        const node = declarationNodeOnLine(source, lines.start(hit.startLine - 1), lines.end(hit.startLine - 1), name.simple);
+        const declaration = node ? describeDeclaration(node, source, fromRequest) : undefined;
+        const found = declaration ? symbolOf(declaration, files, search.avoid, order) : undefined;
+        if (found && declaration && !found.declaration.stub) found.references = lexicalReferences(declaration, search, program);
+        return found;
+      });
+      if (!symbol) continue;
       if (fromRequest) symbol.requestName = requestKey(name);
       out.push(symbol);
     }
@@ -1284,9 +1309,9 @@ function openDocumentPieces(input: RequestContextInput, files: WorkspaceFiles, i
         const startLine = lines.lineOf(start);
         const endLine = lines.lineOf(declaration.end);
         const piece: Piece = { fsPath, startLine, endLine, text: dedent(lines.slice(startLine, endLine)), code, describe: `the open document ${relative} (${declaration.name})`, label: declaration.name };
-        const node = declaration.kind === 'class' ? classNodeAt(parseDocument(fsPath, document.text), declaration.start) : undefined;
-        if (node) {
-          const outline = dedent(withCuts(document.text, lines.start(startLine), lines.end(endLine), foldedBodies(node, parseDocument(fsPath, document.text))));
+        const bodies = declaration.kind === 'class' ? classBodiesAt(fsPath, document.text, declaration.start) : undefined;
+        if (bodies) {
+          const outline = dedent(withCuts(document.text, lines.start(startLine), lines.end(endLine), bodies));
           if (outline.length < piece.text.length) piece.outline = outline;
         }
         ranked.push({ piece: capped(piece, MAX_LINES.open), score, size: declaration.end - declaration.start, start });

@@ -71,8 +71,10 @@ function cachedParse(fileName: string, text: string): ts.SourceFile {
     sourceCache.delete(fileName);
     if (cached.text === text) {
       // An equal text in another string (the editor's copy after an undo, say) is compared character by character;
-      // keeping the caller's string makes its next lookups, which come by the dozen per task, a pointer check.
+      // keeping the caller's string makes its next lookups, which come by the dozen per task, a pointer check. The
+      // tree takes it too (the same characters), so that what is looked up by the tree's text is the same string.
       cached.text = text;
+      (cached.source as { text: string }).text = text;
       sourceCache.set(fileName, cached);
       return cached.source;
     }
@@ -175,7 +177,9 @@ export function withSyntaxTree<T>(fileName: string, text: string, use: (source: 
     editedTrees.delete(fileName);
     editedTrees.set(fileName, edited);
     if (edited.text === text) {
+      // The caller's string, in the tree too, as in `cachedParse`.
       edited.text = text;
+      (edited.source as { text: string }).text = text;
     } else if (onLoan.has(edited.source)) {
       // A call under way on this file's tree, asking about another text: a parse of its own leaves that tree alone.
       return lend(fullParse(fileName, text), true, use);
@@ -300,7 +304,21 @@ export function declarationsTouching(fileName: string, text: string, from: numbe
   return withSyntaxTree(fileName, text, (source) => (from <= 0 && to >= source.text.length ? [...declarationsIn(source)] : declarationsTouchingIn(source, from, to)));
 }
 
+/**
+ * Declarations that may contain `[from, to]`, a superset the caller narrows: the file's list when it is known,
+ * otherwise those of the nodes that contain the range, a walk as deep as the range is nested. (A declaration lies
+ * within its node, or within the variable statement above it, which the walk enters whole.)
+ */
+export function declarationsAroundRange(fileName: string, text: string, from: number, to: number): readonly DeclarationTarget[] {
+  return withSyntaxTree(fileName, text, (source) => declarationCache.get(source) ?? walkDeclarations(source, (node) => node.pos <= from && node.end >= to));
+}
+
 function declarationsTouchingIn(source: ts.SourceFile, from: number, to: number): DeclarationTarget[] {
+  return walkDeclarations(source, (node) => node.pos <= to && node.end >= from);
+}
+
+/** The declarations of the nodes `enter` lets the walk into, outermost first. */
+function walkDeclarations(source: ts.SourceFile, enter: (node: ts.Node) => boolean): DeclarationTarget[] {
   const out: DeclarationTarget[] = [];
   const visit = (node: ts.Node, container: string | undefined): void => {
     const target = toTarget(node, source, container);
@@ -310,11 +328,11 @@ function declarationsTouchingIn(source: ts.SourceFile, from: number, to: number)
     // is the anchor of the declaration inside it, which may end before it (at `;`).
     const whole = ts.isVariableStatement(node) || ts.isVariableDeclarationList(node);
     ts.forEachChild(node, (child) => {
-      if (whole || (child.pos <= to && child.end >= from)) visit(child, nextContainer);
+      if (whole || enter(child)) visit(child, nextContainer);
     });
   };
   ts.forEachChild(source, (child) => {
-    if (child.pos <= to && child.end >= from) visit(child, undefined);
+    if (enter(child)) visit(child, undefined);
   });
   return out;
 }

@@ -490,7 +490,8 @@ export class TraceStore {
         );
       }
       const before = entry.interaction;
-      const changed = copy(before);
+      // The stored record is JSON data already: a plain deep copy will do.
+      const changed = cloneJson(before);
       change(changed);
       if (changed.id !== before.id || changed.sessionId !== before.sessionId) {
         throw new Error(`TraceStore: update of ${id} must not change its id or sessionId`);
