@@ -250,12 +250,12 @@ describe('open documents', () => {
 describe('an open document being edited', () => {
   const repo = path.resolve(__dirname, '..', '..');
   /** Edits of every kind that moves statements: typing, deleting, comments and statements put first, top-level await. */
-  const pieces = [' ', '\n', '// a note about retries here\n', '/** Loads the whole configuration. */\n', 'function typedHere() {}\n', 'x', '}', '{', '`', '/*', 'export const q = 1;', '\n\n', 'class K { m() {} }\n', 'await ready();\n', "import x from 'y';\n"];
+  const pieces = [' ', '\n', '// a note about retries here\n', '/** Loads the whole configuration. */\n', 'function typedHere() {}\n', 'x', '}', '{', '`', '/*', 'export const q = 1;', '\n\n', 'class K { m() {} }\n', 'await ready();\n', "import x from 'y';\n", '  extra(): void {}\n', '  /** A member typed in. */\n', '  field = () => 1;\n'];
 
   it('takes the statements it did not change from the last version, and extracts what a whole extraction does', () => {
     let seed = 11;
     const next = (n: number): number => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n;
-    for (const relative of ['server/src/context/requestContext.ts', 'test/e2e/documentAction.test.ts', 'bench/run.mjs']) {
+    for (const relative of ['server/src/context/requestContext.ts', 'test/e2e/documentAction.test.ts', 'bench/run.mjs', 'server/src/trace/traceStore.ts', 'server/src/repo/lexicalIndex.ts']) {
       let text = fs.readFileSync(path.join(repo, relative), 'utf8');
       let memo: StatementMemo | undefined;
       for (let i = 0; i < 30; i++) {
@@ -289,7 +289,9 @@ describe('an open document being edited', () => {
     let memo = extractDocumentsReusing(relative, text, undefined, undefined).memo;
     const statements = memo.parts.size;
     expect(statements).toBeGreaterThan(30);
-    const generations = (): number[] => [...memo.parts.values()].map((part) => part.generation);
+    // The extraction each part was last made in, and every extraction whose text the memo's strings come from.
+    const generations = (): number[] => [...memo.parts.values()].map((part) => Math.max(...part.generations));
+    const held = (): Set<number> => new Set([...[...memo.parts.values()].flatMap((part) => part.generations), ...[...memo.members.values()].map((part) => part.generation)]);
     const typeAt = (at: number): void => {
       text = `${text.slice(0, at)} ${text.slice(at)}`;
       memo = extractDocumentsReusing(relative, text, undefined, memo).memo;
@@ -308,10 +310,46 @@ describe('an open document being edited', () => {
     for (const [i, name] of names.entries()) {
       typeAt(text.indexOf(name));
       const made = generations();
-      expect(new Set(made).size).toBeLessThanOrEqual(8);
+      expect(held().size).toBeLessThanOrEqual(8);
       expect(made.filter((generation) => generation === 13 + i).length).toBeLessThanOrEqual(Math.ceil(statements / 8) + 1);
       expect(made.filter((generation) => generation === 1).length).toBeGreaterThanOrEqual(statements - 15);
     }
+  });
+
+  it('reads again only the class member typed in, renamed classes whole, and keeps members of at most eight versions', () => {
+    const relative = 'server/src/trace/traceStore.ts';
+    let text = fs.readFileSync(path.join(repo, relative), 'utf8');
+    let memo = extractDocumentsReusing(relative, text, undefined, undefined).memo;
+    const members = memo.members.size;
+    expect(members).toBeGreaterThan(30);
+    const made = (): number[] => [...memo.members.values()].map((part) => part.generation);
+    const held = (): Set<number> => new Set([...[...memo.parts.values()].flatMap((part) => part.generations), ...made()]);
+    const next = (edit: (before: string) => string): void => {
+      text = edit(text);
+      const reused = extractDocumentsReusing(relative, text, undefined, memo);
+      expect(reused.drafts).toEqual(extractDocuments(relative, text));
+      memo = reused.memo;
+    };
+    const typeAt = (needle: string): void => next((before) => `${before.slice(0, before.indexOf(needle))} ${before.slice(before.indexOf(needle))}`);
+    // Typing in one method, version after version: that method alone is read again; the class is put together.
+    for (let version = 2; version <= 10; version++) {
+      typeAt('  add(interaction: Interaction');
+      expect(made().filter((generation) => generation === version)).toHaveLength(1);
+      expect(made().filter((generation) => generation === 1)).toHaveLength(members - 1);
+      expect(made()).toHaveLength(members);
+    }
+    // Typing in a different method each time: at most eight versions are held, members and statements together.
+    const methods = [...text.matchAll(/^ {2}(?:(?:private|static|async|get|set) )*[A-Za-z#]\w*\(/gm)].map((match) => match[0]).filter((line, i, all) => all.indexOf(line) === i).slice(0, 14);
+    expect(methods).toHaveLength(14);
+    for (const method of methods) {
+      typeAt(method);
+      expect(held().size).toBeLessThanOrEqual(8);
+      expect(made().filter((generation) => generation === memo.generation).length).toBeLessThanOrEqual(Math.ceil(members / 4));
+    }
+    // A renamed class: its members' names and context change, so every one of them is read again.
+    next((before) => before.replace('export class TraceStore {', 'export class TraceLedger {'));
+    expect(made().every((generation) => generation === memo.generation)).toBe(true);
+    expect(extractDocuments(relative, text).map((draft) => draft.name)).toContain('TraceLedger.add');
   });
 
   it('ranks and finds from the terms it kept as a fresh index does from the same texts', async () => {

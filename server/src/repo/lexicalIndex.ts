@@ -350,25 +350,45 @@ interface StatementPart {
   detached: { start: number; end: number }[];
   /** When it declares nothing: its text with its comment, part of the file's "module" document. */
   loose: { start: number; text: string } | undefined;
-  /** The extraction it was made in. */
+  /** The extractions whose texts its strings are slices of: one, or more for a class put together from its members. */
+  generations: readonly number[];
+  /** A class's members, by their keys, for a later version that changes the class to take those it did not change. */
+  members?: readonly (readonly [key: string, part: MemberPart])[];
+}
+
+/**
+ * What one member of a top-level class gives, its offsets counted from the member's full start. Like a statement's
+ * part, it depends on the member's text alone, besides the class's name (in the names and context of what it
+ * declares) and whether the file is a module: its key holds both of the first, the memo the last.
+ */
+interface MemberPart {
+  drafts: DocumentDraft[];
+  detached: { start: number; end: number }[];
   generation: number;
 }
 
-/** An open document's statements as last extracted, by their text. */
+/** An open document's statements, and its top-level classes' members, as last extracted, by their text. */
 export interface StatementMemo {
   generation: number;
   /** Whether the file was a module: top-level `await` parses differently in a script. */
   module: boolean;
   parts: Map<string, StatementPart>;
+  members: Map<string, MemberPart>;
 }
 
 /**
- * Most extractions the parts of one memo come from. A part's strings are slices of the text it was read from, which
- * they keep alive: beyond this many, the parts of the extraction with the fewest are read again from the current
- * text. This bounds the versions of a file held at once. It costs the statement typed in while the user works in a
- * few places, and at most an eighth of the file's statements per version when the edits go everywhere.
+ * Most extractions the parts of one memo come from, statements' and members' together. A part's strings are slices of
+ * the text it was read from, which they keep alive: beyond this many, the parts of the extraction with the fewest are
+ * read again from the current text. This bounds the versions of a file held at once. It costs the statement (or
+ * member) typed in while the user works in a few places, and at most an eighth of the file's parts per version when
+ * the edits go everywhere.
  */
 const PART_GENERATIONS = 8;
+
+/** A class's name as its members' drafts carry it. */
+function className(node: ts.ClassDeclaration): string {
+  return node.name?.text ?? 'default';
+}
 
 /** Like `extractDocuments`, taking the statements unchanged since `earlier` from it; returns the memo for the next version. */
 export function extractDocumentsReusing(relativePath: string, text: string, parsed: ts.SourceFile | undefined, earlier: StatementMemo | undefined): { drafts: DocumentDraft[]; memo: StatementMemo } {
@@ -382,8 +402,8 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
   const source = parsed ?? ts.createSourceFile(relativePath, text, ts.ScriptTarget.Latest, false, scriptKindOf(relativePath));
   const module = ts.isExternalModule(source);
   const generation = (earlier?.generation ?? 0) + 1;
-  const reusable = earlier?.module === module ? earlier.parts : undefined;
-  const memo: StatementMemo | undefined = remember ? { generation, module, parts: new Map() } : undefined;
+  const reusable = earlier?.module === module ? earlier : undefined;
+  const memo: StatementMemo | undefined = remember ? { generation, module, parts: new Map(), members: new Map() } : undefined;
   const seenComments = new Set<number>();
   const pathTerms = relativePath
     .replace(/\.[^./]+$/, '')
@@ -496,7 +516,61 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
       draft.end -= at;
       draft.commentStart -= at;
     }
-    return { atStart: at === 0, drafts, detached: detached.map((block) => ({ start: block.start - at, end: block.end - at })), loose, generation };
+    return { atStart: at === 0, drafts, detached: detached.map((block) => ({ start: block.start - at, end: block.end - at })), loose, generations: [generation] };
+  };
+
+  /** A member's part: what visiting it gives, its offsets counted from its full start. */
+  const readMember = (member: ts.ClassElement, statement: ts.ClassDeclaration, name: string): MemberPart => {
+    const outer = [drafts, detached] as const;
+    drafts = [];
+    detached = [];
+    visit(member, statement, name);
+    const at = member.pos;
+    const part: MemberPart = {
+      drafts: drafts.map((draft) => ({ ...draft, start: draft.start - at, end: draft.end - at, commentStart: draft.commentStart - at })),
+      detached: detached.map((block) => ({ start: block.start - at, end: block.end - at })),
+      generation,
+    };
+    [drafts, detached] = outer;
+    return part;
+  };
+
+  /**
+   * Reads a top-level class as `read` does, taking the part of each member from `members` where it has one (the
+   * members the user did not change), so that typing in a method reads that method again rather than the class.
+   */
+  const readClass = (statement: ts.ClassDeclaration, members: readonly (MemberPart | undefined)[], keys: readonly string[]): StatementPart => {
+    const at = statement.pos;
+    drafts = [];
+    detached = [];
+    const name = className(statement);
+    add('class', name, statement, statement, text.slice(statement.getStart(source), statement.members.pos), undefined);
+    const made = new Set([generation]);
+    const kept: [string, MemberPart][] = [];
+    // In `visit`'s order: modifiers, name, type parameters and heritage clauses as they are, then the members.
+    ts.forEachChild(
+      statement,
+      (child) => visit(child, statement, name),
+      (nodes) => {
+        if (nodes !== statement.members) {
+          for (const node of nodes) visit(node, statement, name);
+          return;
+        }
+        statement.members.forEach((member, i) => {
+          const part = members[i] ?? readMember(member, statement, name);
+          made.add(part.generation);
+          kept.push([keys[i] as string, part]);
+          for (const draft of part.drafts) drafts.push({ ...draft, start: draft.start + member.pos, end: draft.end + member.pos, commentStart: draft.commentStart + member.pos });
+          for (const block of part.detached) detached.push({ start: block.start + member.pos, end: block.end + member.pos });
+        });
+      },
+    );
+    for (const draft of drafts) {
+      draft.start -= at;
+      draft.end -= at;
+      draft.commentStart -= at;
+    }
+    return { atStart: at === 0, drafts, detached: detached.map((block) => ({ start: block.start - at, end: block.end - at })), loose: undefined, generations: [...made], members: kept };
   };
 
   const declared: DocumentDraft[] = [];
@@ -506,11 +580,22 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
   const statements = source.statements;
   const keys = memo ? statements.map((statement) => text.slice(statement.pos, statement.end)) : undefined;
   const taken = statements.map((statement, i) => {
-    const part = keys === undefined ? undefined : reusable?.get(keys[i] as string);
+    const part = keys === undefined ? undefined : reusable?.parts.get(keys[i] as string);
     return part?.atStart === (statement.pos === 0) ? part : undefined;
   });
+  // The members of the top-level classes the user changed, by their text and their class's name.
+  const memberKeys = (statement: ts.ClassDeclaration): string[] => statement.members.map((member) => `${className(statement)}\n${text.slice(member.pos, member.end)}`);
+  const classes = statements.map((statement, i) => (memo && taken[i] === undefined && ts.isClassDeclaration(statement) ? statement : undefined));
+  const lookUp = (statement: ts.ClassDeclaration | undefined) => {
+    if (!statement) return undefined;
+    const keys = memberKeys(statement);
+    return { keys, parts: keys.map((key) => reusable?.members.get(key)) };
+  };
+  const members = classes.map(lookUp);
   const live = new Map<number, number>();
-  for (const part of taken) if (part) live.set(part.generation, (live.get(part.generation) ?? 0) + 1);
+  const count = (made: number): void => void live.set(made, (live.get(made) ?? 0) + 1);
+  for (const part of taken) for (const made of part?.generations ?? []) count(made);
+  for (const found of members) for (const part of found?.parts ?? []) if (part) count(part.generation);
   if (live.size + (taken.includes(undefined) ? 1 : 0) > PART_GENERATIONS) {
     const release = new Set(
       [...live]
@@ -519,13 +604,22 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
         .map(([made]) => made),
     );
     taken.forEach((part, i) => {
-      if (part && release.has(part.generation)) taken[i] = undefined;
+      if (!part?.generations.some((made) => release.has(made))) return;
+      taken[i] = undefined;
+      // A class taken whole until now is put together from its members after all.
+      const statement = statements[i] as ts.Statement;
+      if (memo && ts.isClassDeclaration(statement)) members[i] = lookUp(statement);
+    });
+    for (const found of members) found?.parts.forEach((part, j) => {
+      if (part && release.has(part.generation)) found.parts[j] = undefined;
     });
   }
   statements.forEach((statement, i) => {
     const at = statement.pos;
-    const part = taken[i] ?? read(statement);
+    const found = members[i];
+    const part = taken[i] ?? (found ? readClass(statement as ts.ClassDeclaration, found.parts, found.keys) : read(statement));
     if (keys !== undefined) memo?.parts.set(keys[i] as string, part);
+    for (const [key, member] of part.members ?? []) memo?.members.set(key, member);
     for (const draft of part.drafts) {
       declared.push({ ...draft, start: draft.start + at, end: draft.end + at, commentStart: draft.commentStart + at, fields: [...draft.fields] });
     }
