@@ -125,7 +125,7 @@ export async function buildRequestContext(input: RequestContextInput, signal: Ab
   }
   const requested = namesInRequest(input.text);
   const enclosing = enclosingOf(document, target);
-  const targetLines = files.linesOf(document.text);
+  const targetLines = files.linesOf(document.text, files.nameOf(document));
   const avoid: Span[] = [{ fileName: files.nameOf(document), start: enclosing?.start ?? target.start, end: enclosing?.end ?? target.end }];
   const symbols = await resolveSymbols({ input, files, index: workspaceIndex(root), requested, avoid }, signal);
   await yieldToEventLoop();
@@ -209,28 +209,28 @@ class WorkspaceFiles {
     return text;
   }
 
-  linesOf(text: string): Lines {
-    // Each text is looked up here once per request. Texts over 16K characters hash by their length alone, so a lookup
-    // in the shared table compares the text with every version of the same length held there (an edit that
-    // replaced characters, one typed and undone).
+  /** The line table of a file's text. */
+  linesOf(text: string, file: string): Lines {
+    // Each text is looked up here once per request. Across requests each file keeps the table of its last text, found
+    // by the file's name: in a table keyed by the texts themselves, a new text would be compared with every text held
+    // of its length (V8 hashes strings over 16K characters by their length alone), as a file typed in has many.
     const known = this.lines.get(text);
     if (known) return known;
-    let lines = recentLines.get(text);
-    if (lines) {
-      recentLines.delete(text);
-    } else {
+    let lines = recentLines.get(file);
+    if (lines?.text !== text) {
       lines = new Lines(text);
-      if (recentLines.size >= RECENT_LINE_TABLES) recentLines.delete(recentLines.keys().next().value as string);
+      if (!recentLines.has(file) && recentLines.size >= RECENT_LINE_TABLES) recentLines.delete(recentLines.keys().next().value as string);
     }
-    recentLines.set(text, lines);
+    recentLines.delete(file);
+    recentLines.set(file, lines);
     this.lines.set(text, lines);
     return lines;
   }
 }
 
 /**
- * Line tables of recent texts, least recently used first: each request reads the same few files (the document, the
- * declarations it names) and would otherwise build their tables again.
+ * Line tables of recent texts by file, least recently used first: each request reads the same few files (the
+ * document, the declarations it names) and would otherwise build their tables again.
  */
 const recentLines = new Map<string, Lines>();
 const RECENT_LINE_TABLES = 32;
@@ -478,7 +478,7 @@ function enclosingOf(document: DocumentSnapshot, target: RequestContextInput['ta
 
 function enclosingPiece(document: DocumentSnapshot, target: RequestContextInput['target'], enclosing: Enclosing, files: WorkspaceFiles): Piece {
   const text = document.text;
-  const lines = files.linesOf(text);
+  const lines = files.linesOf(text, files.nameOf(document));
   const startLine = lines.lineOf(enclosing.start);
   const endLine = lines.lineOf(enclosing.end);
   const fileName = files.nameOf(document);
@@ -935,7 +935,7 @@ function symbolOf(declaration: FoundDeclaration, files: WorkspaceFiles, avoid: S
   const anchor = anchorOf(node);
   const start = docStart(anchor, source);
   if (avoid.some((span) => inside(span, fileName, anchor.getStart(source), anchor.getEnd()) || inside({ fileName, start, end: anchor.getEnd() }, span.fileName, span.start, span.end))) return undefined;
-  const lines = files.linesOf(source.text);
+  const lines = files.linesOf(source.text, fileName);
   const startLine = lines.lineOf(start);
   const endLine = lines.lineOf(anchor.getEnd());
   const regionStart = lines.start(startLine);
@@ -1075,7 +1075,7 @@ function chooseReferences(sites: Site[], files: WorkspaceFiles): Piece[] {
   const tables = new Map<string, Lines>();
   const tableOf = (site: Site): Lines => {
     let table = tables.get(site.fsPath);
-    if (!table) tables.set(site.fsPath, (table = files.linesOf(site.text)));
+    if (!table) tables.set(site.fsPath, (table = files.linesOf(site.text, site.fsPath)));
     return table;
   };
   const lineOfSite = new Map<Site, number>();
@@ -1145,7 +1145,7 @@ function lexicalSymbols(search: SymbolSearch, names: RequestName[], withoutProgr
     for (const hit of declared) {
       const text = files.text(hit.fsPath);
       if (text === undefined) continue;
-      const lines = files.linesOf(text);
+      const lines = files.linesOf(text, hit.fsPath);
       const symbol = withSyntaxTree(hit.fsPath, text, (source) => {
         const node = declarationNodeOnLine(source, lines.start(hit.startLine - 1), lines.end(hit.startLine - 1), name.simple);
         const declaration = node ? describeDeclaration(node, source, fromRequest) : undefined;
@@ -1219,7 +1219,7 @@ function lexicalReferences(declaration: FoundDeclaration, search: SymbolSearch, 
     for (const match of text.matchAll(pattern)) {
       const position = match.index;
       if (inside(declared, fsPath, position, position) || search.avoid.some((span) => inside(span, fsPath, position, position))) continue;
-      lines ??= files.linesOf(text);
+      lines ??= files.linesOf(text, fsPath);
       const line = lines.slice(lines.lineOf(position), lines.lineOf(position));
       if (/^\s*(import|export\s*\{|export\s+\*)/.test(line) || /^\s*(\/\/|\*|\/\*)/.test(line)) continue;
       sites.push({ fsPath, text, position, label: () => declarationAt(fsPath, text, position)?.name });
@@ -1249,7 +1249,7 @@ function recentPieces(input: RequestContextInput, files: WorkspaceFiles, target:
     }
     const text = files.text(fileName);
     if (text === undefined) continue;
-    const lines = files.linesOf(text);
+    const lines = files.linesOf(text, fileName);
     const last = lines.count - 1;
     // The range may be from an older version: clamped to the text as it is now.
     const first = Math.min(Math.max(0, visit.range.start.line), last);
@@ -1298,7 +1298,7 @@ function openDocumentPieces(input: RequestContextInput, files: WorkspaceFiles, i
       scored.push({ document, score: -1, choices: [stub(fsPath, files)] });
       continue;
     }
-    const lines = files.linesOf(document.text);
+    const lines = files.linesOf(document.text, fsPath);
     const ranked: { piece: Piece; score: number; size: number; start: number }[] = [];
     if (code) {
       for (const declaration of listDeclarations(fsPath, document.text)) {
