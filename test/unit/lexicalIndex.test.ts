@@ -252,6 +252,9 @@ describe('an open document being edited', () => {
   /** Edits of every kind that moves statements: typing, deleting, comments and statements put first, top-level await. */
   const pieces = [' ', '\n', '// a note about retries here\n', '/** Loads the whole configuration. */\n', 'function typedHere() {}\n', 'x', '}', '{', '`', '/*', 'export const q = 1;', '\n\n', 'class K { m() {} }\n', 'await ready();\n', "import x from 'y';\n", '  extra(): void {}\n', '  /** A member typed in. */\n', '  field = () => 1;\n'];
 
+  /** Every extraction whose text the memo's strings come from, its statements' and its members' parts together. */
+  const heldGenerations = (memo: StatementMemo): Set<number> => new Set([...[...memo.parts.values()].flatMap((part) => part.generations), ...[...memo.members.values()].map((part) => part.generation)]);
+
   it('takes the statements it did not change from the last version, and extracts what a whole extraction does', () => {
     let seed = 11;
     const next = (n: number): number => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n;
@@ -289,9 +292,9 @@ describe('an open document being edited', () => {
     let memo = extractDocumentsReusing(relative, text, undefined, undefined).memo;
     const statements = memo.parts.size;
     expect(statements).toBeGreaterThan(30);
-    // The extraction each part was last made in, and every extraction whose text the memo's strings come from.
+    // The extraction each part was last made in.
     const generations = (): number[] => [...memo.parts.values()].map((part) => Math.max(...part.generations));
-    const held = (): Set<number> => new Set([...[...memo.parts.values()].flatMap((part) => part.generations), ...[...memo.members.values()].map((part) => part.generation)]);
+    const held = (): Set<number> => heldGenerations(memo);
     const typeAt = (at: number): void => {
       text = `${text.slice(0, at)} ${text.slice(at)}`;
       memo = extractDocumentsReusing(relative, text, undefined, memo).memo;
@@ -323,7 +326,7 @@ describe('an open document being edited', () => {
     const members = memo.members.size;
     expect(members).toBeGreaterThan(30);
     const made = (): number[] => [...memo.members.values()].map((part) => part.generation);
-    const held = (): Set<number> => new Set([...[...memo.parts.values()].flatMap((part) => part.generations), ...made()]);
+    const held = (): Set<number> => heldGenerations(memo);
     const next = (edit: (before: string) => string): void => {
       text = edit(text);
       const reused = extractDocumentsReusing(relative, text, undefined, memo);
