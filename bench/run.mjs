@@ -333,6 +333,8 @@ function describeProject(spec, options) {
 }
 
 async function measureProject(spec, options) {
+  // The machine's speed around each project, since it can change within a run: its figures compare at like speeds.
+  const speedBefore = await machineSpeed();
   const project = describeProject(spec, options);
   const size = countSourceLines(project.root);
   const large = project.largeFile ? { path: project.largeFile, lines: fs.readFileSync(project.largeFile, 'utf8').split('\n').length } : largestSourceFile(project.root);
@@ -375,6 +377,7 @@ async function measureProject(spec, options) {
   if (project.temporary) fs.rmSync(project.root, { recursive: true, force: true });
   return {
     name: project.name,
+    machineSpeed: { before: speedBefore, after: await machineSpeed() },
     root: project.temporary ? `(generated, ${options.syntheticLines} lines, removed after the run)` : project.root,
     files: size.files,
     lines: size.lines,
@@ -476,7 +479,8 @@ export function render(results) {
   const measures = table(['measure (ms)', 'project', 'median', 'p99', 'n', 'peak MB'], rows);
   const targets = table(['target', 'project', 'measured', 'result'], results.targets.map((t) => [t.target, t.project, t.value === null ? '—' : `${fmt(t.value)} ${t.unit}`, t.pass]));
   const speed = results.meta.machineSpeed;
-  const machine = speed ? `Machine speed (a fixed parse, ms; lower is faster): ${fmt(speed.before)} at the start, ${fmt(speed.after)} at the end.` : '';
+  const byProject = results.projects.filter((p) => p.machineSpeed).map((p) => `${p.name} ${fmt(p.machineSpeed.before)} → ${fmt(p.machineSpeed.after)}`);
+  const machine = speed ? `Machine speed (a fixed parse, ms; lower is faster): ${fmt(speed.before)} at the start, ${fmt(speed.after)} at the end${byProject.length > 0 ? `; around each project: ${byProject.join(', ')}` : ''}.` : '';
   return `${measures}\n\n${targets}${machine ? `\n\n${machine}` : ''}`;
 }
 
@@ -503,7 +507,7 @@ async function main() {
       memoryGB: Math.round(os.totalmem() / 1073741824),
       // The machine may be shared: the load before and after the run tells how quiet it was.
       loadAverageBefore: os.loadavg().map((l) => Math.round(l * 100) / 100),
-      machineSpeed: { workload: 'ms to parse typescript/lib/lib.es5.d.ts with the TypeScript compiler API, median of 15 after 10 warm-ups, one thread; lower is faster', before: speedBefore, after: null },
+      machineSpeed: { workload: 'ms to parse typescript/lib/lib.es5.d.ts with the TypeScript compiler API, median of 15 after 10 warm-ups, one thread; lower is faster; each project has its own, before and after its sections', before: speedBefore, after: null },
       commit: gitCommit(),
       runs: options.runs,
       tsls: options.tsls ? JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'node_modules', 'typescript-language-server', 'package.json'), 'utf8')).version : null,

@@ -79,9 +79,10 @@ describe('npm run bench -- --quick', () => {
     expect(errorsIn(results)).toEqual([]);
     expect(results.meta.mode).toBe('quick');
     for (const when of ['before', 'after']) expect(results.meta.machineSpeed[when], `machine speed ${when}`).toBeGreaterThan(0);
-    expect(stdout).toMatch(/Machine speed \(a fixed parse, ms; lower is faster\): [\d.]+ at the start, [\d.]+ at the end\./);
+    expect(stdout).toMatch(/Machine speed \(a fixed parse, ms; lower is faster\): [\d.]+ at the start, [\d.]+ at the end; around each project: synthetic [\d.]+ → [\d.]+\./);
     expect(results.projects).toHaveLength(1);
     const project = results.projects[0];
+    for (const when of ['before', 'after']) expect(project.machineSpeed[when], `the project's machine speed ${when}`).toBeGreaterThan(0);
     expect(project.lines).toBeGreaterThan(1_000);
     for (const server of ['assistant-ls', 'typescript-language-server']) {
       const lsp = project.lsp[server];
