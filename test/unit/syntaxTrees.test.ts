@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ts } from 'ts-morph';
-import { changeBetween, declarationAt, declarationStartingAt, declarationsAroundRange, forgetSyntaxTrees, listDeclarations, parseDocument, withSyntaxTree } from '../../server/src/repo/declarations.js';
+import { changeBetween, declarationAt, declarationStartingAt, declarationsContaining, forgetSyntaxTrees, listDeclarations, parseDocument, withSyntaxTree } from '../../server/src/repo/declarations.js';
 import { renameableAt, renameableNames } from '../../server/src/tasks/renameTask.js';
 import type { DocumentSnapshot } from '../../server/src/workspace/documentSnapshot.js';
 import { prng } from '../support/rawLsp.js';
@@ -224,7 +224,7 @@ describe('walks near a position, in a file being edited', () => {
     });
   });
 
-  it('declarationsAroundRange gives every declaration that contains a range, as the list of the whole file does', () => {
+  it('declarationsContaining gives every declaration that contains a range, as the list of the whole file does', () => {
     const random = prng(21);
     const extra = '\nexport const outer = (a: number) => {\n  const inner = function (b: number) {\n    class Local { run() { return () => b; } }\n    return new Local();\n  };\n  return inner(a);\n};\n';
     SOURCES.forEach((source, i) => {
@@ -239,12 +239,12 @@ describe('walks near a position, in a file being edited', () => {
       }
       const containing = (list: readonly { start: number; end: number }[], [from, to]: [number, number]) => list.filter((d) => d.start <= from && to <= d.end);
       // Until this file's declarations are listed, only the nodes around each range are walked.
-      const walked = ranges.map((range) => containing(declarationsAroundRange(fileName, text, range[0], range[1]), range));
+      const walked = ranges.map((range) => containing(declarationsContaining(fileName, text, range[0], range[1]), range));
       expect(walked).toEqual(ranges.map((range) => containing(all, range)));
       expect(walked.filter((found) => found.length >= 2).length).toBeGreaterThan(5);
       // Once listed, the list answers.
       expect(listDeclarations(fileName, text)).toEqual(all);
-      expect(ranges.map((range) => containing(declarationsAroundRange(fileName, text, range[0], range[1]), range))).toEqual(walked);
+      expect(ranges.map((range) => containing(declarationsContaining(fileName, text, range[0], range[1]), range))).toEqual(walked);
     });
   });
 

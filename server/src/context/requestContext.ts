@@ -5,7 +5,7 @@ import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
 import { isSupportedLanguage, languageIdForPath, resolvePath, syntaxFileName, uriToPath } from '../workspace/documentSnapshot.js';
 import { diskText } from '../workspace/diskTexts.js';
 import type { WorkspaceProject } from '../repo/workspaceProject.js';
-import { KIND_LABEL, declarationAt, declarationsAroundRange, listDeclarations, withSyntaxTree } from '../repo/declarations.js';
+import { KIND_LABEL, declarationAt, declarationsContaining, listDeclarations, withSyntaxTree } from '../repo/declarations.js';
 import type { DeclarationTarget } from '../repo/declarations.js';
 import { workspaceIndex } from '../repo/lexicalIndex.js';
 import type { LexicalIndex } from '../repo/lexicalIndex.js';
@@ -467,7 +467,7 @@ function enclosingOf(document: DocumentSnapshot, target: RequestContextInput['ta
   if (!isSupportedLanguage(document.languageId)) return undefined;
   let best: DeclarationTarget | undefined;
   // Only the nodes around the target are walked when the file's list is not known (a text the user just typed).
-  for (const declaration of declarationsAroundRange(syntaxFileName(document), document.text, target.start, target.end)) {
+  for (const declaration of declarationsContaining(syntaxFileName(document), document.text, target.start, target.end)) {
     const contains = declaration.start <= target.start && target.end <= declaration.end;
     const same = declaration.start >= target.start || (target.start <= declaration.nameStart && (declaration.name === target.name || declaration.simpleName === target.name));
     if (!contains || same) continue;

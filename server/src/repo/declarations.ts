@@ -309,7 +309,7 @@ export function declarationsTouching(fileName: string, text: string, from: numbe
  * otherwise those of the nodes that contain the range, a walk as deep as the range is nested. (A declaration lies
  * within its node, or within the variable statement above it, which the walk enters whole.)
  */
-export function declarationsAroundRange(fileName: string, text: string, from: number, to: number): readonly DeclarationTarget[] {
+export function declarationsContaining(fileName: string, text: string, from: number, to: number): readonly DeclarationTarget[] {
   return withSyntaxTree(fileName, text, (source) => declarationCache.get(source) ?? walkDeclarations(source, (node) => node.pos <= from && node.end >= to));
 }
 

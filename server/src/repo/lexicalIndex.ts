@@ -390,6 +390,16 @@ function className(node: ts.ClassDeclaration): string {
   return node.name?.text ?? 'default';
 }
 
+/** A draft moved `by` characters (from offsets counted in a statement or member to the file's, or back). */
+function movedDraft(draft: DocumentDraft, by: number): DocumentDraft {
+  return { ...draft, start: draft.start + by, end: draft.end + by, commentStart: draft.commentStart + by };
+}
+
+/** A comment block moved `by` characters. */
+function movedBlock(block: { start: number; end: number }, by: number): { start: number; end: number } {
+  return { start: block.start + by, end: block.end + by };
+}
+
 /** Like `extractDocuments`, taking the statements unchanged since `earlier` from it; returns the memo for the next version. */
 export function extractDocumentsReusing(relativePath: string, text: string, parsed: ts.SourceFile | undefined, earlier: StatementMemo | undefined): { drafts: DocumentDraft[]; memo: StatementMemo } {
   const { drafts, memo } = extract(relativePath, text, parsed, earlier, true);
@@ -516,7 +526,7 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
       draft.end -= at;
       draft.commentStart -= at;
     }
-    return { atStart: at === 0, drafts, detached: detached.map((block) => ({ start: block.start - at, end: block.end - at })), loose, generations: [generation] };
+    return { atStart: at === 0, drafts, detached: detached.map((block) => movedBlock(block, -at)), loose, generations: [generation] };
   };
 
   /** A member's part: what visiting it gives, its offsets counted from its full start. */
@@ -526,11 +536,7 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
     detached = [];
     visit(member, statement, name);
     const at = member.pos;
-    const part: MemberPart = {
-      drafts: drafts.map((draft) => ({ ...draft, start: draft.start - at, end: draft.end - at, commentStart: draft.commentStart - at })),
-      detached: detached.map((block) => ({ start: block.start - at, end: block.end - at })),
-      generation,
-    };
+    const part: MemberPart = { drafts: drafts.map((draft) => movedDraft(draft, -at)), detached: detached.map((block) => movedBlock(block, -at)), generation };
     [drafts, detached] = outer;
     return part;
   };
@@ -560,8 +566,8 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
           const part = members[i] ?? readMember(member, statement, name);
           made.add(part.generation);
           kept.push([keys[i] as string, part]);
-          for (const draft of part.drafts) drafts.push({ ...draft, start: draft.start + member.pos, end: draft.end + member.pos, commentStart: draft.commentStart + member.pos });
-          for (const block of part.detached) detached.push({ start: block.start + member.pos, end: block.end + member.pos });
+          for (const draft of part.drafts) drafts.push(movedDraft(draft, member.pos));
+          for (const block of part.detached) detached.push(movedBlock(block, member.pos));
         });
       },
     );
@@ -570,7 +576,7 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
       draft.end -= at;
       draft.commentStart -= at;
     }
-    return { atStart: at === 0, drafts, detached: detached.map((block) => ({ start: block.start - at, end: block.end - at })), loose: undefined, generations: [...made], members: kept };
+    return { atStart: at === 0, drafts, detached: detached.map((block) => movedBlock(block, -at)), loose: undefined, generations: [...made], members: kept };
   };
 
   const declared: DocumentDraft[] = [];
@@ -583,15 +589,14 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
     const part = keys === undefined ? undefined : reusable?.parts.get(keys[i] as string);
     return part?.atStart === (statement.pos === 0) ? part : undefined;
   });
-  // The members of the top-level classes the user changed, by their text and their class's name.
-  const memberKeys = (statement: ts.ClassDeclaration): string[] => statement.members.map((member) => `${className(statement)}\n${text.slice(member.pos, member.end)}`);
-  const classes = statements.map((statement, i) => (memo && taken[i] === undefined && ts.isClassDeclaration(statement) ? statement : undefined));
-  const lookUp = (statement: ts.ClassDeclaration | undefined) => {
-    if (!statement) return undefined;
-    const keys = memberKeys(statement);
+  // The members of a top-level class that is read again, by their text and their class's name, with the parts the last
+  // version has for them; none for another statement, or without a memo.
+  const membersOf = (statement: ts.Statement) => {
+    if (!memo || !ts.isClassDeclaration(statement)) return undefined;
+    const keys = statement.members.map((member) => `${className(statement)}\n${text.slice(member.pos, member.end)}`);
     return { keys, parts: keys.map((key) => reusable?.members.get(key)) };
   };
-  const members = classes.map(lookUp);
+  const members = statements.map((statement, i) => (taken[i] === undefined ? membersOf(statement) : undefined));
   const live = new Map<number, number>();
   const count = (made: number): void => void live.set(made, (live.get(made) ?? 0) + 1);
   for (const part of taken) for (const made of part?.generations ?? []) count(made);
@@ -607,8 +612,7 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
       if (!part?.generations.some((made) => release.has(made))) return;
       taken[i] = undefined;
       // A class taken whole until now is put together from its members after all.
-      const statement = statements[i] as ts.Statement;
-      if (memo && ts.isClassDeclaration(statement)) members[i] = lookUp(statement);
+      members[i] = membersOf(statements[i] as ts.Statement);
     });
     for (const found of members) found?.parts.forEach((part, j) => {
       if (part && release.has(part.generation)) found.parts[j] = undefined;
@@ -621,9 +625,9 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
     if (keys !== undefined) memo?.parts.set(keys[i] as string, part);
     for (const [key, member] of part.members ?? []) memo?.members.set(key, member);
     for (const draft of part.drafts) {
-      declared.push({ ...draft, start: draft.start + at, end: draft.end + at, commentStart: draft.commentStart + at, fields: [...draft.fields] });
+      declared.push({ ...movedDraft(draft, at), fields: [...draft.fields] });
     }
-    for (const block of part.detached) comments.push({ start: block.start + at, end: block.end + at });
+    for (const block of part.detached) comments.push(movedBlock(block, at));
     if (part.loose) {
       loose.push(part.loose.text);
       looseStart ??= part.loose.start + at;
