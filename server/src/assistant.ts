@@ -57,7 +57,8 @@ import type { DiagnosticsCache } from './oracle/diagnosticsCache.js';
 import { isPosition, isRange, lineStarts, positionToOffset } from './edits/textEdits.js';
 import type { DocumentSource } from './workspace/documentSnapshot.js';
 import { syntaxFileName, uriToPath } from './workspace/documentSnapshot.js';
-import { forgetSyntaxTrees } from './repo/declarations.js';
+import { forgetSyntaxTrees, noteTextEdits } from './repo/declarations.js';
+import type { TextEditStep } from './repo/declarations.js';
 import { writeAssistantFile } from './workspace/assistantFiles.js';
 import type { EditorPort, ProgressSink } from './editorPort.js';
 import { AssistantError } from './assistantError.js';
@@ -165,9 +166,13 @@ export class Assistant {
     return this.env.registry.forTask(task).map((agent) => agent.descriptor.name);
   }
 
-  /** Schedules the background type-check of a changed document (only useful when some agent fixes diagnostics). */
-  documentChanged(uri: string): void {
+  /**
+   * A document opened or changed: the file's tree of edits hears where (`edit`, when the editor said it), and its
+   * background type-check is scheduled (only useful when some agent fixes diagnostics).
+   */
+  documentChanged(uri: string, edit?: { before: string; steps: TextEditStep[]; after: string }): void {
     const document = this.options.documents.get(uri);
+    if (document && edit) noteTextEdits(syntaxFileName(document), edit.before, edit.steps, edit.after);
     if (document && this.env.registry.serves('fix')) this.ownDiagnostics.request(document);
   }
 

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ts } from 'ts-morph';
-import { changeBetween, declarationAt, declarationStartingAt, declarationsContaining, forgetSyntaxTrees, listDeclarations, parseDocument, withSyntaxTree } from '../../server/src/repo/declarations.js';
+import { changeBetween, declarationAt, declarationStartingAt, declarationsContaining, forgetSyntaxTrees, listDeclarations, noteTextEdits, parseDocument, withSyntaxTree } from '../../server/src/repo/declarations.js';
+import type { TextEditStep } from '../../server/src/repo/declarations.js';
 import { renameableAt, renameableNames } from '../../server/src/tasks/renameTask.js';
 import type { DocumentSnapshot } from '../../server/src/workspace/documentSnapshot.js';
 import { prng } from '../support/rawLsp.js';
@@ -164,6 +165,88 @@ describe('a task asking for the text being edited', () => {
     expect(parseDocument(fileName, second)).toBe(taken);
     expect(taken.text).toBe(second);
     expect(shape(taken)).toBe(wholeParse(fileName, second));
+  });
+});
+
+/** One random change as `typing` makes it, as the step the editor reports, and the text after it. */
+function typedStep(text: string, random: ReturnType<typeof prng>): { step: TextEditStep; after: string } {
+  const at = random.int(text.length + 1);
+  const step = random.chance(0.35) && at < text.length ? { start: at, end: Math.min(text.length, at + 1 + random.int(6)), text: '' } : { start: at, end: at, text: random.pick(TYPED) };
+  return { step, after: text.slice(0, step.start) + step.text + text.slice(step.end) };
+}
+
+describe('the changes the editor reports (noteTextEdits)', () => {
+  it('parse each group of nearby changes on its own, and every tree matches a whole parse of its text', () => {
+    const random = prng(21);
+    const fileName = '/virtual/noted/traceStore.ts';
+    let text = SOURCES[3] as string;
+    withSyntaxTree(fileName, text, () => undefined);
+    text = `${text}\n`;
+    withSyntaxTree(fileName, text, () => undefined);
+    for (let round = 0; round < 30; round++) {
+      // Between two parses: up to four didChange notifications of up to three changes each, anywhere in the file.
+      for (let notification = random.int(4) + 1; notification > 0; notification--) {
+        const before = text;
+        const steps: TextEditStep[] = [];
+        for (let n = random.int(3) + 1; n > 0; n--) {
+          const { step, after } = typedStep(text, random);
+          steps.push(step);
+          text = after;
+        }
+        noteTextEdits(fileName, before, steps, text);
+      }
+      expect(withSyntaxTree(fileName, text, (source) => shape(source)), `round ${round}`).toBe(wholeParse(fileName, text));
+    }
+  });
+
+  it('keep the nodes of the code between two far-apart changes, which the one span between the texts would parse again', () => {
+    const fileName = '/virtual/far/requestContext.ts';
+    const base = SOURCES[0] as string;
+    const keptBetween = (noted: boolean): { kept: number; between: number } => {
+      forgetSyntaxTrees(fileName, true);
+      withSyntaxTree(fileName, base, () => undefined);
+      // The file's own tree of edits starts with this change (made without a report).
+      const first = `${base} `;
+      const held = withSyntaxTree(fileName, first, (source) => [...source.statements]);
+      // A comment typed above the third statement, and a keystroke in the third from the end, reported or not.
+      const early = held[2] as ts.Statement;
+      const late = held[held.length - 3] as ts.Statement;
+      const steps: TextEditStep[] = [
+        { start: early.getStart(), end: early.getStart(), text: '// a\n' },
+        { start: late.getStart() + 5 + '// a\n'.length, end: late.getStart() + 5 + '// a\n'.length, text: 'x' },
+      ];
+      let next = first;
+      for (const step of steps) next = next.slice(0, step.start) + step.text + next.slice(step.end);
+      if (noted) noteTextEdits(fileName, first, steps, next);
+      const between = held.slice(4, held.length - 4);
+      const kept = withSyntaxTree(fileName, next, (source) => {
+        expect(shape(source)).toBe(wholeParse(fileName, next));
+        return source.statements.filter((statement) => between.includes(statement)).length;
+      });
+      return { kept, between: between.length };
+    };
+    const reported = keptBetween(true);
+    expect(reported.between).toBeGreaterThan(20);
+    expect(reported.kept).toBe(reported.between);
+    // Unreported, the same two changes are parsed as one span, and the statements between them are made anew.
+    expect(keptBetween(false).kept).toBe(0);
+  });
+
+  it('are set aside when they do not start from the text the tree has, or do not lead to the text asked for', () => {
+    const fileName = '/virtual/mismatch/renameTask.ts';
+    const base = SOURCES[2] as string;
+    withSyntaxTree(fileName, base, () => undefined);
+    const first = `${base}\n`;
+    withSyntaxTree(fileName, first, () => undefined);
+    // A report that starts from another text (a notification the trees did not hear of came first).
+    const missed = `// missed\n${first}`;
+    const reported = `${missed.slice(0, 20)}y${missed.slice(20)}`;
+    noteTextEdits(fileName, missed, [{ start: 20, end: 20, text: 'y' }], reported);
+    expect(withSyntaxTree(fileName, reported, (source) => shape(source))).toBe(wholeParse(fileName, reported));
+    // Steps that do not lead to the text they claim (a client's wrong offsets): the text asked for wins.
+    const claimed = `${reported}// end\n`;
+    noteTextEdits(fileName, reported, [{ start: 0, end: 0, text: '// elsewhere\n' }], claimed);
+    expect(withSyntaxTree(fileName, claimed, (source) => shape(source))).toBe(wholeParse(fileName, claimed));
   });
 });
 

@@ -4,6 +4,7 @@ import { TextDocuments } from 'vscode-languageserver/node';
 import type { Connection, DidChangeTextDocumentParams, DidOpenTextDocumentParams } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { isRange } from '../edits/textEdits.js';
+import type { TextEditStep } from '../repo/declarations.js';
 import type { DocumentSnapshot, DocumentSource } from '../workspace/documentSnapshot.js';
 import { languageIdForPath, uriToPath } from '../workspace/documentSnapshot.js';
 
@@ -33,8 +34,36 @@ function validChange(params: DidChangeTextDocumentParams | null | undefined): bo
   );
 }
 
+/** What one `didChange` did to a document: `steps`, in order, took `before` to the text it has now. */
+export interface DocumentEdit {
+  before: string;
+  steps: TextEditStep[];
+}
+
 export class LspDocuments implements DocumentSource {
   private readonly documents = new TextDocuments(TextDocument);
+  /** The change being applied, while the library applies it (its content event comes from inside). */
+  private changing: ({ uri: string } & Partial<DocumentEdit>) | undefined;
+
+  /**
+   * The offsets of a notification's ranged changes, on the text before it: each must end at or before the start of
+   * the one before it (editors send the changes of one edit last first), so that every range still reads the same
+   * on the text before the notification. Otherwise (or a whole-text change) nothing is said about where it changed.
+   */
+  private editOf(params: DidChangeTextDocumentParams): Partial<DocumentEdit> {
+    const document = this.documents.get(params.textDocument.uri);
+    if (!document || params.contentChanges.length === 0) return {};
+    const steps: TextEditStep[] = [];
+    for (const change of params.contentChanges) {
+      if (!('range' in change) || !change.range) return {};
+      const start = document.offsetAt(change.range.start);
+      const end = document.offsetAt(change.range.end);
+      const previous = steps[steps.length - 1];
+      if (end < start || (previous && end > previous.start)) return {};
+      steps.push({ start, end, text: change.text });
+    }
+    return { before: document.getText(), steps };
+  }
 
   /**
    * Listens to document sync, dropping notifications that do not have the protocol's shape (a document with no
@@ -50,7 +79,19 @@ export class LspDocuments implements DocumentSource {
       };
     const filtered: TextDocumentConnection = {
       onDidOpenTextDocument: (handler) => connection.onDidOpenTextDocument(onlyIf(validOpen, 'textDocument/didOpen', handler)),
-      onDidChangeTextDocument: (handler) => connection.onDidChangeTextDocument(onlyIf(validChange, 'textDocument/didChange', handler)),
+      onDidChangeTextDocument: (handler) =>
+        connection.onDidChangeTextDocument(
+          onlyIf(validChange, 'textDocument/didChange', (params) => {
+            // `validChange` let it through: it has the protocol's shape.
+            const checked = params as DidChangeTextDocumentParams;
+            this.changing = { uri: checked.textDocument.uri, ...this.editOf(checked) };
+            try {
+              return handler(checked);
+            } finally {
+              this.changing = undefined;
+            }
+          }),
+        ),
       onDidCloseTextDocument: (handler) => connection.onDidCloseTextDocument(onlyIf(hasUri, 'textDocument/didClose', handler)),
       onWillSaveTextDocument: (handler) => connection.onWillSaveTextDocument(onlyIf(hasUri, 'textDocument/willSave', handler)),
       onWillSaveTextDocumentWaitUntil: (handler) => connection.onWillSaveTextDocumentWaitUntil((params, token) => (hasUri(params) ? handler(params, token) : [])),
@@ -76,9 +117,16 @@ export class LspDocuments implements DocumentSource {
     }
   }
 
-  /** Calls `listener` with the URI of every document opened or changed in the editor. */
-  onDidChange(listener: (uri: string) => void): void {
-    this.documents.onDidChangeContent((event) => listener(event.document.uri));
+  /**
+   * Calls `listener` with the URI of every document opened or changed in the editor, and for a change, where it
+   * changed when that is known (see `editOf`).
+   */
+  onDidChange(listener: (uri: string, edit?: DocumentEdit & { after: string }) => void): void {
+    this.documents.onDidChangeContent((event) => {
+      const uri = event.document.uri;
+      const changing = this.changing?.uri === uri ? this.changing : undefined;
+      listener(uri, changing?.before !== undefined && changing.steps ? { before: changing.before, steps: changing.steps, after: event.document.getText() } : undefined);
+    });
   }
 
   /** Calls `listener` with every document the editor closes, as it was last (its URI and language). */

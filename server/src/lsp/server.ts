@@ -46,7 +46,7 @@ export function startServer(reader: MessageReader, writer: MessageWriter): { gat
         .catch((error: unknown) => ctx.log(`document sync: ${(error as Error).message}`));
     }
   };
-  documents.onDidChange((uri) => whenReady((assistant) => assistant.documentChanged(uri)));
+  documents.onDidChange((uri, edit) => whenReady((assistant) => assistant.documentChanged(uri, edit)));
   documents.onDidClose((document) => whenReady((assistant) => assistant.documentClosed(document.uri, document.languageId)));
   documents.listen(connection);
   connection.listen();
