@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { extractDocuments, extractDocumentsReusing, LexicalIndex, splitIdentifier, stem, terms } from '../../server/src/repo/lexicalIndex.js';
 import type { StatementMemo } from '../../server/src/repo/lexicalIndex.js';
 import { withSyntaxTree } from '../../server/src/repo/declarations.js';
+import { ts } from 'ts-morph';
 import { IgnoreRules, isSecretPath } from '../../server/src/privacy/exclusion.js';
 import { redactSecrets } from '../../server/src/privacy/secrets.js';
 import { copyFixture } from '../support/lspClient.js';
@@ -243,6 +244,59 @@ describe('open documents', () => {
         expect(shared).toEqual(extractDocuments(relative, version));
         expect(shared.length).toBeGreaterThan(3);
       }
+    }
+  });
+});
+
+describe('what an extraction finds', () => {
+  /** Declarations nested in function bodies, of every kind the extraction records, and bodies that declare nothing. */
+  const NESTED = [
+    'export function outer(a: number): number {',
+    '  function inner(): number { return a; }',
+    '  class Local { run(): number { return inner(); } }',
+    '  interface Shape { area: number }',
+    '  type /* a comment first */ Alias = Shape;',
+    '  enum Mode { On, Off }',
+    '  const made = () => class Named { size = 1; };',
+    '  const plain = (x: number) => ({ type: x, kind: x });',
+    '  return new Local().run() + made.length + plain(1).type;',
+    '}',
+    'declare global {',
+    '  interface Window { added: number }',
+    '}',
+    // A body whose one declaring word is `type`, a comment before the alias's name.
+    'export function aliasOnly(): number { type/* first */Only = number; const o: Only = 1; return o; }',
+    'namespace Top {',
+    '  export function helper(): void { namespace Inside { export const z = 1; } }',
+    '}',
+    'export class Outer {',
+    '  method(): void {',
+    '    const f = function named() { return 1; };',
+    '    function deep() { enum Deeper { A } return Deeper.A; }',
+    '    void f; void deep;',
+    '  }',
+    '}',
+  ].join('\n');
+
+  it('finds every declaration a walk of the whole tree finds, in function bodies too', () => {
+    const repo = path.resolve(__dirname, '..', '..');
+    const files = [['nested.ts', NESTED], ...['server/src/context/requestContext.ts', 'server/src/repo/lexicalIndex.ts', 'server/src/trace/traceStore.ts', 'test/e2e/documentAction.test.ts', 'bench/run.mjs'].map((relative) => [relative, fs.readFileSync(path.join(repo, relative), 'utf8')])];
+    for (const [relative, text] of files as [string, string][]) {
+      const source = ts.createSourceFile(relative, text, ts.ScriptTarget.Latest, true);
+      const walked: string[] = [];
+      const visit = (node: ts.Node): void => {
+        const named = (node as { name?: ts.Node }).name;
+        if (ts.isFunctionDeclaration(node) || ts.isClassDeclaration(node) || (ts.isClassExpression(node) && node.name) || ts.isInterfaceDeclaration(node) || ts.isTypeAliasDeclaration(node) || ts.isEnumDeclaration(node) || (ts.isModuleDeclaration(node) && ts.isIdentifier(node.name))) {
+          walked.push(`${named && ts.isIdentifier(named) ? named.text : 'default'}@${node.getStart(source)}`);
+        }
+        // A top-level variable is a document of its own, its initializer's insides are not (the extraction's rule).
+        if (ts.isVariableStatement(node) && (ts.isSourceFile(node.parent) || ts.isModuleBlock(node.parent))) return;
+        ts.forEachChild(node, visit);
+      };
+      visit(source);
+      const extracted = new Set(extractDocuments(relative, text).map((draft) => `${draft.name.split('.').pop()}@${draft.start}`));
+      expect(walked.length, relative).toBeGreaterThan(3);
+      expect(walked.filter((found) => !extracted.has(found)), relative).toEqual([]);
     }
   });
 });

@@ -306,6 +306,12 @@ interface IndexedFile {
   statements?: StatementMemo;
 }
 
+/**
+ * A word a declaration `visit` records starts with: `function`, `class`, `interface`, `enum`, `namespace`, `module`,
+ * `global` (`declare global`), or `type` followed by a space or a comment (a type alias; not `type:` or `type,`).
+ */
+const DECLARING_WORD = /\b(?:function|class|interface|enum|namespace|module|global)\b|\btype(?=\s|\/[*/])/;
+
 /** Comment text without its markers, one line per line. */
 function commentProse(text: string): string {
   return text
@@ -458,6 +464,9 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
   const headerOf = (node: ts.Node, bodyStart: number | undefined): string => text.slice(node.getStart(source), bodyStart ?? node.getEnd());
 
   const visit = (node: ts.Node, parent: ts.Node, container: string | undefined): void => {
+    // A function's body declares something only where it has a word that starts a declaration; most have none, and
+    // their nodes (most of a file's) need not be visited.
+    if ((parent as { body?: ts.Node }).body === node && ts.isFunctionLike(parent) && !DECLARING_WORD.test(text.slice(node.pos, node.end))) return;
     let nextContainer = container;
     if (ts.isFunctionDeclaration(node)) {
       const name = node.name?.text ?? 'default';
