@@ -132,6 +132,8 @@ function adoptEditedTree(fileName: string, text: string): ts.SourceFile | undefi
  * one synchronous call (`withSyntaxTree`).
  */
 const editedTrees = new Map<string, EditedTree>();
+const EDITED_TREES_FILES = 16;
+const EDITED_TREES_CHARS = 4_000_000;
 
 interface EditedTree {
   text: string;
@@ -186,6 +188,11 @@ function updatedTree(edited: EditedTree, text: string): ts.SourceFile {
   return source;
 }
 
+/** The characters a change covers, before and after it. */
+function spanned(change: ts.TextChangeRange): number {
+  return change.span.length + change.newLength;
+}
+
 /**
  * The texts `steps` lead through from `base`, one per group of nearby steps, with each group's change; the last is
  * `text` itself. Undefined when the steps do not lead to `text` (a tree updated by them would be wrong).
@@ -197,8 +204,7 @@ function versionsThrough(base: string, steps: readonly TextEditStep[], text: str
     const last = groups[groups.length - 1];
     if (last) {
       const joined = ts.collapseTextChangeRangesAcrossMultipleVersions([last.change, change]);
-      const size = (range: ts.TextChangeRange): number => range.span.length + range.newLength;
-      if (size(joined) <= size(last.change) + size(change) + 2 * GROUP_GAP) {
+      if (spanned(joined) <= spanned(last.change) + spanned(change) + 2 * GROUP_GAP) {
         last.change = joined;
         last.steps.push(step);
         continue;
@@ -226,8 +232,6 @@ function versionsThrough(base: string, steps: readonly TextEditStep[], text: str
   last.text = text;
   return versions;
 }
-const EDITED_TREES_FILES = 16;
-const EDITED_TREES_CHARS = 4_000_000;
 
 /** Trees lent by `withSyntaxTree` to calls under way, with how many: none of them may be updated in place. */
 const onLoan = new Map<ts.SourceFile, number>();
