@@ -56,8 +56,8 @@ function parseArgs(argv) {
   options.bigFileLines ??= q ? 1_000 : 5_000;
   options.traceSizes ??= q ? [1_000, 10_000] : [1_000, 10_000, 100_000];
   options.runs = q
-    ? { startup: 2, positions: 30, rounds: 1, edits: 10, indexCold: 1, indexWarm: 50, oracleCold: 1, oracleWarm: 3, tasks: 5, appends: 50, queries: 30 }
-    : { startup: 10, positions: 250, rounds: 2, edits: 50, indexCold: 5, indexWarm: 500, oracleCold: 3, oracleWarm: 20, tasks: 50, appends: 500, queries: 200 };
+    ? { startup: 2, positions: 30, rounds: 1, edits: 10, indexCold: 1, indexWarm: 50, oracleCold: 1, oracleWarm: 3, tasks: 5, appends: 50, queries: 30, pauses: 2, pauseWindowMs: 1_000 }
+    : { startup: 10, positions: 250, rounds: 2, edits: 50, indexCold: 5, indexWarm: 500, oracleCold: 3, oracleWarm: 20, tasks: 50, appends: 500, queries: 200, pauses: 5, pauseWindowMs: 2_000 };
   return options;
 }
 
@@ -169,6 +169,39 @@ function codeActionsAfterEdits(server, project, positions, count) {
       await client.restore(buffer.uri, original);
     }
     return { codeAction: summarize(samples), edits: samples.length };
+  });
+}
+
+/**
+ * A pause in typing: at each of `rounds` places a character is typed, and after a pause the code actions are asked
+ * for every 10 ms for `windowMs`, at positions spread over the file (the cursor moving, the light bulb following),
+ * while the server checks the file (ours 400 ms after the last change); then the character is deleted and the server
+ * left to go idle. Every request is timed; `worstPerRound` is the longest wait in each round.
+ */
+function codeActionsDuringPauses(server, project, positions, rounds, windowMs) {
+  return onIdleServer(server, project, async (client, buffer) => {
+    const original = buffer.text;
+    const samples = [];
+    const worstPerRound = [];
+    const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+    for (let round = 0; round < rounds; round++) {
+      const typed = positions[Math.floor(((round + 0.5) * positions.length) / rounds)];
+      await client.setTextIncrementally(buffer.uri, { range: { start: typed, end: typed }, text: ' ' });
+      await sleep(300);
+      let worst = 0;
+      for (const until = now() + windowMs; now() < until; ) {
+        const start = now();
+        await client.codeActions(buffer.uri, positions[samples.length % positions.length]);
+        const elapsed = now() - start;
+        samples.push(elapsed);
+        worst = Math.max(worst, elapsed);
+        await sleep(10);
+      }
+      worstPerRound.push(Math.round(worst * 10) / 10);
+      await client.restore(buffer.uri, original);
+      await waitUntilIdle(client.pid);
+    }
+    return { codeAction: summarize(samples), rounds, windowMs, worstPerRound, ...client.peakMemory() };
   });
 }
 
@@ -351,7 +384,8 @@ async function measureProject(spec, options) {
     const start = await attempt(`${project.name} ${server} startup`, () => startup(server, project, options.runs.startup));
     const positionsResult = await attempt(`${project.name} ${server} code actions`, () => codeActionsAtPositions(server, project, positions, options.runs.rounds));
     const afterEdits = await attempt(`${project.name} ${server} code actions after edits`, () => codeActionsAfterEdits(server, project, positions, options.runs.edits));
-    lsp[server] = { startup: start, positions: positionsResult, afterEdits };
+    const duringPauses = await attempt(`${project.name} ${server} code actions during pauses in typing`, () => codeActionsDuringPauses(server, project, positions, options.runs.pauses, options.runs.pauseWindowMs));
+    lsp[server] = { startup: start, positions: positionsResult, afterEdits, duringPauses };
   }
   if (servers.length === 2) {
     const ours = lsp['assistant-ls'];
@@ -365,6 +399,7 @@ async function measureProject(spec, options) {
       codeActionP99: ratio(ours.positions.codeAction?.p99, theirs.positions.codeAction?.p99),
       codeActionAfterEditMedian: ratio(ours.afterEdits?.codeAction?.median, theirs.afterEdits?.codeAction?.median),
       codeActionAfterEditP99: ratio(ours.afterEdits?.codeAction?.p99, theirs.afterEdits?.codeAction?.p99),
+      codeActionDuringPausesP99: ratio(ours.duringPauses?.codeAction?.p99, theirs.duringPauses?.codeAction?.p99),
       peakRss: ratio(ours.positions.peakRssMB, theirs.positions.peakRssMB),
     };
   }
@@ -445,10 +480,12 @@ export function render(results) {
       stat(`${server}: first code actions, ${p.largeFile.lines}-line file`, p.name, r.startup?.firstCodeAction);
       stat(`${server}: code actions at ${r.positions?.positions ?? '?'} positions`, p.name, r.positions?.codeAction, r.positions?.peakRssMB);
       stat(`${server}: code actions right after typing a character`, p.name, r.afterEdits?.codeAction);
+      stat(`${server}: code actions during pauses in typing (longest ${r.duringPauses?.worstPerRound?.map(fmt).join(', ') ?? '—'})`, p.name, r.duringPauses?.codeAction, r.duringPauses?.peakRssMB);
     }
     if (p.lsp.ratios) rows.push(['ratio ours/theirs: code actions p50 · p99 · memory', p.name, fmt(p.lsp.ratios.codeActionMedian), fmt(p.lsp.ratios.codeActionP99), '', fmt(p.lsp.ratios.peakRss)]);
     if (p.lsp.ratios) rows.push(['ratio ours/theirs: code actions p95', p.name, '', fmt(p.lsp.ratios.codeActionP95), '', '']);
     if (p.lsp.ratios) rows.push(['ratio ours/theirs: code actions after typing p50 · p99', p.name, fmt(p.lsp.ratios.codeActionAfterEditMedian), fmt(p.lsp.ratios.codeActionAfterEditP99), '', '']);
+    if (p.lsp.ratios) rows.push(['ratio ours/theirs: code actions during pauses p99', p.name, '', fmt(p.lsp.ratios.codeActionDuringPausesP99), '', '']);
     const index = p.repositoryTools.retrievalIndex;
     stat('retrieval index build (cold)', p.name, index?.build, index?.peakRssMB);
     stat('retrieval index query (warm)', p.name, index?.query);
@@ -494,7 +531,7 @@ function gitCommit() {
 
 async function main() {
   const options = parseArgs(process.argv.slice(2));
-  if (!fs.existsSync(path.join(REPO_ROOT, 'dist', 'server', 'src', 'cli.js'))) throw new Error('dist/ is missing: run `npm run build` first (npm run bench does).');
+  if (!fs.existsSync(path.join(REPO_ROOT, 'dist', 'bundle', 'assistant-ls.mjs'))) throw new Error('dist/ is missing: run `npm run build` first (npm run bench does).');
   const started = now();
   const speedBefore = await machineSpeed();
   const results = {
@@ -516,6 +553,7 @@ async function main() {
         initialize: 'round trip of initialize once the process answers requests; spawnToInitialized also holds Node start-up',
         codeActions: 'empty range at the first non-blank character of evenly spread lines, after the server went idle following the open',
         codeActionsAfterEdits: 'a space typed at every k-th of those positions (an incremental didChange), then the code actions there at once, timed; the space is deleted again after each, untimed. typescript-language-server waits 500 ms before answering a code-action request while diagnostics of the file are pending, by design',
+        codeActionsDuringPauses: 'a space typed at one of `pauses` places spread over the file, a pause of 300 ms, then the code actions asked for every 10 ms for pauseWindowMs at those positions in turn, while the server checks the changed file (ours 400 ms after a change); then the space is deleted and the server left to go idle; worstPerRound = the longest request of each round',
         trace: 'past sessions written in bulk as segment files (200 interactions per session), then opened as a new session; appends go through TraceStore.add',
         orchestration: 'Document through workspace/executeCommand with only the model agent; overhead = wall time minus the time the endpoint held the requests; the first task and the next warm-up tasks (up to 10) are reported apart; the client applies edits and reports them as incremental didChange, and undoes each after the task the same way; serverMainThreadCpu = CPU time of the server\'s main thread during each measured task (Linux, from /proc; null elsewhere), benchProcessCpu = CPU time of the bench process (the editor side and the endpoint) during it; afterTyping = the same tasks, each right after a space typed at the start of the line above the declaration (an incremental didChange) and the code-action request there, as a task usually runs',
       },

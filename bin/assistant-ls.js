@@ -1,3 +1,3 @@
 #!/usr/bin/env node
-// Command-line entry of assistant-ls: hands over to the compiled CLI.
-import '../dist/server/src/cli.js';
+// Command-line entry of assistant-ls: hands over to the bundled CLI (`npm run build` makes it from server/src).
+import '../dist/bundle/assistant-ls.mjs';

@@ -10,7 +10,7 @@ import { createTwoFilesPatch } from 'diff';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = path.join(repo, 'bin', 'assistant-ls.js');
-if (!fs.existsSync(path.join(repo, 'dist', 'server', 'src', 'cli.js'))) {
+if (!fs.existsSync(path.join(repo, 'dist', 'bundle', 'assistant-ls.mjs'))) {
   console.error('assistant-ls is not built: run `npm ci` (or `npm run build`) first.');
   process.exit(1);
 }

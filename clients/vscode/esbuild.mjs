@@ -1,5 +1,6 @@
-// Bundles the extension (CommonJS, `vscode` external, protocol sources included) and the server (one ESM file) into dist/.
+// Bundles the extension (CommonJS, `vscode` external, protocol sources included) and the server (ESM: its entry, the type-check worker's, and their shared chunks) into dist/.
 import { build } from 'esbuild';
+import { bundleServer, serverBundleOptions } from '../../scripts/bundleServer.mjs';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,28 +36,9 @@ const extension = {
   plugins: [clientCopies],
 };
 
-// The server is ESM (lowdb is ESM-only); its CommonJS dependencies (ts-morph, TypeScript) still call require and __dirname.
-const serverBanner = [
-  "import { createRequire as __assistantCreateRequire } from 'node:module';",
-  "import { fileURLToPath as __assistantFileURLToPath } from 'node:url';",
-  "import { dirname as __assistantDirname } from 'node:path';",
-  'const require = __assistantCreateRequire(import.meta.url);',
-  'const __filename = __assistantFileURLToPath(import.meta.url);',
-  'const __dirname = __assistantDirname(__filename);',
-].join('\n');
-
-const server = {
-  entryPoints: [path.join(repoRoot, 'server', 'src', 'cli.ts')],
-  outfile: path.join(here, 'dist', 'server', 'assistant-ls.mjs'),
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  banner: { js: `#!/usr/bin/env node\n// assistant-ls, bundled for the VS Code extension from server/src at build time.\n${serverBanner}` },
-  sourcemap: false,
-  legalComments: 'none',
-  logLevel: 'warning',
-};
+// The server bundle is defined once, in the repository's scripts/bundleServer.mjs; this package's esbuild builds it.
+const serverBundle = { outdir: path.join(here, 'dist', 'server'), note: 'assistant-ls, bundled for the VS Code extension from server/src at build time.' };
+const server = serverBundleOptions(serverBundle);
 
 if (!fs.existsSync(path.join(repoRoot, 'node_modules', 'vscode-languageserver'))) {
   console.error(`esbuild: the server's dependencies are missing; run "npm ci" in ${repoRoot} first.`);
@@ -69,7 +51,10 @@ if (watch) {
   console.log('esbuild: watching');
 } else {
   const started = Date.now();
-  await Promise.all([build(extension), build(server)]);
-  const size = (file) => `${(fs.statSync(file).size / 1e6).toFixed(1)} MB`;
-  console.log(`esbuild: ${path.relative(here, extension.outfile)} (${size(extension.outfile)}) and ${path.relative(here, server.outfile)} (${size(server.outfile)}) in ${Date.now() - started} ms`);
+  await Promise.all([build(extension), bundleServer({ build }, serverBundle)]);
+  const size = (file) => fs.statSync(file).size;
+  const serverDir = server.outdir;
+  const serverBytes = fs.readdirSync(serverDir, { recursive: true }).map((f) => path.join(serverDir, f)).filter((f) => fs.statSync(f).isFile()).reduce((n, f) => n + size(f), 0);
+  const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
+  console.log(`esbuild: ${path.relative(here, extension.outfile)} (${mb(size(extension.outfile))}) and ${path.relative(here, serverDir)}/ (${mb(serverBytes)}) in ${Date.now() - started} ms`);
 }

@@ -52,6 +52,7 @@ import { Listeners } from './listeners/listeners.js';
 import { RecentPositions } from './context/recentPositions.js';
 import type { PublishProblems } from './listeners/listeners.js';
 import { diagnosticsFromLsp } from './tasks/diagnostics.js';
+import { findCheckerScript } from './oracle/checkerThread.js';
 import { mergeDiagnostics, projectDiagnosticsCache } from './oracle/diagnosticsCache.js';
 import type { DiagnosticsCache } from './oracle/diagnosticsCache.js';
 import { isPosition, isRange, lineStarts, positionToOffset } from './edits/textEdits.js';
@@ -114,7 +115,9 @@ export class Assistant {
     };
     this.classifierThreshold = options.settings.classifier.threshold;
     this.listeners = new Listeners(this.env, options.documents, options.publishProblems ?? (() => undefined));
-    this.ownDiagnostics = projectDiagnosticsCache(this.env.project, { onError: (uri, e) => options.log(`diagnostics of ${uri}: ${e instanceof Error ? e.message : String(e)}`) });
+    const checker = findCheckerScript();
+    if (!checker) options.log('background type-checks run on the main thread: the worker script diagnosticsWorker.js is not beside the server');
+    this.ownDiagnostics = projectDiagnosticsCache(this.env.project, { script: checker ?? null, onError: (uri, e) => options.log(`diagnostics of ${uri}: ${e instanceof Error ? e.message : String(e)}`) });
     for (const problem of registry.problems) options.log(`settings: ${problem}`);
   }
 

@@ -61,6 +61,22 @@ describe('Fix a diagnostic', () => {
     expect(used.verdict).toEqual({ passed: true, summary: '3 errors before, 2 after' });
   });
 
+  it("offers Fix from the server's own type-check, run on its worker thread, when the client sends no diagnostics", async () => {
+    const { editor } = await TestEditor.start({ root: copyFixture('fix') });
+    editors.push(editor);
+    const doc = await editor.open('src/main.ts');
+    const range = { start: editor.position(doc.uri, 'mesage'), end: editor.position(doc.uri, 'mesage') };
+    let titles: string[] = [];
+    // The check runs 400 ms after the document opened, and the first one loads the compiler on the worker.
+    for (const until = Date.now() + 20_000; titles.length === 0 && Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
+      const actions = await editor.request<CodeAction[]>('textDocument/codeAction', { textDocument: { uri: doc.uri }, range, context: { diagnostics: [] } });
+      titles = actions.filter((a) => a.kind === 'quickfix').map((a) => a.title);
+    }
+    expect(titles).toEqual([`Assistant: Fix "Cannot find name 'mesage'. Did you mean 'message'?"`]);
+    // The built server carries the worker's script; without it the checks would run on the main thread, and say so.
+    expect(editor.logs.filter((line) => /type-check/.test(line))).toEqual([]);
+  });
+
   it('rejects a model fix that leaves the error, asks again with the verdict, and applies the passing one', async () => {
     model = await startScriptedModel();
     const { editor } = await TestEditor.start({

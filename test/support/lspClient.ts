@@ -67,6 +67,8 @@ export class TestEditor {
   readonly buffers = new Map<string, Buffer>();
   readonly applied: ApplyWorkspaceEditParams[] = [];
   readonly messages: { type: number; message: string }[] = [];
+  /** What the server sent as window/logMessage, in order. */
+  readonly logs: string[] = [];
   readonly questions: ShowMessageRequestParams[] = [];
   readonly progress: ProgressEvent[] = [];
   readonly createdTokens: (string | number)[] = [];
@@ -108,7 +110,7 @@ export class TestEditor {
     this.connection.onRequest('client/registerCapability', () => null);
     this.connection.onRequest('workspace/configuration', (params: { items: { section?: string }[] }) => params.items.map((item) => (item.section === 'assistant' ? this.configuration : null)));
     this.connection.onNotification('window/showMessage', (params: { type: number; message: string }) => void this.messages.push(params));
-    this.connection.onNotification('window/logMessage', () => undefined);
+    this.connection.onNotification('window/logMessage', (params: { message: string }) => void this.logs.push(params.message));
     // vscode-jsonrpc routes $/progress by token; tokens nobody subscribed to arrive here.
     this.connection.onUnhandledProgress((params) => void this.progress.push(params as ProgressEvent));
     this.connection.onError(() => undefined);

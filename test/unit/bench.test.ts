@@ -92,8 +92,10 @@ describe('npm run bench -- --quick', () => {
       expect(lsp.positions.peakRssMB).toBeGreaterThan(0);
       expectStats(lsp.afterEdits.codeAction, `${server} code actions after typing`);
       expect(lsp.afterEdits.edits).toBe(results.meta.runs.edits);
+      expectStats(lsp.duringPauses.codeAction, `${server} code actions during pauses in typing`);
+      expect(lsp.duringPauses.worstPerRound).toHaveLength(results.meta.runs.pauses);
     }
-    for (const key of ['initializeMedian', 'codeActionMedian', 'codeActionP95', 'codeActionP99', 'codeActionAfterEditMedian', 'codeActionAfterEditP99', 'peakRss']) expect(typeof project.lsp.ratios[key], key).toBe('number');
+    for (const key of ['initializeMedian', 'codeActionMedian', 'codeActionP95', 'codeActionP99', 'codeActionAfterEditMedian', 'codeActionAfterEditP99', 'codeActionDuringPausesP99', 'peakRss']) expect(typeof project.lsp.ratios[key], key).toBe('number');
     expectStats(project.repositoryTools.build, 'tools index build');
     for (const tool of ['search_class', 'search_method', 'search_code', 'get_class_info', 'get_signature', 'get_method_body', 'get_imports', 'get_relevant_code']) {
       expectStats(project.repositoryTools[tool].warm, `${tool} warm`);

@@ -79,6 +79,39 @@ describe('DiagnosticsCache', () => {
     cache.dispose();
   });
 
+  it('aborts a computation once a newer version is asked for or the document closes, without reporting it', async () => {
+    const signals: AbortSignal[] = [];
+    const errors: unknown[] = [];
+    const compute = (d: DocumentSnapshot, signal: AbortSignal): Promise<DiagnosticInfo[]> => {
+      signals.push(signal);
+      return new Promise((resolve, reject) => {
+        signal.addEventListener('abort', () => reject(signal.reason as Error));
+        if (d.version === 3) resolve([diag('version 3')]);
+      });
+    };
+    const cache = new DiagnosticsCache({ compute, delayMs: 5, onError: (_uri, error) => errors.push(error) });
+    cache.request(doc(1));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(signals).toHaveLength(1);
+    // The same version again leaves the running computation alone; a newer one aborts it at once.
+    cache.request(doc(1));
+    expect(signals[0]!.aborted).toBe(false);
+    cache.request(doc(2));
+    expect(signals[0]!.aborted).toBe(true);
+    await new Promise((r) => setTimeout(r, 20));
+    cache.forget(URI);
+    expect(signals[1]!.aborted).toBe(true);
+    cache.request(doc(3));
+    await cache.idle();
+    expect(cache.get(URI, 3)).toEqual([diag('version 3')]);
+    cache.request(doc(4));
+    await new Promise((r) => setTimeout(r, 20));
+    cache.dispose();
+    expect(signals[3]!.aborted).toBe(true);
+    await new Promise((r) => setTimeout(r, 5));
+    expect(errors).toEqual([]);
+  });
+
   it('forgets closed documents and skips very long ones', async () => {
     const compute = vi.fn(() => [diag('x')]);
     const cache = new DiagnosticsCache({ compute, delayMs: 1, maxChars: 10 });
@@ -93,15 +126,25 @@ describe('DiagnosticsCache', () => {
     cache.dispose();
   });
 
-  it("computes a real document's compiler diagnostics through the workspace project", async () => {
+  it.each([
+    ['on the worker thread, while this thread keeps turning', undefined],
+    ['on this thread when there is no worker script', null],
+  ] as const)("computes a real document's compiler diagnostics through the workspace project %s", async (_how, script) => {
     const root = copyFixture('fix');
     try {
       const fsPath = path.join(root, 'src', 'main.ts');
-      const cache = projectDiagnosticsCache(new WorkspaceProject(root), { delayMs: 1 });
+      const cache = projectDiagnosticsCache(new WorkspaceProject(root), { delayMs: 1, ...(script === null ? { script } : {}) });
       const document: DocumentSnapshot = { uri: pathToUri(fsPath), fsPath, languageId: 'typescript', version: 7, text: fs.readFileSync(fsPath, 'utf8') };
+      let turns = 0;
+      const ticking = setInterval(() => turns++, 1);
       cache.request(document);
+      await new Promise((r) => setTimeout(r, 5));
+      const before = turns;
       await cache.idle();
+      clearInterval(ticking);
       expect(cache.get(document.uri, 7)?.map((d) => d.message)).toEqual(["Cannot find name 'add'.", "Cannot find name 'mesage'. Did you mean 'message'?", "Property 'toFixed' does not exist on type 'Promise<number>'."]);
+      // A first check takes hundreds of milliseconds: on the worker the timer keeps firing meanwhile; on this thread it cannot.
+      if (script === undefined) expect(turns - before).toBeGreaterThan(5);
       cache.dispose();
     } finally {
       fs.rmSync(root, { recursive: true, force: true });

@@ -3,11 +3,16 @@ import type { WorkspaceProject } from '../repo/workspaceProject.js';
 import type { DiagnosticInfo } from '../tasks/task.js';
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
 import { isSupportedLanguage } from '../workspace/documentSnapshot.js';
+import { CheckerThread, findCheckerScript } from './checkerThread.js';
 import { diagnosticsOf, projectPathOf } from './typeCheck.js';
 
 export interface DiagnosticsCacheOptions {
-  /** Computes a document's diagnostics; may throw (the failure is reported and nothing is cached). */
-  compute(document: DocumentSnapshot): DiagnosticInfo[] | Promise<DiagnosticInfo[]>;
+  /**
+   * Computes a document's diagnostics; may throw (the failure is reported and nothing is cached). The signal is
+   * aborted once the result cannot be used (a newer version was asked for, the document closed); the computation
+   * may then reject with its reason, which is not reported.
+   */
+  compute(document: DocumentSnapshot, signal: AbortSignal): DiagnosticInfo[] | Promise<DiagnosticInfo[]>;
   /** Quiet time after the last request for a document before its diagnostics are computed. */
   delayMs?: number;
   /** Documents longer than this are not checked in the background (a type-check per keystroke pause would cost too much). */
@@ -18,6 +23,8 @@ export interface DiagnosticsCacheOptions {
   onComputed?(uri: string, version: number | null, diagnostics: DiagnosticInfo[]): void;
   /** Called when computing failed. */
   onError?(uri: string, error: unknown): void;
+  /** Called once by `dispose`, to release what `compute` holds. */
+  onDispose?(): void;
 }
 
 interface Entry {
@@ -25,6 +32,8 @@ interface Entry {
   requested: number | null;
   timer?: ReturnType<typeof setTimeout>;
   running?: Promise<void>;
+  /** Aborts the running computation. */
+  abort?: AbortController;
   cached?: { version: number | null; diagnostics: DiagnosticInfo[] };
 }
 
@@ -52,6 +61,7 @@ export class DiagnosticsCache {
     // Re-inserting keeps the map in least-recently-requested order for eviction.
     this.entries.delete(document.uri);
     this.entries.set(document.uri, entry);
+    if (entry.requested !== document.version) entry.abort?.abort();
     entry.requested = document.version;
     if (entry.timer) clearTimeout(entry.timer);
     entry.timer = undefined;
@@ -60,10 +70,14 @@ export class DiagnosticsCache {
     if (document.text.length > this.maxChars) return;
     entry.timer = setTimeout(() => {
       entry.timer = undefined;
-      const run: Promise<void> = this.compute(entry, document).finally(() => {
+      entry.abort?.abort();
+      const abort = new AbortController();
+      const run: Promise<void> = this.compute(entry, document, abort.signal).finally(() => {
         if (entry.running === run) entry.running = undefined;
+        if (entry.abort === abort) entry.abort = undefined;
       });
       entry.running = run;
+      entry.abort = abort;
     }, this.delayMs);
   }
 
@@ -77,6 +91,7 @@ export class DiagnosticsCache {
   forget(uri: string): void {
     const entry = this.entries.get(uri);
     if (entry?.timer) clearTimeout(entry.timer);
+    entry?.abort?.abort();
     this.entries.delete(uri);
   }
 
@@ -92,19 +107,23 @@ export class DiagnosticsCache {
 
   dispose(): void {
     this.disposed = true;
-    for (const entry of this.entries.values()) if (entry.timer) clearTimeout(entry.timer);
+    for (const entry of this.entries.values()) {
+      if (entry.timer) clearTimeout(entry.timer);
+      entry.abort?.abort();
+    }
     this.entries.clear();
+    this.options.onDispose?.();
   }
 
-  private async compute(entry: Entry, document: DocumentSnapshot): Promise<void> {
+  private async compute(entry: Entry, document: DocumentSnapshot, signal: AbortSignal): Promise<void> {
     try {
-      const diagnostics = await this.options.compute(document);
+      const diagnostics = await this.options.compute(document, signal);
       // A slow computation may finish after a newer version was requested or the document was closed: keep only current results.
       if (this.disposed || this.entries.get(document.uri) !== entry || entry.requested !== document.version) return;
       entry.cached = { version: document.version, diagnostics };
       this.options.onComputed?.(document.uri, document.version, diagnostics);
     } catch (error) {
-      this.options.onError?.(document.uri, error);
+      if (!signal.aborted) this.options.onError?.(document.uri, error);
     }
   }
 
@@ -117,11 +136,22 @@ export class DiagnosticsCache {
   }
 }
 
-/** The cache the server uses: the workspace project's diagnostics of TypeScript and JavaScript documents. */
-export function projectDiagnosticsCache(project: WorkspaceProject, options: Omit<DiagnosticsCacheOptions, 'compute'> = {}): DiagnosticsCache {
+/**
+ * The cache the server uses: the workspace project's diagnostics of TypeScript and JavaScript documents, checked on a
+ * worker thread with a project of its own (see `CheckerThread`), or on this thread when the worker's script is not
+ * there (`script: null`, or no build beside the sources).
+ */
+export function projectDiagnosticsCache(project: WorkspaceProject, options: Omit<DiagnosticsCacheOptions, 'compute' | 'onDispose'> & { script?: URL | null } = {}): DiagnosticsCache {
+  const { script = findCheckerScript(), ...cacheOptions } = options;
+  const thread = script ? new CheckerThread({ root: project.root, script }) : undefined;
   return new DiagnosticsCache({
-    ...options,
-    compute: (document) => (isSupportedLanguage(document.languageId) ? diagnosticsOf(project, projectPathOf(project, document.uri, document.languageId), document.text) : []),
+    ...cacheOptions,
+    compute: (document, signal) => {
+      if (!isSupportedLanguage(document.languageId)) return [];
+      const fsPath = projectPathOf(project, document.uri, document.languageId);
+      return thread ? thread.check(fsPath, document.text, signal) : diagnosticsOf(project, fsPath, document.text);
+    },
+    onDispose: () => void thread?.dispose(),
   });
 }
 

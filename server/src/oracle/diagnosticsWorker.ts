@@ -1,0 +1,21 @@
+// The worker thread that type-checks open documents for the server's own diagnostics, on a ts-morph project of its own, so the main thread never waits for a check.
+import { parentPort, workerData } from 'node:worker_threads';
+import { WorkspaceProject } from '../repo/workspaceProject.js';
+import type { CheckReply, CheckRequest, CheckerThreadData } from './checkerThread.js';
+import { diagnosticsOf } from './typeCheck.js';
+
+const port = parentPort;
+if (!port) throw new Error('diagnosticsWorker.js runs only as a worker thread');
+const project = new WorkspaceProject((workerData as CheckerThreadData).root);
+
+// Requests come one at a time (the main thread sends the next after this reply), so the check of a document is never
+// queued behind checks of versions nobody wants any more.
+port.on('message', (request: CheckRequest) => {
+  let reply: CheckReply;
+  try {
+    reply = { id: request.id, diagnostics: diagnosticsOf(project, request.fsPath, request.text) };
+  } catch (error) {
+    reply = { id: request.id, error: error instanceof Error ? error.message : String(error) };
+  }
+  port.postMessage(reply);
+});
