@@ -1,5 +1,6 @@
 // Unit tests for the background type-check thread: one request at a time, aborts, a worker that stops, dispose, and the real worker's answers.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CheckerThread, findCheckerScript } from '../../server/src/oracle/checkerThread.js';
@@ -103,6 +104,30 @@ describe('CheckerThread', () => {
       expect(diagnostics[0]?.original).toMatchObject({ source: 'ts', code: 2304 });
       // A first check loads the compiler and the default library (hundreds of milliseconds); on this thread the timer would not have run once.
       expect(turns).toBeGreaterThan(5);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  }, 30_000);
+
+  it('checks against the files as they are on disk now: an import saved since the last check, then deleted', async () => {
+    const script = findCheckerScript(new URL('../../server/src/oracle/checkerThread.ts', import.meta.url).href)!;
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-checker-'));
+    try {
+      const main = path.join(root, 'main.ts');
+      const imported = path.join(root, 'values.ts');
+      const text = "import { limit } from './values.js';\nexport const doubled: number = limit * 2;\n";
+      fs.writeFileSync(main, text);
+      fs.writeFileSync(imported, 'export const other = 1;\n');
+      // Past the settle time of the writes, so the stamps are trusted and only a change makes the worker read again.
+      await new Promise((r) => setTimeout(r, 120));
+      const checker = thread({ root, script });
+      const messagesNow = async (): Promise<string[]> => (await checker.check(main, text, never)).map((d) => d.message);
+      expect(await messagesNow()).toEqual([`Module '"./values.js"' has no exported member 'limit'.`]);
+      expect(await messagesNow()).toEqual([`Module '"./values.js"' has no exported member 'limit'.`]);
+      fs.writeFileSync(imported, 'export const other = 1;\nexport const limit = 10;\n');
+      expect(await messagesNow()).toEqual([]);
+      fs.rmSync(imported);
+      expect(await messagesNow()).toEqual([expect.stringMatching(/^Cannot find module '\.\/values\.js'/)]);
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
     }

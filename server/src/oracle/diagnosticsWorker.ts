@@ -2,17 +2,21 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { WorkspaceProject } from '../repo/workspaceProject.js';
 import type { CheckReply, CheckRequest, CheckerThreadData } from './checkerThread.js';
+import { DiskRefresh } from './diskRefresh.js';
 import { diagnosticsOf } from './typeCheck.js';
 
 const port = parentPort;
 if (!port) throw new Error('diagnosticsWorker.js runs only as a worker thread');
 const project = new WorkspaceProject((workerData as CheckerThreadData).root);
+// Only this thread uses the project, so it can follow the disk: a file saved since the last check is read again.
+const disk = new DiskRefresh(() => project.tsProject());
 
 // Requests come one at a time (the main thread sends the next after this reply), so the check of a document is never
 // queued behind checks of versions nobody wants any more.
 port.on('message', (request: CheckRequest) => {
   let reply: CheckReply;
   try {
+    disk.refresh();
     reply = { id: request.id, diagnostics: diagnosticsOf(project, request.fsPath, request.text) };
   } catch (error) {
     reply = { id: request.id, error: error instanceof Error ? error.message : String(error) };
