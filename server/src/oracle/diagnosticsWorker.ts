@@ -17,7 +17,7 @@ port.on('message', (request: CheckRequest) => {
   let reply: CheckReply;
   try {
     disk.refresh();
-    reply = { id: request.id, diagnostics: diagnosticsOf(project, request.fsPath, request.text) };
+    reply = { id: request.id, diagnostics: diagnosticsOf(project, request.fsPath, request.text, (program) => disk.checkedOn(program)) };
   } catch (error) {
     reply = { id: request.id, error: error instanceof Error ? error.message : String(error) };
   }

@@ -1,6 +1,6 @@
 // Keeps a ts-morph project's files as they are on disk between checks: each check first re-reads the files whose stamp moved since they were read.
 import fs from 'node:fs';
-import type { Project } from 'ts-morph';
+import type { Project, ts } from 'ts-morph';
 import { isUnsettled } from '../workspace/fileTimes.js';
 
 /**
@@ -21,11 +21,17 @@ export class DiskRefresh {
 
   constructor(private readonly project: () => Project) {}
 
+  /** The files the last check's program read (imports are read without entering the project). */
+  private programFiles: string[] = [];
+
+  /** Remembers the files of the program a check ran on, for the next `refresh`. */
+  checkedOn(program: ts.Program): void {
+    this.programFiles = program.getSourceFiles().map((f) => f.fileName);
+  }
+
   refresh(now = Date.now()): void {
     const project = this.project();
-    // The project's own files and those its program read for them (imports are read without entering the project).
-    const program = project.getLanguageService().compilerObject.getProgram();
-    const names = new Set([...project.getSourceFiles().map((f) => f.getFilePath() as string), ...(program?.getSourceFiles().map((f) => f.fileName) ?? [])]);
+    const names = new Set([...project.getSourceFiles().map((f) => f.getFilePath() as string), ...this.programFiles]);
     for (const name of names) {
       const file = project.getSourceFile(name);
       if (!file) continue;

@@ -113,12 +113,16 @@ export function typeCheckProposal(project: WorkspaceProject, proposal: Proposal,
 }
 
 /** The file's own diagnostics (syntactic and semantic, the project's compiler options) for `text`, without changing the project. */
-export function diagnosticsOf(project: WorkspaceProject, fsPath: string, text: string): DiagnosticInfo[] {
+export function diagnosticsOf(project: WorkspaceProject, fsPath: string, text: string, onProgram?: (program: ts.Program) => void): DiagnosticInfo[] {
   loadProjectFiles(project, 'declarations');
   return withOverlay(project, [fsPath], () => {
     const fileName = project.sourceFile(fsPath, text).getFilePath();
     const starts = lineStarts(text);
-    return compilerDiagnostics(project, fileName).map((d) => toDiagnosticInfo(d, text, starts));
+    const diagnostics = compilerDiagnostics(project, fileName).map((d) => toDiagnosticInfo(d, text, starts));
+    // The program the check ran on, before the overlay is taken off (asking for it afterwards would build another).
+    const program = onProgram ? project.tsProject().getLanguageService().compilerObject.getProgram() : undefined;
+    if (program) onProgram?.(program);
+    return diagnostics;
   });
 }
 
