@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { BenchClient } from './lspClient.mjs';
 import { startFakeModel } from './fakeModel.mjs';
 import { generateTemporaryProject } from './synthetic.mjs';
@@ -183,7 +184,6 @@ function codeActionsDuringPauses(server, project, positions, rounds, windowMs) {
     const original = buffer.text;
     const samples = [];
     const worstPerRound = [];
-    const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
     for (let round = 0; round < rounds; round++) {
       const typed = positions[Math.floor(((round + 0.5) * positions.length) / rounds)];
       await client.setTextIncrementally(buffer.uri, { range: { start: typed, end: typed }, text: ' ' });

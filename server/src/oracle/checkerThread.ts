@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { DiagnosticInfo } from '../tasks/task.js';
 
+const STOPPED = 'the type-check thread was stopped';
+
 /** What the worker is started with. */
 export interface CheckerThreadData {
   /** The workspace folder its project is made for. */
@@ -70,7 +72,7 @@ export class CheckerThread {
   /** The diagnostics of `text` as the content of `fsPath`; rejects with the signal's reason when aborted. */
   check(fsPath: string, text: string, signal: AbortSignal): Promise<DiagnosticInfo[]> {
     if (signal.aborted) return Promise.reject(signal.reason);
-    if (this.disposed) return Promise.reject(new Error('the type-check thread was stopped'));
+    if (this.disposed) return Promise.reject(new Error(STOPPED));
     if (this.failure !== undefined) return Promise.reject(new Error(this.failure));
     return new Promise<DiagnosticInfo[]>((resolve, reject) => {
       const pending: Pending = {
@@ -102,7 +104,7 @@ export class CheckerThread {
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
-    this.failAll(new Error('the type-check thread was stopped'));
+    this.failAll(new Error(STOPPED));
     const worker = this.worker;
     this.worker = undefined;
     if (worker) await worker.terminate();

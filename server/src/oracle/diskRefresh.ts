@@ -10,11 +10,11 @@ import { isUnsettled } from '../workspace/fileTimes.js';
 type Stamp = string | undefined;
 
 /**
- * Re-reads the project's files that changed on disk since it read them (saved in the editor, or changed by a checkout,
- * a formatter, another tool), and forgets those deleted. Files under `node_modules` are read once: they change only
- * with an install, and a restart of the server reads them again. A file seen for the first time is read again too, since it may
- * have changed between the project's read and this stat, which comes before the read. Files that cannot be stat'ed
- * and never could (the compiler's default library, held in memory) are left alone.
+ * Re-reads the project's files that changed on disk since it read them (saved in the editor, or changed by a
+ * checkout, a formatter, another tool), and forgets those deleted. Files under `node_modules` are read once: they
+ * change only with an install, and a restart of the server reads them again. A file seen for the first time is read
+ * again too, since it may have changed between the project's read and this stat, which comes before the read. Files
+ * that cannot be stat'ed and never could (the compiler's default library, held in memory) are left alone.
  */
 export class DiskRefresh {
   private readonly stamps = new Map<string, Stamp>();

@@ -120,8 +120,10 @@ export function diagnosticsOf(project: WorkspaceProject, fsPath: string, text: s
     const starts = lineStarts(text);
     const diagnostics = compilerDiagnostics(project, fileName).map((d) => toDiagnosticInfo(d, text, starts));
     // The program the check ran on, before the overlay is taken off (asking for it afterwards would build another).
-    const program = onProgram ? project.tsProject().getLanguageService().compilerObject.getProgram() : undefined;
-    if (program) onProgram?.(program);
+    if (onProgram) {
+      const program = project.tsProject().getLanguageService().compilerObject.getProgram();
+      if (program) onProgram(program);
+    }
     return diagnostics;
   });
 }
