@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { REPO_ROOT, positionsOf, sectionMain, timeRuns } from '../support.mjs';
 
 const dist = (relative) => import(pathToFileURL(path.join(REPO_ROOT, 'dist', 'server', 'src', relative)).href);
-const { WorkspaceProject } = await dist('repo/workspaceProject.js');
+const { WorkspaceProjects } = await dist('repo/workspaceProject.js');
 const { typeCheckProposal, noNewDiagnosticsRule } = await dist('oracle/typeCheck.js');
 
 /** Offsets just inside the bodies of functions and methods: where an edit adds a statement. */
@@ -32,10 +32,12 @@ sectionMain(async ({ root, bigFile, coldRuns, warmRuns }) => {
     verdicts[verdict.passed ? 'passed' : 'failed'] += 1;
     return verdict;
   };
-  // Cold: a new workspace project, so the program, the file and what it imports are loaded again.
-  const cold = await timeRuns(coldRuns, () => check(new WorkspaceProject(root)));
-  const project = new WorkspaceProject(root);
+  // Cold: a new workspace project, so the program, the file and what it imports are loaded again. The project is the
+  // one of the config that governs the file (a monorepo package's own tsconfig), as the server's tasks take it.
+  const projectOf = () => new WorkspaceProjects(root).forFile(bigFile);
+  const cold = await timeRuns(coldRuns, () => check(projectOf()));
+  const project = projectOf();
   await check(project);
   const warm = await timeRuns(warmRuns, () => check(project));
-  return { file: path.relative(root, bigFile), fileLines: text.split('\n').length, functions: positionsOf(text, /function /g).length, cold: cold.stats, warm: warm.stats, verdicts, lastVerdict: warm.last?.summary ?? cold.last?.summary };
+  return { file: path.relative(root, bigFile), config: project.configFile ? path.relative(root, project.configFile) : null, fileLines: text.split('\n').length, functions: positionsOf(text, /function /g).length, cold: cold.stats, warm: warm.stats, verdicts, lastVerdict: warm.last?.summary ?? cold.last?.summary };
 });

@@ -36,7 +36,7 @@ import { buildRegistry } from './agents/registry.js';
 import { TraceStore } from './trace/traceStore.js';
 import { interactionsAt } from './trace/positionLookup.js';
 import { renderInteractions } from './trace/interactionReport.js';
-import { WorkspaceProject } from './repo/workspaceProject.js';
+import { WorkspaceProjects } from './repo/workspaceProject.js';
 import { offersAt } from './tasks/catalogue.js';
 import type { DiagnosticInfo, TaskOffer } from './tasks/task.js';
 import { PlanCache } from './tasks/runTask.js';
@@ -97,7 +97,7 @@ export class Assistant {
     const registry = buildRegistry(options.settings, options.env, options.settingsProblems);
     this.env = {
       root: options.root,
-      project: new WorkspaceProject(options.root),
+      projects: new WorkspaceProjects(options.root),
       registry,
       trace,
       sessionId: session.id,
@@ -117,7 +117,7 @@ export class Assistant {
     this.listeners = new Listeners(this.env, options.documents, options.publishProblems ?? (() => undefined));
     const checker = findCheckerScript();
     if (!checker) options.log('background type-checks run on the main thread: the worker script diagnosticsWorker.js is not beside the server');
-    this.ownDiagnostics = projectDiagnosticsCache(this.env.project, { script: checker ?? null, onError: (uri, e) => options.log(`diagnostics of ${uri}: ${e instanceof Error ? e.message : String(e)}`) });
+    this.ownDiagnostics = projectDiagnosticsCache(this.env.projects, { script: checker ?? null, onError: (uri, e) => options.log(`diagnostics of ${uri}: ${e instanceof Error ? e.message : String(e)}`) });
     for (const problem of registry.problems) options.log(`settings: ${problem}`);
   }
 

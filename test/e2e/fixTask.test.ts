@@ -77,6 +77,25 @@ describe('Fix a diagnostic', () => {
     expect(editor.logs.filter((line) => /type-check/.test(line))).toEqual([]);
   });
 
+  it("checks a monorepo package's file with that package's tsconfig: Fix for its real error, none for the root's missing options", async () => {
+    const { editor } = await TestEditor.start({ root: copyFixture('monorepo') });
+    editors.push(editor);
+    const doc = await editor.open('packages/web/src/view.tsx');
+    await editor.setText(doc.uri, doc.text.replace('  document.title = label', '  const count: number = label(1);\n  document.title = label'));
+    const quickfixes = async (needle: string): Promise<string[]> => {
+      const position = editor.position(doc.uri, needle);
+      const actions = await editor.request<CodeAction[]>('textDocument/codeAction', { textDocument: { uri: doc.uri }, range: { start: position, end: position }, context: { diagnostics: [] } });
+      return actions.filter((a) => a.kind === 'quickfix').map((a) => a.title);
+    };
+    let titles: string[] = [];
+    for (const until = Date.now() + 20_000; titles.length === 0 && Date.now() < until; await new Promise((r) => setTimeout(r, 100))) titles = await quickfixes('count');
+    expect(titles).toEqual([`Assistant: Fix "Type 'string' is not assignable to type 'number'."`]);
+    // Under the root's tsconfig (no options) the alias, the JSX and the extensionless import would all be errors.
+    expect(await quickfixes("'@mono/core'")).toEqual([]);
+    expect(await quickfixes('<div>')).toEqual([]);
+    expect(await quickfixes("'./label'")).toEqual([]);
+  });
+
   it('rejects a model fix that leaves the error, asks again with the verdict, and applies the passing one', async () => {
     model = await startScriptedModel();
     const { editor } = await TestEditor.start({

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DiagnosticsCache, mergeDiagnostics, projectDiagnosticsCache } from '../../server/src/oracle/diagnosticsCache.js';
 import type { DiagnosticInfo } from '../../server/src/tasks/task.js';
 import type { DocumentSnapshot } from '../../server/src/workspace/documentSnapshot.js';
-import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
+import { WorkspaceProjects } from '../../server/src/repo/workspaceProject.js';
 import { pathToUri } from '../../server/src/workspace/documentSnapshot.js';
 import { copyFixture } from '../support/lspClient.js';
 
@@ -133,7 +133,7 @@ describe('DiagnosticsCache', () => {
     const root = copyFixture('fix');
     try {
       const fsPath = path.join(root, 'src', 'main.ts');
-      const cache = projectDiagnosticsCache(new WorkspaceProject(root), { delayMs: 1, ...(script === null ? { script } : {}) });
+      const cache = projectDiagnosticsCache(new WorkspaceProjects(root), { delayMs: 1, ...(script === null ? { script } : {}) });
       const document: DocumentSnapshot = { uri: pathToUri(fsPath), fsPath, languageId: 'typescript', version: 7, text: fs.readFileSync(fsPath, 'utf8') };
       let turns = 0;
       const ticking = setInterval(() => turns++, 1);

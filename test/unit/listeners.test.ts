@@ -11,7 +11,7 @@ import { toProblems } from '../../server/src/listeners/testReport.js';
 import type { TestReport } from '../../server/src/listeners/testReport.js';
 import { lintProblems, lintRecheck, LintQueue } from '../../server/src/listeners/lintQueue.js';
 import { clearTestConventionCache } from '../../server/src/repo/testFramework.js';
-import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
+import { WorkspaceProjects } from '../../server/src/repo/workspaceProject.js';
 import { pathToUri } from '../../server/src/workspace/documentSnapshot.js';
 
 const root = linkModules(copyFixture('listeners'));
@@ -30,7 +30,7 @@ const never = new AbortController().signal;
 
 describe('projectTypeCheck', () => {
   it('reports the type error of the project at its place, and nothing in the clean files', async () => {
-    const result = await projectTypeCheck(new WorkspaceProject(root), never);
+    const result = await projectTypeCheck(new WorkspaceProjects(root), never);
     expect(result.files).toBe(3);
     expect(result.truncated).toBe(0);
     expect(result.problems).toHaveLength(1);
@@ -48,15 +48,15 @@ describe('projectTypeCheck', () => {
   });
 
   it("checks the editor's unsaved text, picks up files created on disk since, and bounds the problems", async () => {
-    const project = new WorkspaceProject(root);
-    await projectTypeCheck(project, never);
+    const projects = new WorkspaceProjects(root);
+    await projectTypeCheck(projects, never);
     const cart = file('cart.ts');
     const unsaved = read(cart).replace('let sum = 0;', "let sum = 0;\n  const label: string = sum;");
-    project.sourceFile(cart, unsaved);
+    projects.forFile(cart).sourceFile(cart, unsaved);
     const added = file('added.ts');
     fs.writeFileSync(added, 'export const flag: boolean = 1;\n');
     try {
-      const result = await projectTypeCheck(project, never);
+      const result = await projectTypeCheck(projects, never);
       expect(result.files).toBe(4);
       expect(result.problems.map((p) => [path.basename(p.fsPath), p.range.start, p.code])).toEqual([
         ['added.ts', { line: 0, character: 13 }, 2322],
@@ -65,12 +65,12 @@ describe('projectTypeCheck', () => {
       ]);
       expect(read(cart)).not.toContain('label');
 
-      const bounded = await projectTypeCheck(project, never, { maxProblems: 1 });
+      const bounded = await projectTypeCheck(projects, never, { maxProblems: 1 });
       expect(bounded.problems).toHaveLength(1);
       expect(bounded.truncated).toBe(2);
 
       const paging = file('paging.ts');
-      const fixed = await projectTypeCheck(project, never, { unsaved: [{ fsPath: paging, text: read(paging).replace('const size: number = requested;', 'const size = Number(requested);') }] });
+      const fixed = await projectTypeCheck(projects, never, { unsaved: [{ fsPath: paging, text: read(paging).replace('const size: number = requested;', 'const size = Number(requested);') }] });
       expect(fixed.problems.map((p) => path.basename(p.fsPath))).toEqual(['added.ts', 'cart.ts']);
     } finally {
       fs.rmSync(added);
@@ -81,10 +81,10 @@ describe('projectTypeCheck', () => {
     const reason = new Error('stop');
     const before = new AbortController();
     before.abort(reason);
-    await expect(projectTypeCheck(new WorkspaceProject(root), before.signal)).rejects.toBe(reason);
+    await expect(projectTypeCheck(new WorkspaceProjects(root), before.signal)).rejects.toBe(reason);
 
     const during = new AbortController();
-    const running = projectTypeCheck(new WorkspaceProject(root), during.signal);
+    const running = projectTypeCheck(new WorkspaceProjects(root), during.signal);
     setImmediate(() => during.abort(reason));
     await expect(running).rejects.toBe(reason);
   });

@@ -40,11 +40,14 @@ export const fixScenario: Scenario<FixCase> = {
   async buildCases(context, signal) {
     const skipped: SkipCounts = { generated: 0, minified: 0, ignored: 0, declaration: 0, large: 0, unreadable: 0 };
     const files = repositorySourceFiles(context.scratch.root, skipped);
-    const project = context.env.project;
-    // The whole program at once: each file's diagnostics then come from one checker instead of one per file.
-    loadProjectFiles(project, 'all');
-    const tsProject = project.tsProject();
-    for (const file of files) if (!tsProject.getSourceFile(file.fsPath)) tsProject.addSourceFileAtPathIfExists(file.fsPath);
+    const projects = context.env.projects;
+    // Each project's whole program at once: each file's diagnostics then come from one checker instead of one per file.
+    for (const file of files) {
+      const project = projects.forFile(file.fsPath);
+      loadProjectFiles(project, 'all');
+      const tsProject = project.tsProject();
+      if (!tsProject.getSourceFile(file.fsPath)) tsProject.addSourceFileAtPathIfExists(file.fsPath);
+    }
     const cases: FixCase[] = [];
     const left = { import: 0, configuration: 0, lintImport: 0 };
     const failed: string[] = [];
@@ -73,7 +76,7 @@ export const fixScenario: Scenario<FixCase> = {
       };
       let diagnostics: DiagnosticInfo[];
       try {
-        diagnostics = diagnosticsOf(project, file.fsPath, file.text);
+        diagnostics = diagnosticsOf(projects.forFile(file.fsPath), file.fsPath, file.text);
       } catch (error) {
         failed.push(`${file.relative}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
         continue;
@@ -133,7 +136,7 @@ export const fixScenario: Scenario<FixCase> = {
  * (when ESLint runs) reports nothing new either.
  */
 async function judgeFix(context: ScoreContext, evalCase: FixCase, files: AppliedFile[]): Promise<{ fixed: boolean; reason?: string; details: Record<string, unknown> }> {
-  const typescript = compareTypeScript(context.env.project, files, context.scratch.relativeOf.bind(context.scratch));
+  const typescript = compareTypeScript(context.env.projects.forFile(evalCase.fsPath), files, context.scratch.relativeOf.bind(context.scratch));
   const tsKey = evalCase.analyzer === 'typescript' ? keyOf(Number(evalCase.diagnostic.code), evalCase.diagnostic.message) : undefined;
   const details: Record<string, unknown> = { typescript: { before: typescript.before, after: typescript.after, new: typescript.fresh } };
   let lint: LintComparison | undefined;

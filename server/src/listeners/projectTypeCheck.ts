@@ -1,12 +1,11 @@
-// The whole tsconfig project of a workspace type-checked on the shared ts-morph project, as problems a command publishes at their places.
-import fs from 'node:fs';
+// The whole tsconfig project of a workspace (with the projects it references) type-checked on the shared ts-morph projects, as problems a command publishes at their places.
 import path from 'node:path';
 import { ts } from 'ts-morph';
 import type { Range } from 'vscode-languageserver-protocol';
 import { lineStarts, offsetsToRange } from '../edits/textEdits.js';
-import { toDiagnosticInfo } from '../oracle/typeCheck.js';
+import { fileDiagnostics, toDiagnosticInfo } from '../oracle/typeCheck.js';
 import { redactSecrets } from '../privacy/secrets.js';
-import type { WorkspaceProject } from '../repo/workspaceProject.js';
+import type { WorkspaceProject, WorkspaceProjects } from '../repo/workspaceProject.js';
 import { pathToUri } from '../workspace/documentSnapshot.js';
 
 export interface ProblemLocation {
@@ -55,51 +54,62 @@ const SKIPPED = ['**/node_modules', '**/dist', '**/build', '**/out', '**/coverag
 const LOAD_CHUNK = 50;
 
 /**
- * Syntactic and semantic diagnostics of every file of the workspace's tsconfig project (or, without one, of its
- * TypeScript and JavaScript files), as `tsc -p` would report them per file, with the editor's unsaved text wherever
- * the project holds it. Files read from disk are refreshed first, so edits made outside the editor count. The event
- * loop gets a turn between files, and an abort rejects with `signal.reason` at the next one.
+ * Syntactic and semantic diagnostics of every file of the workspace's tsconfig project and the projects it references
+ * (or, without one, of its TypeScript and JavaScript files), each with the options of the config that governs it, as
+ * `tsc -b` would report them per file, with the editor's unsaved text wherever a project holds it. Files read from
+ * disk are refreshed first, so edits made outside the editor count. The event loop gets a turn between files, and an
+ * abort rejects with `signal.reason` at the next one.
  */
-export async function projectTypeCheck(project: WorkspaceProject, signal: AbortSignal, options: ProjectTypeCheckOptions = {}): Promise<ProjectTypeCheckResult> {
+export async function projectTypeCheck(projects: WorkspaceProjects, signal: AbortSignal, options: ProjectTypeCheckOptions = {}): Promise<ProjectTypeCheckResult> {
   signal.throwIfAborted();
   const maxProblems = Math.max(0, options.maxProblems ?? DEFAULT_MAX_PROBLEMS);
-  const tsProject = project.tsProject();
-  for (const buffer of options.unsaved ?? []) project.sourceFile(path.resolve(buffer.fsPath), buffer.text);
-
-  let count = 0;
-  for (const file of tsProject.getSourceFiles()) {
-    if (++count % LOAD_CHUNK === 0) await nextTurn(signal);
-    try {
-      // Only files that mirror the disk; an editor's text is newer than the disk by definition.
-      if (file.isSaved()) file.refreshFromFileSystemSync();
-    } catch {
-      // Unreadable now: it keeps the text it had.
-    }
+  for (const buffer of options.unsaved ?? []) {
+    const fsPath = path.resolve(buffer.fsPath);
+    projects.forFile(fsPath).sourceFile(fsPath, buffer.text);
   }
 
-  const names = projectFileNames(project.root);
+  const names = projectFileNames(projects);
   const chosen = names.slice(0, MAX_FILES);
-  count = 0;
+  // Each file is checked in the project of the config that governs it (a monorepo's packages have their own options).
+  const byProject = new Map<WorkspaceProject, string[]>();
   for (const fileName of chosen) {
-    if (++count % LOAD_CHUNK === 0) await nextTurn(signal);
-    try {
-      if (!tsProject.getSourceFile(fileName)) tsProject.addSourceFileAtPathIfExists(fileName);
-    } catch {
-      // An unreadable file is left out of the check.
+    const project = projects.forFile(fileName);
+    byProject.set(project, [...(byProject.get(project) ?? []), fileName]);
+  }
+  let count = 0;
+  for (const [project, fileNames] of byProject) {
+    const tsProject = project.tsProject();
+    for (const file of tsProject.getSourceFiles()) {
+      if (++count % LOAD_CHUNK === 0) await nextTurn(signal);
+      try {
+        // Only files that mirror the disk; an editor's text is newer than the disk by definition.
+        if (file.isSaved()) file.refreshFromFileSystemSync();
+      } catch {
+        // Unreadable now: it keeps the text it had.
+      }
+    }
+    for (const fileName of fileNames) {
+      if (++count % LOAD_CHUNK === 0) await nextTurn(signal);
+      try {
+        if (!tsProject.getSourceFile(fileName)) tsProject.addSourceFileAtPathIfExists(fileName);
+      } catch {
+        // An unreadable file is left out of the check.
+      }
     }
   }
 
-  const service = tsProject.getLanguageService().compilerObject;
   const problems: Problem[] = [];
   let total = 0;
   let files = 0;
   for (const fileName of chosen) {
     await nextTurn(signal);
+    const tsProject = projects.forFile(fileName).tsProject();
     const sourceFile = tsProject.getSourceFile(fileName);
     if (!sourceFile) continue;
     files++;
     const name = sourceFile.getFilePath();
-    const diagnostics = [...service.getSyntacticDiagnostics(name), ...service.getSemanticDiagnostics(name)];
+    const service = tsProject.getLanguageService().compilerObject;
+    const diagnostics = fileDiagnostics(service, name);
     total += diagnostics.length;
     for (const diagnostic of diagnostics) {
       if (problems.length >= maxProblems) break;
@@ -142,18 +152,13 @@ function clampSeverity(severity: number | undefined): Problem['severity'] {
 }
 
 /**
- * The files `tsc -p` would check: the tsconfig's list, or, for a folder without one (or a solution-style tsconfig that
- * lists none itself), its script files, as the workspace's repository tools take them. Sorted, so problems come in a
- * stable order.
+ * The files `tsc -b` would check: the root tsconfig's and those of the projects it references, or, for a folder
+ * without a tsconfig (or one that names no files), its script files, as the workspace's repository tools take them.
+ * Sorted, so problems come in a stable order.
  */
-function projectFileNames(root: string): string[] {
-  const tsconfig = path.join(root, 'tsconfig.json');
-  let names: string[] = [];
-  if (fs.existsSync(tsconfig)) {
-    const read = ts.readConfigFile(tsconfig, (file) => ts.sys.readFile(file));
-    if (!read.error) names = ts.parseJsonConfigFileContent(read.config, ts.sys, root, undefined, tsconfig).fileNames;
-  }
-  if (names.length === 0) names = ts.sys.readDirectory(root, SOURCE_EXTENSIONS, SKIPPED, ['**/*']).filter((file) => !file.endsWith('.d.ts'));
+function projectFileNames(projects: WorkspaceProjects): string[] {
+  let names = projects.configuredFiles();
+  if (names.length === 0) names = ts.sys.readDirectory(projects.root, SOURCE_EXTENSIONS, SKIPPED, ['**/*']).filter((file) => !file.endsWith('.d.ts'));
   return names.filter((name) => !name.split(/[\\/]/).includes('node_modules')).sort();
 }
 

@@ -1,5 +1,5 @@
 // The server's own diagnostics of open documents, computed in the background per (uri, version) after a pause in typing, so Fix is offered even when the client sends none.
-import type { WorkspaceProject } from '../repo/workspaceProject.js';
+import type { WorkspaceProjects } from '../repo/workspaceProject.js';
 import type { DiagnosticInfo } from '../tasks/task.js';
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
 import { isSupportedLanguage } from '../workspace/documentSnapshot.js';
@@ -137,19 +137,19 @@ export class DiagnosticsCache {
 }
 
 /**
- * The cache the server uses: the workspace project's diagnostics of TypeScript and JavaScript documents, checked on a
- * worker thread with a project of its own (see `CheckerThread`), or on this thread when the worker's script is not
- * there (`script: null`, or no build beside the sources).
+ * The cache the server uses: the diagnostics of TypeScript and JavaScript documents, each in the project of the config
+ * that governs it, checked on a worker thread with projects of its own (see `CheckerThread`), or on this thread when
+ * the worker's script is not there (`script: null`, or no build beside the sources).
  */
-export function projectDiagnosticsCache(project: WorkspaceProject, options: Omit<DiagnosticsCacheOptions, 'compute' | 'onDispose'> & { script?: URL | null } = {}): DiagnosticsCache {
+export function projectDiagnosticsCache(projects: WorkspaceProjects, options: Omit<DiagnosticsCacheOptions, 'compute' | 'onDispose'> & { script?: URL | null } = {}): DiagnosticsCache {
   const { script = findCheckerScript(), ...cacheOptions } = options;
-  const thread = script ? new CheckerThread({ root: project.root, script }) : undefined;
+  const thread = script ? new CheckerThread({ root: projects.root, script }) : undefined;
   return new DiagnosticsCache({
     ...cacheOptions,
     compute: (document, signal) => {
       if (!isSupportedLanguage(document.languageId)) return [];
-      const fsPath = projectPathOf(project, document.uri, document.languageId);
-      return thread ? thread.check(fsPath, document.text, signal) : diagnosticsOf(project, fsPath, document.text);
+      const fsPath = projectPathOf(projects.workspace, document.uri, document.languageId);
+      return thread ? thread.check(fsPath, document.text, signal) : diagnosticsOf(projects.forFile(fsPath), fsPath, document.text);
     },
     onDispose: () => void thread?.dispose(),
   });

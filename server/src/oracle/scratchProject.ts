@@ -85,14 +85,14 @@ function refresh(file: SourceFile): void {
 
 function scratchFor(workspace: WorkspaceProject, options: ts.CompilerOptions): Scratch {
   // TypeScript finds `@types` packages from the config file's folder; without a tsconfig, from the workspace's.
-  const configFilePath = typeof options.configFilePath === 'string' ? options.configFilePath : path.join(workspace.root, 'tsconfig.json');
+  const configFilePath = typeof options.configFilePath === 'string' ? options.configFilePath : (workspace.configFile ?? path.join(workspace.root, 'tsconfig.json'));
   // TypeScript 6 no longer includes every `@types` package when `types` is unset; projects written for 5.x expect it.
   const compilerOptions: ts.CompilerOptions = { ...options, configFilePath, noEmit: true, ...(options.types === undefined ? { types: ['*'] } : {}) };
   const optionsKey = JSON.stringify(compilerOptions);
   const existing = scratches.get(workspace);
   if (existing && existing.optionsKey === optionsKey) return existing;
   const project = new Project({ compilerOptions, skipAddingFilesFromTsConfig: true });
-  for (const declaration of ambientDeclarations(workspace.root)) {
+  for (const declaration of ambientDeclarations(workspace.configFile)) {
     try {
       project.addSourceFileAtPathIfExists(declaration);
     } catch {
@@ -108,12 +108,11 @@ function scratchFor(workspace: WorkspaceProject, options: ts.CompilerOptions): S
  * The `.d.ts` files the workspace's tsconfig includes (global augmentations, test-framework globals): a program
  * built from imports alone would miss them.
  */
-function ambientDeclarations(root: string): string[] {
-  const config = path.join(root, 'tsconfig.json');
-  if (!ts.sys.fileExists(config)) return [];
+function ambientDeclarations(config: string | undefined): string[] {
+  if (!config || !ts.sys.fileExists(config)) return [];
   const read = ts.readConfigFile(config, (p) => ts.sys.readFile(p));
   if (read.error || !read.config) return [];
-  const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, root);
+  const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, path.dirname(config), undefined, config);
   return parsed.fileNames.filter((f) => /\.d\.[cm]?ts$/.test(f) && !/[\\/]node_modules[\\/]/.test(f)).slice(0, 200);
 }
 

@@ -164,10 +164,20 @@ function categoryOf(category: ts.DiagnosticCategory): CheckedDiagnostic['categor
   }
 }
 
-/** Syntactic plus semantic diagnostics of one file of the project, as the language service computes them. */
+/**
+ * "File is not listed within the file list of project": a composite project's program must hold every file of its
+ * config, and ours holds only the files asked for and what they import; a file of a referenced project is one too,
+ * where a build would read that project's output and an editor's language server its sources.
+ */
+const NOT_LISTED_IN_COMPOSITE_PROJECT = 6307;
+
+/** Syntactic plus semantic diagnostics of one file, as the language service computes them, less those of our partial programs. */
+export function fileDiagnostics(service: ts.LanguageService, fileName: string): ts.Diagnostic[] {
+  return [...service.getSyntacticDiagnostics(fileName), ...service.getSemanticDiagnostics(fileName)].filter((d) => d.code !== NOT_LISTED_IN_COMPOSITE_PROJECT);
+}
+
 function compilerDiagnostics(project: WorkspaceProject, fileName: string): ts.Diagnostic[] {
-  const service = project.tsProject().getLanguageService().compilerObject;
-  return [...service.getSyntacticDiagnostics(fileName), ...service.getSemanticDiagnostics(fileName)];
+  return fileDiagnostics(project.tsProject().getLanguageService().compilerObject, fileName);
 }
 
 function checked(project: WorkspaceProject, fileName: string, text: string): CheckedDiagnostic[] {
@@ -290,8 +300,8 @@ export function loadProjectFiles(project: WorkspaceProject, which: 'declarations
   loaded.set(project, done);
   if (done.has(which) || done.has('all')) return;
   done.add(which);
-  const tsconfig = path.join(project.root, 'tsconfig.json');
-  if (!ts.sys.fileExists(tsconfig)) return;
+  const tsconfig = project.configFile;
+  if (!tsconfig || !ts.sys.fileExists(tsconfig)) return;
   const parsed = ts.getParsedCommandLineOfConfigFile(tsconfig, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined });
   if (!parsed) return;
   const tsProject = project.tsProject();

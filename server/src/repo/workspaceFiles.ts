@@ -30,7 +30,7 @@ export function loadWorkspaceFiles(workspace: WorkspaceProject, signal?: AbortSi
       // Unreadable now: it keeps the text it had.
     }
   }
-  const names = workspaceFileNames(workspace.root);
+  const names = workspaceFileNames(workspace);
   const chosen = names.slice(0, MAX_WORKSPACE_FILES);
   for (const file of chosen) {
     signal?.throwIfAborted();
@@ -43,16 +43,16 @@ export function loadWorkspaceFiles(workspace: WorkspaceProject, signal?: AbortSi
   return { files: chosen.length, of: names.length, truncated: names.length > chosen.length };
 }
 
-function workspaceFileNames(root: string): string[] {
-  const tsconfig = path.join(root, 'tsconfig.json');
-  if (fs.existsSync(tsconfig)) {
+function workspaceFileNames(workspace: WorkspaceProject): string[] {
+  const tsconfig = workspace.configFile;
+  if (tsconfig && fs.existsSync(tsconfig)) {
     const read = ts.readConfigFile(tsconfig, (file) => ts.sys.readFile(file));
     if (!read.error) {
-      const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, root, undefined, tsconfig);
+      const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, path.dirname(tsconfig), undefined, tsconfig);
       // A solution-style tsconfig (`files: []` with references) lists nothing: the folder's files are the workspace then.
       if (parsed.fileNames.length > 0) return parsed.fileNames;
     }
   }
   // TypeScript's own directory walk: hidden folders are skipped, as they are for a tsconfig's `include`.
-  return ts.sys.readDirectory(root, SOURCE_EXTENSIONS, SKIPPED, ['**/*']).filter((file) => !file.endsWith('.d.ts'));
+  return ts.sys.readDirectory(workspace.root, SOURCE_EXTENSIONS, SKIPPED, ['**/*']).filter((file) => !file.endsWith('.d.ts'));
 }
