@@ -71,11 +71,14 @@ export async function projectTypeCheck(projects: WorkspaceProjects, signal: Abor
   const names = projectFileNames(projects);
   const chosen = names.slice(0, MAX_FILES);
   // Each file is checked in the project of the config that governs it (a monorepo's packages have their own options).
+  const owners = chosen.map((fileName) => projects.forFile(fileName));
   const byProject = new Map<WorkspaceProject, string[]>();
-  for (const fileName of chosen) {
-    const project = projects.forFile(fileName);
-    byProject.set(project, [...(byProject.get(project) ?? []), fileName]);
-  }
+  chosen.forEach((fileName, i) => {
+    const project = owners[i] as WorkspaceProject;
+    const names = byProject.get(project);
+    if (names) names.push(fileName);
+    else byProject.set(project, [fileName]);
+  });
   let count = 0;
   for (const [project, fileNames] of byProject) {
     const tsProject = project.tsProject();
@@ -101,9 +104,9 @@ export async function projectTypeCheck(projects: WorkspaceProjects, signal: Abor
   const problems: Problem[] = [];
   let total = 0;
   let files = 0;
-  for (const fileName of chosen) {
+  for (const [i, fileName] of chosen.entries()) {
     await nextTurn(signal);
-    const tsProject = projects.forFile(fileName).tsProject();
+    const tsProject = (owners[i] as WorkspaceProject).tsProject();
     const sourceFile = tsProject.getSourceFile(fileName);
     if (!sourceFile) continue;
     files++;

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Project, ts } from 'ts-morph';
 import type { SourceFile } from 'ts-morph';
+import { configFileNames } from '../repo/projectConfigs.js';
 import type { WorkspaceProject } from '../repo/workspaceProject.js';
 
 /** A file as the scratch project should see it, whatever the disk holds. */
@@ -110,10 +111,7 @@ function scratchFor(workspace: WorkspaceProject, options: ts.CompilerOptions): S
  */
 function ambientDeclarations(config: string | undefined): string[] {
   if (!config || !ts.sys.fileExists(config)) return [];
-  const read = ts.readConfigFile(config, (p) => ts.sys.readFile(p));
-  if (read.error || !read.config) return [];
-  const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, path.dirname(config), undefined, config);
-  return parsed.fileNames.filter((f) => /\.d\.[cm]?ts$/.test(f) && !/[\\/]node_modules[\\/]/.test(f)).slice(0, 200);
+  return configFileNames(config).filter((f) => /\.d\.[cm]?ts$/.test(f) && !/[\\/]node_modules[\\/]/.test(f)).slice(0, 200);
 }
 
 /** The syntax and type errors of one file of the project (warnings and suggestions left out). */

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { ts } from 'ts-morph';
 import type { Diagnostic as LspDiagnostic } from 'vscode-languageserver-protocol';
 import type { Verdict } from '../protocol.js';
+import { configFileNames } from '../repo/projectConfigs.js';
 import type { WorkspaceProject } from '../repo/workspaceProject.js';
 import type { Proposal } from '../edits/proposal.js';
 import { applyOffsetEdits, lineStarts, offsetToPosition } from '../edits/textEdits.js';
@@ -302,10 +303,8 @@ export function loadProjectFiles(project: WorkspaceProject, which: 'declarations
   done.add(which);
   const tsconfig = project.configFile;
   if (!tsconfig || !ts.sys.fileExists(tsconfig)) return;
-  const parsed = ts.getParsedCommandLineOfConfigFile(tsconfig, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined });
-  if (!parsed) return;
   const tsProject = project.tsProject();
-  for (const fileName of parsed.fileNames) {
+  for (const fileName of configFileNames(tsconfig)) {
     if (which === 'declarations' && !/\.d\.[cm]?ts$/i.test(fileName)) continue;
     if (tsProject.getSourceFile(fileName)) continue;
     tsProject.addSourceFileAtPathIfExists(fileName);

@@ -42,12 +42,14 @@ export class ConfigLocator {
     const nearest = candidates[0];
     if (nearest === undefined) return undefined;
     if ((this.info(nearest)?.references.length ?? 0) === 0) return nearest;
+    const start = performance.now();
     const found = this.search(candidates, file, Infinity);
     if (found) return found;
     const now = performance.now();
     const missed = this.misses.get(file);
     if (missed === undefined || now - missed > MISS_RETRY_MS) {
-      const listedAgain = this.search(candidates, file, 0);
+      // Lists made by the search above are current; only older ones are listed again.
+      const listedAgain = this.search(candidates, file, now - start);
       if (listedAgain) {
         this.misses.delete(file);
         return listedAgain;
@@ -139,8 +141,11 @@ export class ConfigLocator {
   }
 }
 
-/** The files a config includes (its `files`, `include` and `exclude`, after `extends`), as absolute paths. */
+/** The files a config includes (its `files`, `include` and `exclude`, after `extends`); none when it cannot be read. */
+export function configFileNames(config: string): string[] {
+  return ts.getParsedCommandLineOfConfigFile(config, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined })?.fileNames ?? [];
+}
+
 function listFiles(config: string): Set<string> {
-  const parsed = ts.getParsedCommandLineOfConfigFile(config, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined });
-  return new Set((parsed?.fileNames ?? []).map((f) => path.resolve(f)));
+  return new Set(configFileNames(config).map((f) => path.resolve(f)));
 }

@@ -1,7 +1,7 @@
 // The workspace's source files brought into the ts-morph project on demand, so references in files nobody opened are found.
 import fs from 'node:fs';
-import path from 'node:path';
 import { ts } from 'ts-morph';
+import { configFileNames } from './projectConfigs.js';
 import type { WorkspaceProject } from './workspaceProject.js';
 
 /** How much of the workspace the project holds: a large workspace is loaded up to its first files only. */
@@ -46,12 +46,9 @@ export function loadWorkspaceFiles(workspace: WorkspaceProject, signal?: AbortSi
 function workspaceFileNames(workspace: WorkspaceProject): string[] {
   const tsconfig = workspace.configFile;
   if (tsconfig && fs.existsSync(tsconfig)) {
-    const read = ts.readConfigFile(tsconfig, (file) => ts.sys.readFile(file));
-    if (!read.error) {
-      const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, path.dirname(tsconfig), undefined, tsconfig);
-      // A solution-style tsconfig (`files: []` with references) lists nothing: the folder's files are the workspace then.
-      if (parsed.fileNames.length > 0) return parsed.fileNames;
-    }
+    const names = configFileNames(tsconfig);
+    // A solution-style tsconfig (`files: []` with references) lists nothing: the folder's files are the workspace then.
+    if (names.length > 0) return names;
   }
   // TypeScript's own directory walk: hidden folders are skipped, as they are for a tsconfig's `include`.
   return ts.sys.readDirectory(workspace.root, SOURCE_EXTENSIONS, SKIPPED, ['**/*']).filter((file) => !file.endsWith('.d.ts'));
