@@ -1,5 +1,6 @@
-// Bundles the server with esbuild (the command line and the type-check worker, two ESM entries over shared chunks): Node starts it about a third faster than the build's hundred-odd modules.
+// Bundles the server with esbuild (the command line and the type-check worker, two ESM entries over shared chunks, and ts-morph with TypeScript as one CommonJS file loaded through a V8 code cache): Node starts it about a third faster than the build's hundred-odd modules.
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -14,6 +15,43 @@ const shims = [
   'const __filename = __assistantFileURLToPath(import.meta.url);',
   'const __dirname = __assistantDirname(__filename);',
 ].join('\n');
+
+/** The file ts-morph (with TypeScript) is bundled into, beside the chunks. */
+export const VENDOR_FILE = 'ts-morph.cjs';
+
+/**
+ * Every `import ... from 'ts-morph'` of the server becomes this CommonJS module, which loads the vendor file beside
+ * the chunk through `server/src/codeCache.ts`: compiling TypeScript is most of a server's start, and an ES module
+ * cannot be given a code cache on Node 20.
+ */
+const codeCachedTsMorph = {
+  name: 'code-cached-ts-morph',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^ts-morph$/ }, () => ({ path: 'ts-morph', namespace: 'code-cached' }));
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'code-cached' }, () => ({
+      contents: [
+        `const { requireWithCodeCache } = require(${JSON.stringify(path.join(repoRoot, 'server', 'src', 'codeCache.ts'))});`,
+        `module.exports = requireWithCodeCache(require('node:path').join(__dirname, ${JSON.stringify(VENDOR_FILE)}));`,
+      ].join('\n'),
+      loader: 'js',
+      resolveDir: repoRoot,
+    }));
+  },
+};
+
+/** The esbuild options of the vendor file: ts-morph and what it requires (TypeScript among them), one CommonJS file. */
+export function vendorBundleOptions({ outdir }) {
+  return {
+    entryPoints: [createRequire(path.join(repoRoot, 'package.json')).resolve('ts-morph')],
+    outfile: path.join(outdir, VENDOR_FILE),
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    legalComments: 'none',
+    logLevel: 'warning',
+  };
+}
 
 /**
  * The esbuild options of the server bundle, written to `outdir`: `assistant-ls.mjs` (the command line; the core and
@@ -36,13 +74,14 @@ export function serverBundleOptions({ outdir, note, sourcemap = false }) {
     sourcemap,
     legalComments: 'none',
     logLevel: 'warning',
+    plugins: [codeCachedTsMorph],
   };
 }
 
-/** Builds the bundle into `outdir` with the given esbuild, after emptying it (chunk names change with their content). */
+/** Builds the bundle and the vendor file into `outdir` with the given esbuild, after emptying it (chunk names change with their content, and old code caches go with them). */
 export async function bundleServer(esbuild, options) {
   fs.rmSync(options.outdir, { recursive: true, force: true });
-  await esbuild.build(serverBundleOptions(options));
+  await Promise.all([esbuild.build(vendorBundleOptions(options)), esbuild.build(serverBundleOptions(options))]);
 }
 
 // `node scripts/bundleServer.mjs` (part of `npm run build`): the bundle `bin/assistant-ls.js` starts, in dist/bundle/.

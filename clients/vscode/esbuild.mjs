@@ -1,6 +1,6 @@
-// Bundles the extension (CommonJS, `vscode` external, protocol sources included) and the server (ESM: its entry, the type-check worker's, and their shared chunks) into dist/.
+// Bundles the extension (CommonJS, `vscode` external, protocol sources included) and the server (ESM: its entry, the type-check worker's, and their shared chunks, with ts-morph in one CommonJS file) into dist/.
 import { build } from 'esbuild';
-import { bundleServer, serverBundleOptions } from '../../scripts/bundleServer.mjs';
+import { bundleServer, serverBundleOptions, vendorBundleOptions } from '../../scripts/bundleServer.mjs';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,6 +47,8 @@ if (!fs.existsSync(path.join(repoRoot, 'node_modules', 'vscode-languageserver'))
 
 if (watch) {
   const { context } = await import('esbuild');
+  // ts-morph changes only with the dependencies: built once, beside the chunks the watch rebuilds.
+  await build(vendorBundleOptions(serverBundle));
   for (const options of [extension, server]) await (await context(options)).watch();
   console.log('esbuild: watching');
 } else {

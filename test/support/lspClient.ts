@@ -60,6 +60,8 @@ export function linkModules(root: string): string {
 export interface StartOptions {
   root: string;
   env?: Record<string, string>;
+  /** The script to start instead of `bin/assistant-ls.js`. */
+  bin?: string;
 }
 
 export class TestEditor {
@@ -122,7 +124,7 @@ export class TestEditor {
     for (const [k, v] of Object.entries(process.env)) {
       if (v !== undefined && !k.startsWith('OPENAI_') && k !== 'ASSISTANT_MODEL') env[k] = v;
     }
-    const child = spawn(process.execPath, [BIN, '--stdio'], { cwd: options.root, env: { ...env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [options.bin ?? BIN, '--stdio'], { cwd: options.root, env: { ...env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
     return new TestEditor(child, options.root);
   }
 

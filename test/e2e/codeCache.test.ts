@@ -1,0 +1,58 @@
+// The built server loads ts-morph through its code cache: a copy of the bundle writes the cache on its first start, on the main thread or the type-check worker, and its next start reads it without writing again.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { CodeAction } from 'vscode-languageserver-protocol';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { codeCacheFile } from '../../server/src/codeCache.js';
+import { REPO_ROOT, TestEditor, copyFixture } from '../support/lspClient.js';
+
+const bundle = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-bundle-'));
+afterAll(() => fs.rmSync(bundle, { recursive: true, force: true }));
+
+const editors: TestEditor[] = [];
+afterEach(async () => {
+  await Promise.all(editors.splice(0).map((e) => e.dispose()));
+});
+
+/** Starts the copied bundle on a copy of the fix fixture and waits for the worker's type-check to offer a Fix. */
+async function fixOffered(): Promise<TestEditor> {
+  const { editor } = await TestEditor.start({ root: copyFixture('fix'), bin: path.join(bundle, 'assistant-ls.mjs') });
+  editors.push(editor);
+  const doc = await editor.open('src/main.ts');
+  const range = { start: editor.position(doc.uri, 'mesage'), end: editor.position(doc.uri, 'mesage') };
+  let titles: string[] = [];
+  for (const until = Date.now() + 20_000; titles.length === 0 && Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
+    const actions = await editor.request<CodeAction[]>('textDocument/codeAction', { textDocument: { uri: doc.uri }, range, context: { diagnostics: [] } });
+    titles = actions.filter((a) => a.kind === 'quickfix').map((a) => a.title);
+  }
+  expect(titles).toEqual([`Assistant: Fix "Cannot find name 'mesage'. Did you mean 'message'?"`]);
+  expect(editor.logs.filter((line) => /type-check/.test(line))).toEqual([]);
+  return editor;
+}
+
+describe('the bundle and its code cache', () => {
+  it('writes the cache beside ts-morph on the first start and reads it on the next', async () => {
+    // The bundle's code without its maps or any cache a test already wrote.
+    const built = path.join(REPO_ROOT, 'dist', 'bundle');
+    for (const name of fs.readdirSync(built).filter((n) => n.endsWith('.mjs') || n.endsWith('.cjs'))) fs.copyFileSync(path.join(built, name), path.join(bundle, name));
+    const vendor = path.join(bundle, 'ts-morph.cjs');
+    const cache = codeCacheFile(vendor);
+    expect(fs.existsSync(vendor)).toBe(true);
+    expect(fs.existsSync(cache)).toBe(false);
+
+    const first = await fixOffered();
+    expect(await first.shutdownAndExit()).toBe(0);
+    expect(fs.existsSync(cache)).toBe(true);
+    const stat = fs.statSync(vendor);
+    const bytes = fs.readFileSync(cache);
+    expect(JSON.parse(bytes.subarray(0, bytes.indexOf(0x0a)).toString('utf8'))).toEqual({ size: stat.size, mtimeMs: stat.mtimeMs });
+    const written = fs.statSync(cache).mtimeMs;
+
+    const second = await fixOffered();
+    expect(await second.shutdownAndExit()).toBe(0);
+    // Both threads of the second server took the cache as it was; neither wrote another.
+    expect(fs.statSync(cache).mtimeMs).toBe(written);
+    expect(fs.readdirSync(bundle).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+});
