@@ -17,7 +17,7 @@ const shims = [
 ].join('\n');
 
 /** The file ts-morph (with TypeScript) is bundled into, beside the chunks. */
-export const VENDOR_FILE = 'ts-morph.cjs';
+const VENDOR_FILE = 'ts-morph.cjs';
 
 /**
  * Every `import ... from 'ts-morph'` of the server becomes this CommonJS module, which loads the vendor file beside
@@ -56,8 +56,9 @@ export function vendorBundleOptions({ outdir }) {
 /**
  * The esbuild options of the server bundle, written to `outdir`: `assistant-ls.mjs` (the command line; the core and
  * the evaluation harness are chunks it imports when first needed), `diagnosticsWorker.mjs` (found beside the chunk
- * that starts it, so chunks stay in the same folder) and the chunks they share, TypeScript among them. `note` is the
- * comment under the shebang. Plain data, so the VS Code extension's build hands the same options to its own esbuild.
+ * that starts it, so chunks stay in the same folder) and the chunks they share; ts-morph and TypeScript are left to
+ * the vendor file (`vendorBundleOptions`), which must be built into the same folder. `note` is the comment under the
+ * shebang. Options only, so the VS Code extension's build hands the same ones to its own esbuild.
  */
 export function serverBundleOptions({ outdir, note, sourcemap = false }) {
   return {

@@ -69,10 +69,9 @@ export function loadWithCodeCache(file: string): { exports: unknown; cache: Code
   const found = readCache(cacheFile, identity);
   const cachedData = typeof found === 'string' ? undefined : found;
   const script = new vm.Script(Module.wrap(source), { filename: file, ...(cachedData ? { cachedData } : {}) });
-  const module = { exports: {} as unknown, id: file, filename: file, loaded: false };
+  const module = { exports: {} as unknown };
   const run = script.runInThisContext() as (this: unknown, exports: unknown, require: NodeJS.Require, module: unknown, filename: string, dirname: string) => void;
   run.call(module.exports, module.exports, createRequire(file), module, file, path.dirname(file));
-  module.loaded = true;
   const cache: CodeCacheOutcome = found === 'absent' ? 'miss' : found === 'other' || script.cachedDataRejected === true ? 'stale' : 'hit';
   if (cache !== 'hit') writeCache(cacheFile, identity, script.createCachedData());
   return { exports: module.exports, cache };
