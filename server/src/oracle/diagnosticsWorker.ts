@@ -19,7 +19,8 @@ if (!port) throw new Error('diagnosticsWorker.js runs only as a worker thread');
 function yieldToForeground(): void {
   try {
     const tid = Number(/\/task\/(\d+)$/.exec(fs.readlinkSync('/proc/thread-self'))?.[1]);
-    if (Number.isInteger(tid) && tid > 0) os.setPriority(tid, CHECKER_NICE);
+    // Never above the priority it was started with: a server started under `nice 15` stays there.
+    if (Number.isInteger(tid) && tid > 0) os.setPriority(tid, Math.max(os.getPriority(tid), CHECKER_NICE));
   } catch {
     // Not Linux, or not permitted: the check runs at the process's priority.
   }
