@@ -2,7 +2,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { CodeAction } from 'vscode-languageserver-protocol';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { codeCacheFile } from '../../server/src/codeCache.js';
 import { REPO_ROOT, TestEditor, copyFixture } from '../support/lspClient.js';
@@ -20,13 +19,7 @@ async function fixOffered(): Promise<TestEditor> {
   const { editor } = await TestEditor.start({ root: copyFixture('fix'), bin: path.join(bundle, 'assistant-ls.mjs') });
   editors.push(editor);
   const doc = await editor.open('src/main.ts');
-  const range = { start: editor.position(doc.uri, 'mesage'), end: editor.position(doc.uri, 'mesage') };
-  let titles: string[] = [];
-  for (const until = Date.now() + 20_000; titles.length === 0 && Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
-    const actions = await editor.request<CodeAction[]>('textDocument/codeAction', { textDocument: { uri: doc.uri }, range, context: { diagnostics: [] } });
-    titles = actions.filter((a) => a.kind === 'quickfix').map((a) => a.title);
-  }
-  expect(titles).toEqual([`Assistant: Fix "Cannot find name 'mesage'. Did you mean 'message'?"`]);
+  expect(await editor.quickfixesOnceChecked(doc.uri, 'mesage')).toEqual([`Assistant: Fix "Cannot find name 'mesage'. Did you mean 'message'?"`]);
   expect(editor.logs.filter((line) => /type-check/.test(line))).toEqual([]);
   return editor;
 }

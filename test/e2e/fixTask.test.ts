@@ -68,13 +68,7 @@ describe('Fix a diagnostic', () => {
     const { editor } = await TestEditor.start({ root: copyFixture('fix') });
     editors.push(editor);
     const doc = await editor.open('src/main.ts');
-    const range = { start: editor.position(doc.uri, 'mesage'), end: editor.position(doc.uri, 'mesage') };
-    let titles: string[] = [];
-    // The check runs 400 ms after the document opened, and the first one loads the compiler on the worker.
-    for (const until = Date.now() + 20_000; titles.length === 0 && Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
-      const actions = await editor.request<CodeAction[]>('textDocument/codeAction', { textDocument: { uri: doc.uri }, range, context: { diagnostics: [] } });
-      titles = actions.filter((a) => a.kind === 'quickfix').map((a) => a.title);
-    }
+    const titles = await editor.quickfixesOnceChecked(doc.uri, 'mesage');
     expect(titles).toEqual([`Assistant: Fix "Cannot find name 'mesage'. Did you mean 'message'?"`]);
     // The built server carries the worker's script; without it the checks would run on the main thread, and say so.
     expect(editor.logs.filter((line) => /type-check/.test(line))).toEqual([]);
@@ -94,18 +88,11 @@ describe('Fix a diagnostic', () => {
     editors.push(editor);
     const doc = await editor.open('packages/web/src/view.tsx');
     await editor.setText(doc.uri, doc.text.replace('  document.title = label', '  const count: number = label(1);\n  document.title = label'));
-    const quickfixes = async (needle: string): Promise<string[]> => {
-      const position = editor.position(doc.uri, needle);
-      const actions = await editor.request<CodeAction[]>('textDocument/codeAction', { textDocument: { uri: doc.uri }, range: { start: position, end: position }, context: { diagnostics: [] } });
-      return actions.filter((a) => a.kind === 'quickfix').map((a) => a.title);
-    };
-    let titles: string[] = [];
-    for (const until = Date.now() + 20_000; titles.length === 0 && Date.now() < until; await new Promise((r) => setTimeout(r, 100))) titles = await quickfixes('count');
-    expect(titles).toEqual([`Assistant: Fix "Type 'string' is not assignable to type 'number'."`]);
+    expect(await editor.quickfixesOnceChecked(doc.uri, 'count')).toEqual([`Assistant: Fix "Type 'string' is not assignable to type 'number'."`]);
     // Under the root's tsconfig (no options) the alias, the JSX and the extensionless import would all be errors.
-    expect(await quickfixes("'@mono/core'")).toEqual([]);
-    expect(await quickfixes('<div>')).toEqual([]);
-    expect(await quickfixes("'./label'")).toEqual([]);
+    expect(await editor.quickfixes(doc.uri, "'@mono/core'")).toEqual([]);
+    expect(await editor.quickfixes(doc.uri, '<div>')).toEqual([]);
+    expect(await editor.quickfixes(doc.uri, "'./label'")).toEqual([]);
   });
 
   it('rejects a model fix that leaves the error, asks again with the verdict, and applies the passing one', async () => {

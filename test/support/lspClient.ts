@@ -8,7 +8,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { fixtureCopies } from './fixtureCopies.js';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
-import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult, ClientCapabilities, InitializeResult, MessageActionItem, Position, ShowMessageRequestParams, TextDocumentEdit } from 'vscode-languageserver-protocol';
+import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult, ClientCapabilities, CodeAction, InitializeResult, MessageActionItem, Position, ShowMessageRequestParams, TextDocumentEdit } from 'vscode-languageserver-protocol';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const BIN = path.join(REPO_ROOT, 'bin', 'assistant-ls.js');
@@ -194,6 +194,23 @@ export class TestEditor {
     const before = text.slice(0, index + delta);
     const line = before.split('\n').length - 1;
     return { line, character: before.length - before.lastIndexOf('\n') - 1 };
+  }
+
+  /** The titles of the quickfixes offered at the first occurrence of `needle`, with no diagnostics from the client. */
+  async quickfixes(uri: string, needle: string): Promise<string[]> {
+    const position = this.position(uri, needle);
+    const actions = await this.request<CodeAction[]>('textDocument/codeAction', { textDocument: { uri }, range: { start: position, end: position }, context: { diagnostics: [] } });
+    return actions.filter((a) => a.kind === 'quickfix').map((a) => a.title);
+  }
+
+  /**
+   * The quickfixes at `needle` once the server's own type-check has offered some: it runs 400 ms after the last
+   * change, and the first one loads the compiler on the worker. Empty when none came within `timeoutMs`.
+   */
+  async quickfixesOnceChecked(uri: string, needle: string, timeoutMs = 20_000): Promise<string[]> {
+    let titles: string[] = [];
+    for (const until = Date.now() + timeoutMs; titles.length === 0 && Date.now() < until; await new Promise((r) => setTimeout(r, 100))) titles = await this.quickfixes(uri, needle);
+    return titles;
   }
 
   request<R>(method: string, params: unknown): Promise<R> {
