@@ -12,5 +12,6 @@ export default defineConfig({
     // spent waiting on the servers, editors and endpoints it starts, so one file at a time leaves a core idle.
     maxWorkers: 2,
     setupFiles: ['test/support/cleanup.ts'],
+    globalSetup: ['test/support/cacheHome.ts'],
   },
 });

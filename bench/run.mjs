@@ -77,13 +77,19 @@ async function attempt(name, fn) {
   }
 }
 
-/** Trace directories our servers wrote to, removed at the end of the run. */
-const traceDirectories = [];
-function traceDirectory() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-bench-trace-'));
-  traceDirectories.push(dir);
+/** Folders our servers wrote to (traces, caches), removed at the end of the run. */
+const scratchDirectories = [];
+function scratchDirectory(prefix) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  scratchDirectories.push(dir);
   return dir;
 }
+const traceDirectory = () => scratchDirectory('assistant-ls-bench-trace-');
+/**
+ * A cache folder of its own for each server (`XDG_CACHE_HOME`): none finds an index saved by an earlier one, as in a
+ * first session on the project, unless it is given the same folder; the user's cache is left alone.
+ */
+const cacheHome = () => ({ XDG_CACHE_HOME: scratchDirectory('assistant-ls-bench-cache-') });
 
 /** initializationOptions per server: ours writes its trace outside the project; typescript-language-server keeps its defaults. */
 function initOptions(server, extra = {}) {
@@ -99,7 +105,7 @@ async function startup(server, project, runs) {
   const memory = [];
   for (let i = 0; i < runs; i++) {
     const spawned = now();
-    const client = BenchClient.spawn(server, project.root);
+    const client = BenchClient.spawn(server, project.root, cacheHome());
     try {
       // The round trip is timed once the process answers; from spawn it also holds Node's start and module loading.
       await client.ready();
@@ -122,7 +128,7 @@ async function startup(server, project, runs) {
  * after an open: our diagnostics cache, tsserver's project load and diagnostics): `measure(client, buffer, settleMs)`.
  */
 async function onIdleServer(server, project, measure) {
-  const client = BenchClient.spawn(server, project.root);
+  const client = BenchClient.spawn(server, project.root, cacheHome());
   try {
     await client.initialize(initOptions(server));
     const buffer = await client.open(project.largeFile.path);
@@ -236,7 +242,9 @@ const WARMUP_TASKS = 10;
 
 async function orchestration(project, runs) {
   const model = await startFakeModel(() => DOC_ANSWER);
-  const client = BenchClient.spawn('assistant-ls', project.root, { OPENAI_API_KEY: 'bench', OPENAI_BASE_URL: model.baseURL, ASSISTANT_MODEL: 'bench-model' });
+  const env = { OPENAI_API_KEY: 'bench', OPENAI_BASE_URL: model.baseURL, ASSISTANT_MODEL: 'bench-model', ...cacheHome() };
+  const client = BenchClient.spawn('assistant-ls', project.root, env);
+  let later;
   try {
     await client.initialize(initOptions('assistant-ls', { disabledAgents: ['doc-offline'] }));
     // The large file, unless it has too few functions and methods for Document (a file of types): then the largest that has.
@@ -318,6 +326,9 @@ async function orchestration(project, runs) {
     const warmupTasks = Math.min(WARMUP_TASKS, Math.ceil(runs / 5));
     await runTasks(measured, runs, warmupTasks, false);
     await runTasks(typed, runs, Math.min(3, warmupTasks), true);
+    // The server saves its index when it shuts down; the next session's server reads it instead of the files.
+    await client.shutdown();
+    later = await firstTaskOfLaterSession(project, env, model, taskFile, original, targets);
     const { wall, modelMs, overhead, serverCpu, benchCpu, promptTokens, applied, skipped, firstTaskMs, settleMs, warmup } = measured;
     const tokens = summarize(promptTokens);
     const wholeFileTokens = Math.ceil(original.length / 4);
@@ -329,6 +340,7 @@ async function orchestration(project, runs) {
       applied,
       skipped,
       firstTaskMs: firstTaskMs === undefined ? null : Math.round(firstTaskMs * 100) / 100,
+      laterSessionFirstTaskMs: later === undefined ? null : Math.round(later * 100) / 100,
       settleMs: settleMs ?? null,
       warmupTasks: warmup.length,
       warmupOverhead: summarize(warmup),
@@ -354,6 +366,32 @@ async function orchestration(project, runs) {
   } finally {
     await client.shutdown();
     await model.close();
+  }
+}
+
+/**
+ * The first task of a later session: a new server on the project, given the cache folder of the one before, whose
+ * index that one saved when it shut down. Wall time of the task, as `firstTaskMs`.
+ */
+async function firstTaskOfLaterSession(project, env, model, taskFile, original, targets) {
+  const client = BenchClient.spawn('assistant-ls', project.root, env);
+  try {
+    await client.initialize(initOptions('assistant-ls', { disabledAgents: ['doc-offline'] }));
+    const buffer = await client.open(taskFile.path);
+    if (buffer.text !== original) await client.setText(buffer.uri, original);
+    for (const position of targets.slice(0, 20)) {
+      const action = (await client.codeActions(buffer.uri, position)).find((a) => a.command?.command === 'assistant.document');
+      if (!action) continue;
+      const from = model.requests.length;
+      const start = now();
+      await client.request('workspace/executeCommand', { command: action.command.command, arguments: action.command.arguments });
+      const elapsed = now() - start;
+      await model.settled(from);
+      return elapsed;
+    }
+    return undefined;
+  } finally {
+    await client.shutdown();
   }
 }
 
@@ -494,6 +532,7 @@ export function render(results) {
     if (p.lsp.ratios) rows.push(['ratio ours/theirs: code actions during pauses p99', p.name, '', fmt(p.lsp.ratios.codeActionDuringPausesP99), '', '']);
     const index = p.repositoryTools.retrievalIndex;
     stat('retrieval index build (cold)', p.name, index?.build, index?.peakRssMB);
+    stat(`retrieval index build from its saved index (${fmt(index?.fromSaved?.savedBytes / 1e6)} MB, written in ${fmt(index?.fromSaved?.saveMs)} ms)`, p.name, index?.fromSaved?.build);
     stat('retrieval index query (warm)', p.name, index?.query);
     stat('repository tools: index build (cold)', p.name, p.repositoryTools.build, p.repositoryTools.peakRssMB);
     for (const tool of REPOSITORY_TOOLS) stat(`repository tool ${tool} (warm; first call ${fmt(p.repositoryTools[tool]?.cold)} ms)`, p.name, p.repositoryTools[tool]?.warm);
@@ -501,7 +540,7 @@ export function render(results) {
     stat('type-check oracle, edited large file (warm)', p.name, p.oracle?.warm);
     const o = p.orchestration;
     stat('task wall time (instant model)', p.name, o?.wall, o?.peakRssMB);
-    stat(`orchestration overhead per task (first ${fmt(o?.firstTaskMs)} ms; warm-up median ${fmt(o?.warmupOverhead?.median)} ms)`, p.name, o?.overhead);
+    stat(`orchestration overhead per task (first ${fmt(o?.firstTaskMs)} ms, in a later session ${fmt(o?.laterSessionFirstTaskMs)} ms; warm-up median ${fmt(o?.warmupOverhead?.median)} ms)`, p.name, o?.overhead);
     stat('  of which CPU of the server\'s main thread', p.name, o?.serverMainThreadCpu);
     stat('  CPU of the bench process (editor side and endpoint)', p.name, o?.benchProcessCpu);
     stat('orchestration overhead per task right after typing', p.name, o?.afterTyping?.overhead);
@@ -560,8 +599,9 @@ async function main() {
         codeActions: 'empty range at the first non-blank character of evenly spread lines, after the server went idle following the open',
         codeActionsAfterEdits: 'a space typed at every k-th of those positions (an incremental didChange), then the code actions there at once, timed; the space is deleted again after each, untimed. typescript-language-server waits 500 ms before answering a code-action request while diagnostics of the file are pending, by design',
         codeActionsDuringPauses: 'a space typed at one of `pauses` places spread over the file, a pause of 300 ms, then the code actions asked for every 10 ms for pauseWindowMs at those positions in turn, while the server checks the changed file (ours 400 ms after a change); then the space is deleted and the server left to go idle; worstPerRound = the longest request of each round',
+        retrievalIndex: 'built cold (a new index reading and parsing every file, the file-system cache warm after the first run), then from its saved index (fromSaved: a new index given the file a first one saved, taking every unchanged file from it), then queried warm',
         trace: 'past sessions written in bulk as segment files (200 interactions per session), then opened as a new session; appends go through TraceStore.add',
-        orchestration: 'Document through workspace/executeCommand with only the model agent; overhead = wall time minus the time the endpoint held the requests; after the first task the server is let go idle (settleMs: what it does after the open, the first type-check of the file among it, as before the code-action measurements); the first task and the next warm-up tasks (up to 10) are reported apart; the client applies edits and reports them as incremental didChange, and undoes each after the task the same way; serverMainThreadCpu = CPU time of the server\'s main thread during each measured task (Linux, from /proc; null elsewhere), benchProcessCpu = CPU time of the bench process (the editor side and the endpoint) during it; afterTyping = the same tasks, each right after a space typed at the start of the line above the declaration (an incremental didChange) and the code-action request there, as a task usually runs',
+        orchestration: 'Document through workspace/executeCommand with only the model agent; overhead = wall time minus the time the endpoint held the requests; after the first task the server is let go idle (settleMs: what it does after the open, the first type-check of the file among it, as before the code-action measurements); the first task and the next warm-up tasks (up to 10) are reported apart; each server has a cache folder of its own (XDG_CACHE_HOME), so the first task is that of a first session on the project, and laterSessionFirstTaskMs is the first task of a new server given the folder of the measured one, whose index it saved when it shut down; the client applies edits and reports them as incremental didChange, and undoes each after the task the same way; serverMainThreadCpu = CPU time of the server\'s main thread during each measured task (Linux, from /proc; null elsewhere), benchProcessCpu = CPU time of the bench process (the editor side and the endpoint) during it; afterTyping = the same tasks, each right after a space typed at the start of the line above the declaration (an incremental didChange) and the code-action request there, as a task usually runs',
       },
     },
     projects: [],
@@ -571,7 +611,7 @@ async function main() {
   try {
     for (const spec of options.projects) results.projects.push(await measureProject(spec, options));
   } finally {
-    for (const dir of traceDirectories) fs.rmSync(dir, { recursive: true, force: true });
+    for (const dir of scratchDirectories) fs.rmSync(dir, { recursive: true, force: true });
   }
   for (const size of options.only.has('trace') ? options.traceSizes : []) {
     const appends = options.runs.appends;

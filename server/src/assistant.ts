@@ -60,6 +60,7 @@ import type { DocumentSource } from './workspace/documentSnapshot.js';
 import { syntaxFileName, uriToPath } from './workspace/documentSnapshot.js';
 import { forgetSyntaxTrees, noteTextEdits } from './repo/declarations.js';
 import type { TextEditStep } from './repo/declarations.js';
+import { saveWorkspaceIndex } from './repo/lexicalIndex.js';
 import { writeAssistantFile } from './workspace/assistantFiles.js';
 import type { EditorPort, ProgressSink } from './editorPort.js';
 import { AssistantError } from './assistantError.js';
@@ -320,7 +321,7 @@ export class Assistant {
 
   async close(): Promise<void> {
     this.ownDiagnostics.dispose();
-    await this.env.trace.close();
+    await Promise.all([this.env.trace.close(), saveWorkspaceIndex(this.options.root)]);
   }
 
   private flow(): FlowContext {

@@ -1,5 +1,6 @@
 // End-to-end workspace questions over --stdio: assistant/ask classifies them, the offline agent ranks locations, a model answers from them.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TASK_IDS } from '../../protocol/src/index.js';
@@ -71,6 +72,39 @@ describe('workspace questions without a model', () => {
     expect(locationLines(answer.responses[0]!.text)[0]).toMatch(/^1\. src\/logger\.ts:\d+ — function telemetryShipper$/);
     expect(fs.readFileSync(path.join(root, 'src', 'logger.ts'), 'utf8')).not.toContain('telemetryShipper');
     expect(editor.applied).toHaveLength(0);
+  });
+});
+
+describe('the saved index', () => {
+  it('is written to the user cache folder when the server shuts down, never to the workspace, and the next server answers from it', async () => {
+    const root = workspace();
+    const cacheHome = fs.mkdtempSync(path.join(os.tmpdir(), 'question-cache-home-'));
+    try {
+      const question = { text: 'where is the retry logic implemented?' };
+      const first = await start(root, { XDG_CACHE_HOME: cacheHome });
+      const before = await first.request<AskResult>('assistant/ask', question);
+      expect(await first.shutdownAndExit()).toBe(0);
+      const folder = path.join(cacheHome, 'assistant-ls', 'lexical-index');
+      const saved = fs.readdirSync(folder);
+      expect(saved).toHaveLength(1);
+      expect(saved[0]).toBe(`${path.basename(root)}-${saved[0]!.slice(-16)}`);
+      expect(saved[0]).toMatch(/-[0-9a-f]{16}$/);
+      const file = path.join(folder, saved[0]!);
+      const text = fs.readFileSync(file, 'utf8');
+      expect(text).toContain('"src/retry.ts"\t');
+      // Ignored folders and secrets are not indexed, so not saved either.
+      expect(text).not.toMatch(/CANARY|generated\/|\.env/);
+      expect(fs.existsSync(path.join(root, '.assistant', 'cache'))).toBe(false);
+
+      // A server reading the saved index marks it used (the cache folder keeps the indexes used last).
+      fs.utimesSync(file, new Date(1_000_000), new Date(1_000_000));
+      const second = await start(root, { XDG_CACHE_HOME: cacheHome });
+      const after = await second.request<AskResult>('assistant/ask', question);
+      expect(after.responses[0]!.text).toBe(before.responses[0]!.text);
+      expect(fs.statSync(file).mtimeMs).toBeGreaterThan(Date.now() - 60_000);
+    } finally {
+      fs.rmSync(cacheHome, { recursive: true, force: true });
+    }
   });
 });
 

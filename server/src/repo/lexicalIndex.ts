@@ -1,10 +1,14 @@
 // A lexical retrieval index over a workspace's declarations and comments (BM25F with field boosts), for questions and code retrieval.
 import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ts } from 'ts-morph';
 import { isSecretPath, workspaceExclusion } from '../privacy/exclusion.js';
 import type { WorkspaceExclusion } from '../privacy/exclusion.js';
 import { PRIVATE_KEY_HEADER, redactSecrets } from '../privacy/secrets.js';
+import { isUnsettled } from '../workspace/fileTimes.js';
+import { pruneCacheFolder, workspaceCacheFile } from '../workspace/userCache.js';
 import { scriptKindOf, withSyntaxTree } from './declarations.js';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -293,6 +297,11 @@ interface IndexedFile {
   fsPath: string;
   mtimeMs: number;
   size: number;
+  /**
+   * The rest of the stamp the saved index checks (status-change time and inode), when the text was read from disk once
+   * the file's times had settled (see `fileTimes.ts`); a file read sooner after its last change is not saved.
+   */
+  savedStamp?: string;
   /** The editor's text, when an open document was given; it wins over the disk until the file changes on disk. */
   overlay?: string;
   documents: IndexedDocument[];
@@ -718,6 +727,107 @@ function isTestPath(relativePath: string): boolean {
   return /(^|\/)(test|tests|__tests__|spec|specs|e2e)\//i.test(relativePath) || /\.(test|spec)\.[cm]?[jt]sx?$/i.test(relativePath);
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// The saved index: what a walk read, kept for the next process on the workspace, so its first walk stats the files
+// instead of reading and parsing them. One line per file (`"path"\tmtimeMs\tsize\tctimeMs:inode\t[documents]`) after a line naming
+// the format, the build that wrote it and the limits; a file whose mtime, size, status-change time or inode differs
+// is read again, and a file read within moments of its last change is not saved (see `fileTimes.ts`).
+
+/** Bumped when what a saved line holds changes shape. */
+const SAVED_FORMAT = 1;
+/** The first save waits this long after the walk, so it never competes with the task that asked for the walk. */
+const SAVE_DELAY_MS = 2_000;
+/** Later saves (after files changed) come at most this often. */
+const SAVE_INTERVAL_MS = 60_000;
+/** Saved indexes kept in the cache folder: those of the workspaces opened least recently go first. */
+const MAX_SAVED_WORKSPACES = 32;
+/** A saved index larger than this is not read (it would take longer than reading the files). */
+const MAX_SAVED_BYTES = 256 * 1024 * 1024;
+
+type SavedDocument = [kind: LocationKind, name: string, startLine: number, endLine: number, commentLine: number, signature: string, terms: string[], counts: number[], lengths: number[]];
+
+function isSavedDocument(row: unknown): row is SavedDocument {
+  if (!Array.isArray(row) || row.length !== 9) return false;
+  const [kind, name, startLine, endLine, commentLine, signature, termList, countList, lengthList] = row as unknown[];
+  return (
+    typeof kind === 'string' &&
+    typeof name === 'string' &&
+    Number.isInteger(startLine) &&
+    Number.isInteger(endLine) &&
+    Number.isInteger(commentLine) &&
+    typeof signature === 'string' &&
+    Array.isArray(termList) &&
+    termList.every((t) => typeof t === 'string') &&
+    Array.isArray(countList) &&
+    countList.length === termList.length * FIELD_COUNT &&
+    Array.isArray(lengthList) &&
+    lengthList.length === FIELD_COUNT
+  );
+}
+
+/** What a saved line checks besides the mtime and size: the status-change time and the inode. */
+function savedStampOf(stat: fs.Stats): string {
+  return `${stat.ctimeMs}:${stat.ino}`;
+}
+
+/** The first `count` tab-separated fields of a line, the last one holding the rest. */
+function splitFields(line: string, count: number): (string | undefined)[] {
+  const out: (string | undefined)[] = [];
+  let from = 0;
+  for (let i = 0; i < count - 1; i++) {
+    const tab = line.indexOf('\t', from);
+    if (tab < 0) return [...out, line.slice(from)];
+    out.push(line.slice(from, tab));
+    from = tab + 1;
+  }
+  out.push(line.slice(from));
+  return out;
+}
+
+let buildIdentityMemo: string | undefined;
+/** The size and mtime of the module this code was loaded from: a rebuild of the extraction invalidates saved indexes. */
+function buildIdentity(): string {
+  if (buildIdentityMemo === undefined) {
+    try {
+      const stat = fs.statSync(fileURLToPath(import.meta.url));
+      buildIdentityMemo = `${stat.size}:${stat.mtimeMs}`;
+    } catch {
+      buildIdentityMemo = 'unknown';
+    }
+  }
+  return buildIdentityMemo;
+}
+
+/** The saved files by relative path (each with the rest of its line), or undefined when there is none for `key`. */
+async function readSavedIndex(file: string, key: string): Promise<Map<string, string> | undefined> {
+  let text: string;
+  try {
+    const stat = await fsp.stat(file);
+    if (stat.size > MAX_SAVED_BYTES) return undefined;
+    text = await fsp.readFile(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const lines = text.split('\n');
+  if (lines[0] !== key) return undefined;
+  // Read means used: the cache folder keeps the indexes of the workspaces used last (see MAX_SAVED_WORKSPACES).
+  const now = new Date();
+  await fsp.utimes(file, now, now).catch(() => undefined);
+  const saved = new Map<string, string>();
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i] as string;
+    const tab = line.indexOf('\t');
+    if (tab < 0) continue;
+    try {
+      const relative: unknown = JSON.parse(line.slice(0, tab));
+      if (typeof relative === 'string') saved.set(relative, line.slice(tab + 1));
+    } catch {
+      // A damaged line: that file is read again.
+    }
+  }
+  return saved;
+}
+
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 /** Longest stretch a walk of the workspace keeps the event loop (milliseconds). */
 const WALK_SLICE_MS = 4;
@@ -763,19 +873,35 @@ export class LexicalIndex {
   private lastWalk = 0;
   private walking: Promise<void> | undefined;
   private truncated = false;
+  /** Where the index keeps what it read for the next process on this workspace (see `IndexCache`), if anywhere. */
+  private readonly cacheFile: string | undefined;
+  /** The saved files not yet taken by this process's first walk, by relative path; gone once it ends. */
+  private saved: Map<string, string> | undefined;
+  private savedRead = false;
+  /** Files the last walk took from the saved index, without reading or parsing them. */
+  private fromCache = 0;
+  /** Whether the disk's files changed since the saved index was written (or read). */
+  private unsaved = false;
+  private saveTimer: NodeJS.Timeout | undefined;
+  private saving: Promise<void> | undefined;
+  private lastSave = 0;
+  /** Counts vocabulary resets: a save in progress gives up when the term ids it reads change meaning. */
+  private vocabularyEpoch = 0;
 
   constructor(
     readonly root: string,
     limits: Partial<IndexLimits> = {},
+    options: { cacheFile?: string } = {},
   ) {
     this.root = path.resolve(root);
     this.limits = { ...DEFAULT_LIMITS, ...limits };
     this.exclusion = workspaceExclusion(this.root);
+    this.cacheFile = options.cacheFile;
   }
 
-  /** Files, documents and terms held, and whether a limit left files out. */
-  stats(): { files: number; documents: number; terms: number; truncated: boolean } {
-    return { files: this.files.size, documents: this.documentCount, terms: this.termNames.length, truncated: this.truncated };
+  /** Files, documents and terms held, whether a limit left files out, and the files the last walk took from the cache. */
+  stats(): { files: number; documents: number; terms: number; truncated: boolean; fromCache: number } {
+    return { files: this.files.size, documents: this.documentCount, terms: this.termNames.length, truncated: this.truncated, fromCache: this.fromCache };
   }
 
   /** The workspace-relative path of a file, or undefined when it is outside the root, ignored, secret or not source. */
@@ -858,6 +984,13 @@ export class LexicalIndex {
 
   private async walk(): Promise<void> {
     this.compactVocabulary();
+    if (this.cacheFile && !this.savedRead) {
+      this.savedRead = true;
+      this.saved = await readSavedIndex(this.cacheFile, this.cacheKey());
+      // Nothing saved (or saved by another build): the first walk reads everything, and saves it.
+      if (!this.saved) this.unsaved = true;
+    }
+    this.fromCache = 0;
     const ignore = this.exclusion.view();
     const seen = new Set<string>();
     const stack = [''];
@@ -901,7 +1034,11 @@ export class LexicalIndex {
     for (const [relative, file] of this.files) {
       if (!seen.has(relative) && !(file.overlay !== undefined && file.mtimeMs === -1 && !ignore.ignores(relative))) this.removeFile(relative);
     }
+    // Saved files the walk did not take (deleted, changed, ignored now) make the saved index out of date.
+    if (this.saved && this.saved.size > 0) this.unsaved = true;
+    this.saved = undefined;
     this.lastWalk = Date.now();
+    if (this.unsaved) this.scheduleSave();
   }
 
   /** Re-reads one file when its mtime or size changed; true when it did work. */
@@ -915,6 +1052,13 @@ export class LexicalIndex {
     }
     const existing = this.files.get(relative);
     if (existing && existing.mtimeMs === stat.mtimeMs && existing.size === stat.size) return false;
+    const saved = this.saved?.get(relative);
+    if (saved !== undefined) {
+      this.saved?.delete(relative);
+      if (!existing && this.takeSaved(relative, saved, stat)) return true;
+    }
+    this.unsaved = true;
+    const settled = !isUnsettled(stat, Date.now());
     if (stat.size > this.limits.maxFileBytes) {
       this.removeFile(relative);
       return false;
@@ -932,6 +1076,8 @@ export class LexicalIndex {
       return true;
     }
     this.indexFile(relative, text, stat.mtimeMs, stat.size, undefined);
+    const file = this.files.get(relative);
+    if (file && settled) file.savedStamp = savedStampOf(stat);
     return true;
   }
 
@@ -943,6 +1089,7 @@ export class LexicalIndex {
     if (this.termNames.length < 50_000) return;
     const live = this.df.reduce((count, df) => count + (df > 0 ? 1 : 0), 0);
     if (live * 4 > this.termNames.length) return;
+    this.vocabularyEpoch++;
     this.files.clear();
     this.byName.clear();
     this.termIds.clear();
@@ -1074,9 +1221,128 @@ export class LexicalIndex {
     return { terms: termArray, counts: countArray, lengths };
   }
 
+  /**
+   * Installs a file's documents as the saved index has them, when it was saved at this very mtime and size; false
+   * when the entry does not match or cannot be read (the file is then read and parsed as usual).
+   */
+  private takeSaved(relative: string, saved: string, stat: fs.Stats): boolean {
+    const [mtimeMs, size, stamp, json] = splitFields(saved, 4);
+    if (Number(mtimeMs) !== stat.mtimeMs || Number(size) !== stat.size || stamp !== savedStampOf(stat) || json === undefined) return false;
+    let rows: unknown;
+    try {
+      rows = JSON.parse(json);
+    } catch {
+      return false;
+    }
+    if (!Array.isArray(rows) || !rows.every(isSavedDocument)) return false;
+    if (this.documentCount + rows.length > this.limits.maxDocuments) return false;
+    const file: IndexedFile = { relativePath: relative, fsPath: path.join(this.root, relative), mtimeMs: stat.mtimeMs, size: stat.size, savedStamp: stamp, documents: [] };
+    for (const [kind, name, startLine, endLine, commentLine, signature, termList, countList, lengthList] of rows) {
+      // Term ids are this process's: the rows are sorted again by them, as `terms` is searched by bisection.
+      const order = termList.map((term, i) => ({ id: this.termId(term), i })).sort((a, b) => a.id - b.id);
+      const termArray = new Uint32Array(order.length);
+      const countArray = new Uint16Array(order.length * FIELD_COUNT);
+      order.forEach(({ id, i }, k) => {
+        termArray[k] = id;
+        for (let field = 0; field < FIELD_COUNT; field++) countArray[k * FIELD_COUNT + field] = countList[i * FIELD_COUNT + field] as number;
+      });
+      const lengths = Uint16Array.from(lengthList);
+      for (const id of termArray) this.df[id] = (this.df[id] as number) + 1;
+      lengths.forEach((length, field) => (this.lengthSums[field] = (this.lengthSums[field] as number) + length));
+      this.documentCount++;
+      const document: IndexedDocument = { id: this.nextDocumentId++, file: relative, kind, name, startLine, endLine, commentLine, signature, terms: termArray, counts: countArray, lengths };
+      if (kind !== 'comment' && kind !== 'module') {
+        const simple = simpleNameOf(name);
+        const bucket = this.byName.get(simple);
+        if (bucket) bucket.push(document);
+        else this.byName.set(simple, [document]);
+      }
+      file.documents.push(document);
+    }
+    this.files.set(relative, file);
+    this.fromCache++;
+    return true;
+  }
+
+  /** What the saved index must have been written by: this format, these limits, and this very build of the code. */
+  private cacheKey(): string {
+    return JSON.stringify({ format: SAVED_FORMAT, build: buildIdentity(), maxTermsPerDocument: this.limits.maxTermsPerDocument });
+  }
+
+  /**
+   * Saves the index for the next process, a while after the walk that changed it (never during the task that asked
+   * for the walk), and at most once per SAVE_INTERVAL_MS after that.
+   */
+  private scheduleSave(): void {
+    if (!this.cacheFile || this.saveTimer || this.saving) return;
+    const delay = this.lastSave === 0 ? SAVE_DELAY_MS : Math.max(SAVE_DELAY_MS, SAVE_INTERVAL_MS - (Date.now() - this.lastSave));
+    this.saveTimer = setTimeout(() => {
+      this.saveTimer = undefined;
+      void this.save();
+    }, delay);
+    this.saveTimer.unref();
+  }
+
+  /** Writes the saved index now if it is out of date (tests, and a server shutting down); resolves once written. */
+  async saveNow(): Promise<void> {
+    if (this.saveTimer) {
+      clearTimeout(this.saveTimer);
+      this.saveTimer = undefined;
+    }
+    if (this.saving) await this.saving;
+    if (this.unsaved) await this.save();
+  }
+
+  private save(): Promise<void> {
+    this.saving ??= this.writeSaved().finally(() => {
+      this.saving = undefined;
+      this.lastSave = Date.now();
+    });
+    return this.saving;
+  }
+
+  /**
+   * Writes every file as the disk has it (open documents' unsaved text is left out) through a temporary file and a
+   * rename, so a reader finds the old index or the new one. The lines are made a few milliseconds at a time; a
+   * vocabulary reset in between abandons the write. Failures leave the index unsaved and are otherwise ignored: the
+   * next process reads the files.
+   */
+  private async writeSaved(): Promise<void> {
+    const target = this.cacheFile;
+    if (!target) return;
+    this.unsaved = false;
+    const epoch = this.vocabularyEpoch;
+    const lines = [this.cacheKey()];
+    let slice = performance.now();
+    for (const file of [...this.files.values()]) {
+      if (performance.now() - slice >= WALK_SLICE_MS) {
+        await yieldToEventLoop();
+        slice = performance.now();
+        if (epoch !== this.vocabularyEpoch) {
+          this.unsaved = true;
+          return;
+        }
+      }
+      if (file.overlay !== undefined || file.savedStamp === undefined || this.files.get(file.relativePath) !== file) continue;
+      const rows = file.documents.map((d) => [d.kind, d.name, d.startLine, d.endLine, d.commentLine, d.signature, Array.from(d.terms, (id) => this.termNames[id]), Array.from(d.counts), Array.from(d.lengths)]);
+      lines.push(`${JSON.stringify(file.relativePath)}\t${file.mtimeMs}\t${file.size}\t${file.savedStamp}\t${JSON.stringify(rows)}`);
+    }
+    const temporary = `${target}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+    try {
+      await fsp.mkdir(path.dirname(target), { recursive: true });
+      await fsp.writeFile(temporary, `${lines.join('\n')}\n`, 'utf8');
+      await fsp.rename(temporary, target);
+      await pruneCacheFolder(path.dirname(target), MAX_SAVED_WORKSPACES).catch(() => undefined);
+    } catch {
+      this.unsaved = true;
+      await fsp.rm(temporary, { force: true }).catch(() => undefined);
+    }
+  }
+
   private removeFile(relative: string): void {
     const file = this.files.get(relative);
     if (!file) return;
+    this.unsaved = true;
     this.forget(file.documents);
     this.files.delete(relative);
   }
@@ -1256,7 +1522,7 @@ export function workspaceIndex(root: string): LexicalIndex {
   if (index) {
     indexes.delete(key);
   } else {
-    index = new LexicalIndex(key);
+    index = new LexicalIndex(key, {}, { cacheFile: savedIndexFile(key) });
   }
   indexes.set(key, index);
   while (indexes.size > MAX_WORKSPACES) {
@@ -1265,6 +1531,16 @@ export function workspaceIndex(root: string): LexicalIndex {
     indexes.delete(oldest);
   }
   return index;
+}
+
+/** Where the workspace's index is saved between processes: the user's cache folder (see `userCache.ts`). */
+export function savedIndexFile(root: string): string {
+  return workspaceCacheFile('lexical-index', root);
+}
+
+/** Saves the workspace's index now if it changed since it was last saved (a server shutting down). */
+export async function saveWorkspaceIndex(root: string): Promise<void> {
+  await indexes.get(path.resolve(root))?.saveNow();
 }
 
 /** The last segment of a display name (`load` of `Config.load`): the index's bucket for it. */
