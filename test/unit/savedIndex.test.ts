@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { LexicalIndex } from '../../server/src/repo/lexicalIndex.js';
+import { LexicalIndex, saveWorkspaceIndex, savedIndexFile, stopSavingIndexes, workspaceIndex } from '../../server/src/repo/lexicalIndex.js';
 import { pruneCacheFolder, userCacheDirectory, workspaceCacheFile } from '../../server/src/workspace/userCache.js';
 import { copyFixture } from '../support/lspClient.js';
 
@@ -12,6 +12,7 @@ const QUERIES = ['where is the retry logic implemented?', 'parse the configurati
 const folders: string[] = [];
 afterEach(() => {
   vi.restoreAllMocks();
+  vi.unstubAllEnvs();
   for (const folder of folders.splice(0)) fs.rmSync(folder, { recursive: true, force: true });
 });
 
@@ -189,6 +190,25 @@ describe('the saved lexical index', () => {
     await index.saveNow();
     expect(index.lookup('retry logic', { limit: 1 })[0]?.path).toBe('src/retry.ts');
     expect(fs.readdirSync(path.dirname(path.dirname(blocked)))).toEqual(['cache']);
+  });
+});
+
+describe('workspace indexes', () => {
+  it('are saved in the user cache folder, except those made after saving was stopped (the evaluation\'s copies)', async () => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'saved-index-home-'));
+    folders.push(home);
+    vi.stubEnv('XDG_CACHE_HOME', home);
+    const kept = copyFixture('question');
+    const thrownAway = copyFixture('question');
+    await settle();
+    const index = workspaceIndex(kept);
+    await index.refresh();
+    await saveWorkspaceIndex(kept);
+    expect(fs.readdirSync(path.join(home, 'assistant-ls', 'lexical-index'))).toEqual([path.basename(savedIndexFile(kept))]);
+    stopSavingIndexes();
+    await workspaceIndex(thrownAway).refresh();
+    await saveWorkspaceIndex(thrownAway);
+    expect(fs.readdirSync(path.join(home, 'assistant-ls', 'lexical-index'))).toEqual([path.basename(savedIndexFile(kept))]);
   });
 });
 

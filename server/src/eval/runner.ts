@@ -8,6 +8,7 @@ import { AgentRegistry, buildRegistry } from '../agents/registry.js';
 import type { Agent } from '../agents/agent.js';
 import { TraceStore } from '../trace/traceStore.js';
 import { WorkspaceProjects } from '../repo/workspaceProject.js';
+import { stopSavingIndexes } from '../repo/lexicalIndex.js';
 import { PlanCache } from '../tasks/runTask.js';
 import type { TaskEnvironment } from '../tasks/runTask.js';
 import { CostLedger, MeasuredAgent } from './measuredAgent.js';
@@ -102,6 +103,8 @@ interface WorkItem {
 /** Runs an evaluation; the report is returned (and written as JSON when asked) even when the run was interrupted. */
 export async function runEvaluation(options: EvalOptions, io: EvalIO, signal: AbortSignal): Promise<EvalReport> {
   const startedAt = new Date().toISOString();
+  // The copies are thrown away: their indexes are not worth a place in the user's cache folder.
+  stopSavingIndexes();
   const progress = new Progress(io.progress);
   const notes: string[] = [];
   const note = (message: string): void => {

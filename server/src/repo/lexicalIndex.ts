@@ -1522,7 +1522,7 @@ export function workspaceIndex(root: string): LexicalIndex {
   if (index) {
     indexes.delete(key);
   } else {
-    index = new LexicalIndex(key, {}, { cacheFile: savedIndexFile(key) });
+    index = new LexicalIndex(key, {}, savingIndexes ? { cacheFile: savedIndexFile(key) } : {});
   }
   indexes.set(key, index);
   while (indexes.size > MAX_WORKSPACES) {
@@ -1531,6 +1531,15 @@ export function workspaceIndex(root: string): LexicalIndex {
     indexes.delete(oldest);
   }
   return index;
+}
+
+let savingIndexes = true;
+/**
+ * Workspace indexes made from now on in this process are not saved: the evaluation's throwaway copies of a repository
+ * would otherwise crowd the indexes of the user's workspaces out of the cache folder.
+ */
+export function stopSavingIndexes(): void {
+  savingIndexes = false;
 }
 
 /** Where the workspace's index is saved between processes: the user's cache folder (see `userCache.ts`). */
