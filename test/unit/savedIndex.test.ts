@@ -183,13 +183,14 @@ describe('the saved lexical index', () => {
   it('keeps working where the saved index cannot be written, leaving no temporary file', async () => {
     const root = copyFixture('question');
     const blocked = cacheFileIn();
-    // A file where the folder should be.
-    fs.writeFileSync(path.dirname(blocked), 'not a folder');
+    // A folder with a file in it where the saved index should be: the temporary file is written, the rename fails.
+    fs.mkdirSync(blocked, { recursive: true });
+    fs.writeFileSync(path.join(blocked, 'keep'), '');
     const index = new LexicalIndex(root, {}, { cacheFile: blocked });
     await index.refresh();
     await index.saveNow();
     expect(index.lookup('retry logic', { limit: 1 })[0]?.path).toBe('src/retry.ts');
-    expect(fs.readdirSync(path.dirname(path.dirname(blocked)))).toEqual(['cache']);
+    expect(fs.readdirSync(path.dirname(blocked))).toEqual(['lexical-index']);
   });
 });
 

@@ -873,7 +873,7 @@ export class LexicalIndex {
   private lastWalk = 0;
   private walking: Promise<void> | undefined;
   private truncated = false;
-  /** Where the index keeps what it read for the next process on this workspace (see `IndexCache`), if anywhere. */
+  /** Where the index keeps what it read for the next process on this workspace (see "The saved index" above), if anywhere. */
   private readonly cacheFile: string | undefined;
   /** The saved files not yet taken by this process's first walk, by relative path; gone once it ends. */
   private saved: Map<string, string> | undefined;
@@ -1156,12 +1156,7 @@ export class LexicalIndex {
         }
         document = this.toDocument(relative, draft, starts);
         if (byBody) document.fields = draft.fields;
-        if (document.kind !== 'comment' && document.kind !== 'module') {
-          const simple = simpleNameOf(document.name);
-          const bucket = this.byName.get(simple);
-          if (bucket) bucket.push(document);
-          else this.byName.set(simple, [document]);
-        }
+        this.addToBucket(document);
       }
       file.documents.push(document);
       if (byBody) {
@@ -1175,9 +1170,7 @@ export class LexicalIndex {
 
   private toDocument(relative: string, draft: DocumentDraft, starts: readonly number[]): IndexedDocument {
     const { terms: termArray, counts: countArray, lengths } = this.termsOf(draft);
-    for (const id of termArray) this.df[id] = (this.df[id] as number) + 1;
-    lengths.forEach((length, field) => (this.lengthSums[field] = (this.lengthSums[field] as number) + length));
-    this.documentCount++;
+    this.count(termArray, lengths);
     return {
       id: this.nextDocumentId++,
       file: relative,
@@ -1191,6 +1184,22 @@ export class LexicalIndex {
       counts: countArray,
       lengths,
     };
+  }
+
+  /** Counts a new document's terms and field lengths in the collection's statistics (`forget` takes them out). */
+  private count(termArray: Uint32Array, lengths: Uint16Array): void {
+    for (const id of termArray) this.df[id] = (this.df[id] as number) + 1;
+    lengths.forEach((length, field) => (this.lengthSums[field] = (this.lengthSums[field] as number) + length));
+    this.documentCount++;
+  }
+
+  /** Puts a declaration in the bucket of its simple name (comments and a file's loose code have none). */
+  private addToBucket(document: IndexedDocument): void {
+    if (document.kind === 'comment' || document.kind === 'module') return;
+    const simple = simpleNameOf(document.name);
+    const bucket = this.byName.get(simple);
+    if (bucket) bucket.push(document);
+    else this.byName.set(simple, [document]);
   }
 
   /** A draft's term ids (ascending), their counts per field, and each field's length in terms. Nothing changes them after. */
@@ -1222,7 +1231,7 @@ export class LexicalIndex {
   }
 
   /**
-   * Installs a file's documents as the saved index has them, when it was saved at this very mtime and size; false
+   * Installs a file's documents as the saved index has them, when it was saved at this very stamp; false
    * when the entry does not match or cannot be read (the file is then read and parsed as usual).
    */
   private takeSaved(relative: string, saved: string, stat: fs.Stats): boolean {
@@ -1247,16 +1256,9 @@ export class LexicalIndex {
         for (let field = 0; field < FIELD_COUNT; field++) countArray[k * FIELD_COUNT + field] = countList[i * FIELD_COUNT + field] as number;
       });
       const lengths = Uint16Array.from(lengthList);
-      for (const id of termArray) this.df[id] = (this.df[id] as number) + 1;
-      lengths.forEach((length, field) => (this.lengthSums[field] = (this.lengthSums[field] as number) + length));
-      this.documentCount++;
+      this.count(termArray, lengths);
       const document: IndexedDocument = { id: this.nextDocumentId++, file: relative, kind, name, startLine, endLine, commentLine, signature, terms: termArray, counts: countArray, lengths };
-      if (kind !== 'comment' && kind !== 'module') {
-        const simple = simpleNameOf(name);
-        const bucket = this.byName.get(simple);
-        if (bucket) bucket.push(document);
-        else this.byName.set(simple, [document]);
-      }
+      this.addToBucket(document);
       file.documents.push(document);
     }
     this.files.set(relative, file);
