@@ -2,7 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { extractDocuments, extractDocumentsReusing, LexicalIndex, splitIdentifier, stem, terms } from '../../server/src/repo/lexicalIndex.js';
+import { extractDocuments, extractDocumentsReusing, LexicalIndex, lineStartsOf, movedLineStarts, splitIdentifier, stem, terms } from '../../server/src/repo/lexicalIndex.js';
+import { changedSpan } from '../../server/src/edits/textEdits.js';
 import type { StatementMemo } from '../../server/src/repo/lexicalIndex.js';
 import { withSyntaxTree } from '../../server/src/repo/declarations.js';
 import { ts } from 'ts-morph';
@@ -340,6 +341,64 @@ describe('an open document being edited', () => {
     expect(extractDocuments('script.ts', module).map((draft) => draft.name)).not.toContain('helperAwaited');
   });
 
+  it('finds the declarations and their lines a fresh index finds, version after version, the lines moved rather than found again', async () => {
+    const root = workspace();
+    const file = path.join(root, 'src', 'edited.ts');
+    let text = fs.readFileSync(path.join(repo, 'server/src/trace/traceStore.ts'), 'utf8');
+    const edited = new LexicalIndex(root);
+    await edited.refresh();
+    edited.updateDocument(file, text);
+    const change = async (after: string): Promise<void> => {
+      expect(movedLineStarts(lineStartsOf(text), changedSpan(text, after), after)).toEqual(lineStartsOf(after));
+      text = after;
+      edited.updateDocument(file, text);
+      const fresh = new LexicalIndex(root);
+      await fresh.refresh();
+      fresh.updateDocument(file, text);
+      expect(edited.declarations(() => true, 5_000)).toEqual(fresh.declarations(() => true, 5_000));
+    };
+    // A character replaced by another (the same length) near the end of a statement: the statement is read again.
+    await change(`${text}export const retries = 3;\n`);
+    await change(text.replace(/= 3;\n$/, '= 4;\n'));
+    expect(edited.declarations(() => true, 5_000).find((d) => d.name === 'retries')?.signature).toContain('= 4');
+    let seed = 5;
+    const next = (n: number): number => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n;
+    for (let i = 0; i < 40; i++) {
+      const at = next(text.length + 1);
+      // Typing, new lines, deleting across lines, and a change at the very start or end of the file.
+      const kind = next(5);
+      if (kind === 0) await change(`${text.slice(0, at)}${pieces[next(pieces.length)] as string}${text.slice(at)}`);
+      else if (kind === 1) await change(`${text.slice(0, at)}\n\n${text.slice(at)}`);
+      else if (kind === 2) await change(text.slice(0, at) + text.slice(at + next(300)));
+      else if (kind === 3) await change(`/** Where the trace lives. */\n${text}`);
+      else await change(`${text}\nexport const tail${i} = ${i};\n`);
+    }
+    expect(edited.declarations(() => true, 5_000).length).toBeGreaterThan(30);
+  });
+
+  it('finds the one span where two texts differ, blocks and characters alike', () => {
+    const text = fs.readFileSync(path.join(repo, 'server/src/trace/traceStore.ts'), 'utf8');
+    expect(text.length).toBeGreaterThan(3 * 2_048);
+    for (const [before, after] of [
+      [text, text],
+      [text, `${text.slice(0, 5_000)}x${text.slice(5_000)}`],
+      [text, `${text.slice(0, 4_096)}${text.slice(4_097)}`],
+      [text, `Z${text.slice(1)}`],
+      [text, `${text.slice(0, -1)}Z`],
+      [`${text}${text}`, `${text}!${text}`],
+      ['', text],
+      ['aaaa', 'aaaaaa'],
+    ] as const) {
+      const span = changedSpan(before, after);
+      expect(before.slice(0, span.start)).toBe(after.slice(0, span.start));
+      expect(before.slice(span.beforeEnd)).toBe(after.slice(span.afterEnd));
+      expect(before.slice(0, span.start) + after.slice(span.start, span.afterEnd) + before.slice(span.beforeEnd)).toBe(after);
+      // As short as it can be: one character fewer at either end would leave a difference out.
+      if (span.start < span.beforeEnd && span.start < span.afterEnd) expect(before[span.start]).not.toBe(after[span.start]);
+      if (span.beforeEnd > span.start && span.afterEnd > span.start) expect(before[span.beforeEnd - 1]).not.toBe(after[span.afterEnd - 1]);
+    }
+  });
+
   it('reads again only the statements typed in, and keeps the parts of at most eight versions', () => {
     const relative = 'server/src/context/requestContext.ts';
     let text = fs.readFileSync(path.join(repo, relative), 'utf8');
@@ -354,9 +413,11 @@ describe('an open document being edited', () => {
       memo = extractDocumentsReusing(relative, text, undefined, memo).memo;
       expect(generations()).toHaveLength(statements);
     };
-    // Typing in one function, version after version: that function alone is read again.
+    // Typing in one function, version after version: that function alone is read again, and looked for by its text
+    // (the others are found by their place).
     for (let version = 2; version <= 12; version++) {
       typeAt(text.indexOf('function buildRequestContext'));
+      expect(memo.byText).toBe(1);
       expect(generations().filter((made) => made === version)).toHaveLength(1);
       expect(generations().filter((made) => made === 1)).toHaveLength(statements - 1);
     }

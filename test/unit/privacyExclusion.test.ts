@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WorkspaceExclusion, describeExclusion, isSecretPath } from '../../server/src/privacy/exclusion.js';
-import { dotenvValues, protectedValues } from '../../server/src/privacy/workspaceSecrets.js';
+import { dotenvValues, protectedValues, relativeSpecifiers } from '../../server/src/privacy/workspaceSecrets.js';
 import { forgetRememberedSecrets } from '../../server/src/privacy/secrets.js';
 import { ModelClient } from '../../server/src/agents/modelClient.js';
 import { OpenAIAgent } from '../../server/src/agents/openaiAgent.js';
@@ -107,6 +107,31 @@ describe('workspace values kept from models', () => {
   it('takes the secret-looking values of .env files, not NODE_ENV or PORT', () => {
     const values = dotenvValues('NODE_ENV=development\nPORT=3000\nAPI_TOKEN="CANARY_ENV_5f1c9e retry backoff"\nexport DB_PASSWORD=hunter22 # local\nSESSION=Zx81kQ2mL0pR7wT4\n');
     expect([...values.keys()].sort()).toEqual(['CANARY_ENV_5f1c9e', 'CANARY_ENV_5f1c9e retry backoff', 'Zx81kQ2mL0pR7wT4', 'hunter22'].sort());
+  });
+
+  it('finds the relative specifiers a document imports, requires or imports dynamically, and nothing else', () => {
+    const text = [
+      "import { a } from './a.js';",
+      "export * from '../b';",
+      'const c = await import("./c/index.js");',
+      "const d = require( './d.json' );",
+      "import {\n  e,\n} from\n\n    './e';",
+      "import f from \"./f'",
+      "const path = './not-an-import.ts';",
+      "const empty = require('./');",
+      "const three = require('.../g');",
+      "const broken = require('./h",
+      "');",
+      "import type { I } from '@scope/i';",
+      "import j from 'j/./k';",
+      `const far = require(${' '.repeat(250)}'./far-away');`,
+    ].join('\n');
+    expect(relativeSpecifiers(text)).toEqual(['./a.js', '../b', './c/index.js', './d.json', './e', './f']);
+    // The same as a pattern over the whole text finds, where the white space before a quote is not 200 characters long.
+    const pattern = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)["'](\.{1,2}\/[^"'\n]+)["']/g;
+    const source = fs.readFileSync(path.join(__dirname, '..', '..', 'server', 'src', 'context', 'requestContext.ts'), 'utf8');
+    expect(relativeSpecifiers(source)).toEqual([...source.matchAll(pattern)].map((match) => match[1]));
+    expect(relativeSpecifiers(source).length).toBeGreaterThan(10);
   });
 
   it('adds the literals of ignored files the document imports, but not of files that may be sent', () => {

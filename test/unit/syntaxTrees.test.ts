@@ -247,6 +247,18 @@ describe('the changes the editor reports (noteTextEdits)', () => {
     const claimed = `${reported}// end\n`;
     noteTextEdits(fileName, reported, [{ start: 0, end: 0, text: '// elsewhere\n' }], claimed);
     expect(withSyntaxTree(fileName, claimed, (source) => shape(source))).toBe(wholeParse(fileName, claimed));
+    // Steps that lead to a text of the same length as the one claimed, which differs before the change or after it.
+    let current = claimed;
+    const at = current.indexOf('export');
+    const typed = (text: string): string => `${text.slice(0, at)}z${text.slice(at)}`;
+    const last = (text: string): number => text.lastIndexOf('}');
+    for (const differ of [(text: string) => `{${text.slice(1)}`, (text: string) => `${text.slice(0, last(text))})${text.slice(last(text) + 1)}`]) {
+      const wrong = differ(typed(current));
+      expect(wrong.length).toBe(current.length + 1);
+      noteTextEdits(fileName, current, [{ start: at, end: at, text: 'z' }], wrong);
+      expect(withSyntaxTree(fileName, wrong, (source) => shape(source))).toBe(wholeParse(fileName, wrong));
+      current = wrong;
+    }
   });
 });
 

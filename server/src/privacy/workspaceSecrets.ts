@@ -69,37 +69,58 @@ export function literalValues(text: string): Map<string, string> {
   return values;
 }
 
-const IMPORT = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)["'](\.{1,2}\/[^"'\n]+)["']/g;
+/** What a relative specifier's quote follows: `from`, `import` or `import(`, `require(`. */
+const IMPORT_KEYWORD = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)$/;
+/** How far before its quote a specifier's keyword is looked for (the white space between them included). */
+const KEYWORD_REACH = 200;
 const EXTENSIONS = ['', '.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs', '.json', '/index.ts', '/index.tsx', '/index.js'];
 
-/** Recent import resolutions: every model request about a document asks again, and each costs a stat per candidate. */
-const resolvedImports: { fsPath: string; text: string; at: number; files: string[] }[] = [];
-const RESOLVED_IMPORTS_TTL_MS = 5_000;
-
 /**
- * Recent resolutions of one specifier from one folder, for the same time: a document the user just typed in has a
- * text of its own but the same imports, whose candidates would otherwise be looked up again (a dozen stats each).
- * Only found files are kept: a file created for an import just written is read at once.
+ * Recent resolutions of one specifier from one folder, for a few seconds: every model request about a document asks
+ * again, and each costs a dozen stats. Only found files are kept: a file created for an import just written is read
+ * at once.
  */
 const resolvedSpecifiers = new Map<string, { at: number; file: string }>();
 const RESOLVED_SPECIFIERS = 2_000;
+const RESOLVED_IMPORTS_TTL_MS = 5_000;
+
+/**
+ * The relative specifiers a text imports (`from './x'`, `import('../y')`, `require('./z')`), in order. The text is
+ * searched for `./` natively and only the places found are read: a pattern run over a 900 KB file took 0.9 ms, the
+ * search 0.27 ms (each model request about a document asks).
+ */
+export function relativeSpecifiers(text: string): string[] {
+  const found: string[] = [];
+  for (let at = text.indexOf('./'); at >= 0; at = text.indexOf('./', at + 2)) {
+    // `'./` or `'../`: the quote just before the dots.
+    const quoteAt = text.charCodeAt(at - 1) === 46 /* . */ ? at - 2 : at - 1;
+    const quote = text.charCodeAt(quoteAt);
+    if (quote !== 34 /* " */ && quote !== 39 /* ' */) continue;
+    // The specifier runs to the next quote of either kind, on its line, and has something after its slash.
+    let end = at + 2;
+    while (end < text.length) {
+      const c = text.charCodeAt(end);
+      if (c === 34 || c === 39 || c === 10) break;
+      end++;
+    }
+    if (end === at + 2 || end >= text.length || text.charCodeAt(end) === 10) continue;
+    if (!IMPORT_KEYWORD.test(text.slice(Math.max(0, quoteAt - KEYWORD_REACH), quoteAt))) continue;
+    found.push(text.slice(quoteAt + 1, end));
+  }
+  return found;
+}
 
 /** The files a document's relative imports resolve to (ESM `.js` specifiers find their `.ts` sources too). */
 function importedFiles(fsPath: string, text: string): string[] {
   const now = Date.now();
-  const cached = resolvedImports.find((r) => r.fsPath === fsPath && r.text === text && now - r.at < RESOLVED_IMPORTS_TTL_MS);
-  if (cached) return cached.files;
   const files = new Set<string>();
   const folder = path.dirname(fsPath);
-  for (const match of text.matchAll(IMPORT)) {
-    const found = resolveImport(folder, match[1] as string, now);
+  for (const specifier of relativeSpecifiers(text)) {
+    const found = resolveImport(folder, specifier, now);
     if (found) files.add(found);
     if (files.size >= 50) break;
   }
-  const list = [...files];
-  resolvedImports.unshift({ fsPath, text, at: now, files: list });
-  if (resolvedImports.length > 8) resolvedImports.pop();
-  return list;
+  return [...files];
 }
 
 function isFile(candidate: string): boolean {

@@ -1,5 +1,6 @@
 // Syntax-only discovery of the declarations a task can run on, fast enough for every code-action request.
 import { ts } from 'ts-morph';
+import { changedSpan } from '../edits/textEdits.js';
 
 export type DeclarationKind = 'function' | 'method' | 'class' | 'arrow-function' | 'constructor' | 'interface' | 'getter' | 'setter';
 
@@ -214,7 +215,7 @@ function versionsThrough(base: string, steps: readonly TextEditStep[], text: str
   }
   const versions: { text: string; change: ts.TextChangeRange }[] = [];
   let current = base;
-  for (const { change, steps: within } of groups) {
+  for (const [g, { change, steps: within }] of groups.entries()) {
     const { start, length } = change.span;
     if (start < 0 || start + length > current.length) return undefined;
     // Only the group's span is rebuilt step by step: every step of the group lies inside it.
@@ -224,13 +225,18 @@ function versionsThrough(base: string, steps: readonly TextEditStep[], text: str
       window = window.slice(0, step.start - start) + step.text + window.slice(step.end - start);
     }
     if (window.length !== change.newLength) return undefined;
-    current = current.slice(0, start) + window + current.slice(start + length);
-    versions.push({ text: current, change });
+    if (g < groups.length - 1) {
+      current = current.slice(0, start) + window + current.slice(start + length);
+      versions.push({ text: current, change });
+      continue;
+    }
+    // The last group leads to `text` itself. What the tree keeps is outside the group's span, so that is what must be
+    // the same; it is compared piece by piece rather than as a text put together for it: such a text is made of
+    // pieces, which a comparison reads several times slower (2 ms for a 900 KB file, against 0.23 ms).
+    if (text.length !== current.length - length + window.length || text.slice(0, start) !== current.slice(0, start) || text.slice(start + window.length) !== current.slice(start + length)) return undefined;
+    versions.push({ text, change });
   }
-  const last = versions[versions.length - 1];
-  if (!last || current !== text) return undefined;
-  last.text = text;
-  return versions;
+  return versions.length > 0 ? versions : undefined;
 }
 
 /** Trees lent by `withSyntaxTree` to calls under way, with how many: none of them may be updated in place. */
@@ -249,12 +255,8 @@ function lend<T>(source: ts.SourceFile, edited: boolean, use: (source: ts.Source
 
 /** The one span of `before` that differs from `after` (their common start and end left out), as TypeScript wants it. */
 export function changeBetween(before: string, after: string): ts.TextChangeRange {
-  const shorter = Math.min(before.length, after.length);
-  let start = 0;
-  while (start < shorter && before.charCodeAt(start) === after.charCodeAt(start)) start++;
-  let tail = 0;
-  while (tail < shorter - start && before.charCodeAt(before.length - 1 - tail) === after.charCodeAt(after.length - 1 - tail)) tail++;
-  return ts.createTextChangeRange(ts.createTextSpan(start, before.length - tail - start), after.length - tail - start);
+  const { start, beforeEnd, afterEnd } = changedSpan(before, after);
+  return ts.createTextChangeRange(ts.createTextSpan(start, beforeEnd - start), afterEnd - start);
 }
 
 /**

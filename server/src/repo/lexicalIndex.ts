@@ -9,6 +9,8 @@ import type { WorkspaceExclusion } from '../privacy/exclusion.js';
 import { PRIVATE_KEY_HEADER, redactSecrets } from '../privacy/secrets.js';
 import { isUnsettled } from '../workspace/fileTimes.js';
 import { pruneCacheFolder, workspaceCacheFile } from '../workspace/userCache.js';
+import { changedSpan } from '../edits/textEdits.js';
+import type { ChangedSpan } from '../edits/textEdits.js';
 import { scriptKindOf, withSyntaxTree } from './declarations.js';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -313,6 +315,8 @@ interface IndexedFile {
   byBody?: Map<string, IndexedDocument[]>;
   /** An open document's top-level statements as last read, for its next version to take those it did not change. */
   statements?: StatementMemo;
+  /** An open document's line starts (`lineStartsOf`), for its next version to move rather than find again. */
+  starts?: number[];
 }
 
 /**
@@ -369,6 +373,8 @@ interface StatementPart {
   generations: readonly number[];
   /** A class's members, by their keys, for a later version that changes the class to take those it did not change. */
   members?: readonly (readonly [key: string, part: MemberPart])[];
+  /** Its statement's text from its full start, a slice of the text it was read from: its key in a memo. */
+  key: string;
 }
 
 /**
@@ -387,8 +393,17 @@ export interface StatementMemo {
   generation: number;
   /** Whether the file was a module: top-level `await` parses differently in a script. */
   module: boolean;
+  /** The text extracted. */
+  text: string;
   parts: Map<string, StatementPart>;
+  /**
+   * The same parts by their statement's full start in `text`: the next version takes the statements wholly before
+   * or after the one span it changed by their place, without reading (and hashing) the text of each.
+   */
+  at: Map<number, StatementPart>;
   members: Map<string, MemberPart>;
+  /** How many of this version's statements were looked for by their text (those the changed span touches). */
+  byText: number;
 }
 
 /**
@@ -415,20 +430,23 @@ function movedBlock(block: { start: number; end: number }, by: number): { start:
   return { start: block.start + by, end: block.end + by };
 }
 
-/** Like `extractDocuments`, taking the statements unchanged since `earlier` from it; returns the memo for the next version. */
-export function extractDocumentsReusing(relativePath: string, text: string, parsed: ts.SourceFile | undefined, earlier: StatementMemo | undefined): { drafts: DocumentDraft[]; memo: StatementMemo } {
-  const { drafts, memo } = extract(relativePath, text, parsed, earlier, true);
-  return { drafts, memo: memo as StatementMemo };
+/**
+ * Like `extractDocuments`, taking the statements unchanged since `earlier` from it; returns the memo for the next
+ * version, and where the text differs from `earlier`'s when there was one.
+ */
+export function extractDocumentsReusing(relativePath: string, text: string, parsed: ts.SourceFile | undefined, earlier: StatementMemo | undefined): { drafts: DocumentDraft[]; memo: StatementMemo; span?: ChangedSpan } {
+  const { drafts, memo, span } = extract(relativePath, text, parsed, earlier, true);
+  return { drafts, memo: memo as StatementMemo, ...(span ? { span } : {}) };
 }
 
-function extract(relativePath: string, text: string, parsed: ts.SourceFile | undefined, earlier: StatementMemo | undefined, remember: boolean): { drafts: DocumentDraft[]; memo: StatementMemo | undefined } {
+function extract(relativePath: string, text: string, parsed: ts.SourceFile | undefined, earlier: StatementMemo | undefined, remember: boolean): { drafts: DocumentDraft[]; memo: StatementMemo | undefined; span?: ChangedSpan } {
   // No parent pointers: `visit` passes the parent itself, which saves a pass over every node. An open document's
   // parse comes from the code-action path's trees (`parsed`), which has them; nothing here reads them.
   const source = parsed ?? ts.createSourceFile(relativePath, text, ts.ScriptTarget.Latest, false, scriptKindOf(relativePath));
   const module = ts.isExternalModule(source);
   const generation = (earlier?.generation ?? 0) + 1;
   const reusable = earlier?.module === module ? earlier : undefined;
-  const memo: StatementMemo | undefined = remember ? { generation, module, parts: new Map(), members: new Map() } : undefined;
+  const memo: StatementMemo | undefined = remember ? { generation, module, text, parts: new Map(), at: new Map(), members: new Map(), byText: 0 } : undefined;
   const seenComments = new Set<number>();
   const pathTerms = relativePath
     .replace(/\.[^./]+$/, '')
@@ -544,7 +562,7 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
       draft.end -= at;
       draft.commentStart -= at;
     }
-    return { atStart: at === 0, drafts, detached: detached.map((block) => movedBlock(block, -at)), loose, generations: [generation] };
+    return { atStart: at === 0, drafts, detached: detached.map((block) => movedBlock(block, -at)), loose, generations: [generation], key: text.slice(at, statement.end) };
   };
 
   /** A member's part: what visiting it gives, its offsets counted from its full start. */
@@ -594,7 +612,7 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
       draft.end -= at;
       draft.commentStart -= at;
     }
-    return { atStart: at === 0, drafts, detached: detached.map((block) => movedBlock(block, -at)), loose: undefined, generations: [...made], members: kept };
+    return { atStart: at === 0, drafts, detached: detached.map((block) => movedBlock(block, -at)), loose: undefined, generations: [...made], members: kept, key: text.slice(at, statement.end) };
   };
 
   const declared: DocumentDraft[] = [];
@@ -602,9 +620,20 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
   const loose: string[] = [];
   let looseStart: number | undefined;
   const statements = source.statements;
-  const keys = memo ? statements.map((statement) => text.slice(statement.pos, statement.end)) : undefined;
-  const taken = statements.map((statement, i) => {
-    const part = keys === undefined ? undefined : reusable?.parts.get(keys[i] as string);
+  // A statement wholly before the span this version changed, or wholly after it, is the earlier version's at the same
+  // place (or moved by the change) with the same length; the others are looked for by their text.
+  const span = reusable ? changedSpan(reusable.text, text) : undefined;
+  const taken = statements.map((statement) => {
+    let part: StatementPart | undefined;
+    if (span && reusable) {
+      const earlierAt = statement.end <= span.start ? statement.pos : statement.pos >= span.afterEnd ? statement.pos - (span.afterEnd - span.beforeEnd) : undefined;
+      const there = earlierAt === undefined ? undefined : reusable.at.get(earlierAt);
+      if (there?.key.length === statement.end - statement.pos) part = there;
+      else {
+        part = reusable.parts.get(text.slice(statement.pos, statement.end));
+        if (memo) memo.byText += 1;
+      }
+    }
     return part?.atStart === (statement.pos === 0) ? part : undefined;
   });
   // The members of a top-level class that is read again, by their text and their class's name, with the parts the last
@@ -640,7 +669,8 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
     const at = statement.pos;
     const found = members[i];
     const part = taken[i] ?? (found ? readClass(statement as ts.ClassDeclaration, found.parts, found.keys) : read(statement));
-    if (keys !== undefined) memo?.parts.set(keys[i] as string, part);
+    memo?.parts.set(part.key, part);
+    memo?.at.set(at, part);
     for (const [key, member] of part.members ?? []) memo?.members.set(key, member);
     for (const draft of part.drafts) {
       declared.push({ ...movedDraft(draft, at), fields: [...draft.fields] });
@@ -672,7 +702,7 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
     const base = path.posix.basename(relativePath);
     declared.push({ kind: 'module', name: base, start: looseStart, end: text.length, commentStart: looseStart, fields: [base.replace(/\.[^.]+$/, ''), '', headerText, pathTerms, looseText] });
   }
-  return { drafts: declared, memo };
+  return { drafts: declared, memo, ...(span ? { span } : {}) };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -709,6 +739,20 @@ export function lineStartsOf(text: string): number[] {
   const starts = [0];
   for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
   return starts;
+}
+
+/** The line starts of a text after one change (`span`), from those of the text before it: only the changed part is read. */
+export function movedLineStarts(before: readonly number[], span: ChangedSpan, text: string): number[] {
+  // Lines starting at or before the change's start have their line break before it; those starting in the changed
+  // part are gone; the rest move with the text after it.
+  const kept = lineOf(before, span.start);
+  const gone = lineOf(before, span.beforeEnd);
+  const starts = before.slice(0, kept);
+  for (let at = text.indexOf('\n', span.start); at >= 0 && at < span.afterEnd; at = text.indexOf('\n', at + 1)) starts.push(at + 1);
+  const moved = span.afterEnd - span.beforeEnd;
+  const after = before.slice(gone);
+  if (moved !== 0) for (let i = 0; i < after.length; i++) after[i] = (after[i] as number) + moved;
+  return starts.length === 0 ? after : starts.concat(after);
 }
 
 /** 1-based line of an offset. */
@@ -956,6 +1000,7 @@ export class LexicalIndex {
       file.overlay = undefined;
       file.byBody = undefined;
       file.statements = undefined;
+      file.starts = undefined;
       file.mtimeMs = -1;
     }
   }
@@ -1118,12 +1163,13 @@ export class LexicalIndex {
     const previous = this.files.get(relative);
     const earlier = overlay !== undefined ? previous : undefined;
     // An open document changes a statement or two between tasks: its extraction takes the others from the last one.
-    const read = (source?: ts.SourceFile): { drafts: DocumentDraft[]; memo?: StatementMemo } =>
+    const read = (source?: ts.SourceFile): { drafts: DocumentDraft[]; memo?: StatementMemo; span?: ChangedSpan } =>
       overlay === undefined ? { drafts: extractDocuments(relative, text, source) } : extractDocumentsReusing(relative, text, source, earlier?.statements);
     let drafts: DocumentDraft[];
     let statements: StatementMemo | undefined;
+    let span: ChangedSpan | undefined;
     try {
-      ({ drafts, memo: statements } = syntaxName === undefined ? read() : withSyntaxTree(syntaxName, text, read));
+      ({ drafts, memo: statements, span } = syntaxName === undefined ? read() : withSyntaxTree(syntaxName, text, read));
     } catch {
       drafts = [];
     }
@@ -1137,8 +1183,9 @@ export class LexicalIndex {
     if (previous) this.forget(previous.documents.filter((document) => !kept.has(document)));
     this.files.delete(relative);
     const byBody = overlay !== undefined ? new Map<string, IndexedDocument[]>() : undefined;
-    const file: IndexedFile = { relativePath: relative, fsPath: path.join(this.root, relative), mtimeMs, size, documents: [], ...(overlay !== undefined ? { overlay, byBody, statements } : {}) };
-    const starts = lineStartsOf(text);
+    // The line starts of the text the memo was made from, moved by what changed since, when there are both.
+    const starts = span && earlier?.starts && earlier.statements?.text === earlier.overlay ? movedLineStarts(earlier.starts, span, text) : lineStartsOf(text);
+    const file: IndexedFile = { relativePath: relative, fsPath: path.join(this.root, relative), mtimeMs, size, documents: [], ...(overlay !== undefined ? { overlay, byBody, statements, starts } : {}) };
     drafts.forEach((draft, i) => {
       let document = same[i];
       if (document) {
