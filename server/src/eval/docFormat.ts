@@ -3,6 +3,7 @@ import { ts } from 'ts-morph';
 import type { DeclarationKind, DeclarationTarget } from '../repo/declarations.js';
 import { listDeclarations } from '../repo/declarations.js';
 import { parseJsDoc } from '../edits/jsdoc.js';
+import { changedSpan } from '../edits/textEdits.js';
 import type { JsDocTag } from '../edits/jsdoc.js';
 import { locateDeclaration } from '../agents/offline/declarationLocator.js';
 import type { FunctionLike } from '../agents/offline/declarationLocator.js';
@@ -109,13 +110,9 @@ export interface DocFormatInput {
  */
 export function checkDocFormat(input: DocFormatInput): DocFormatResult {
   const { before, after } = input;
-  let prefix = 0;
-  const shorter = Math.min(before.length, after.length);
-  while (prefix < shorter && before.charCodeAt(prefix) === after.charCodeAt(prefix)) prefix++;
-  let suffix = 0;
-  while (suffix < shorter - prefix && before.charCodeAt(before.length - 1 - suffix) === after.charCodeAt(after.length - 1 - suffix)) suffix++;
-  const removed = before.slice(prefix, before.length - suffix);
-  const inserted = after.slice(prefix, after.length - suffix);
+  const { start: prefix, beforeEnd, afterEnd } = changedSpan(before, after);
+  const removed = before.slice(prefix, beforeEnd);
+  const inserted = after.slice(prefix, afterEnd);
   if (removed !== '') return { placed: false, correct: false, problems: ['the code was changed, not only documented'] };
   if (inserted === '') return { placed: false, correct: false, problems: ['nothing was inserted'] };
   // The target moved by what was inserted before it.
