@@ -3,11 +3,10 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { BenchClient } from './lspClient.mjs';
 import { startFakeModel } from './fakeModel.mjs';
 import { generateTemporaryProject } from './synthetic.mjs';
-import { REPO_ROOT, countSourceLines, largestSourceFile, machineSpeed, mainThreadCpuMs, now, positionsOf, runSection, spreadPositions, summarize, waitUntilIdle } from './support.mjs';
+import { REPO_ROOT, cacheHome, countSourceLines, initOptions, largestSourceFile, machineSpeed, mainThreadCpuMs, now, positionsOf, removeScratchDirectories, runSection, spreadPositions, summarize, waitUntilIdle } from './support.mjs';
 
 const USAGE = `usage: npm run bench -- [options]
   --quick                  smaller sizes and fewer runs (a smoke run of a minute or two)
@@ -77,139 +76,14 @@ async function attempt(name, fn) {
   }
 }
 
-/** Folders our servers wrote to (traces, caches), removed at the end of the run. */
-const scratchDirectories = [];
-function scratchDirectory(prefix) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  scratchDirectories.push(dir);
-  return dir;
-}
-const traceDirectory = () => scratchDirectory('assistant-ls-bench-trace-');
 /**
- * A cache folder of its own for each server (`XDG_CACHE_HOME`): none finds an index saved by an earlier one, as in a
- * first session on the project, unless it is given the same folder; the user's cache is left alone.
+ * Node flags of the process that times code actions, the editor's side. A Node client compiles its own hot code and
+ * collects its garbage on helper threads, at moments set by its own work; on a machine of two cores such a thread
+ * takes the core the server is about to run on (in a first look, about half of the slowest requests of either
+ * server). With one thread, no optimizing compiler and a young generation no run fills, the client does its own work
+ * on its own thread, between and around the requests, as an editor written in C would.
  */
-const cacheHome = () => ({ XDG_CACHE_HOME: scratchDirectory('assistant-ls-bench-cache-') });
-
-/** initializationOptions per server: ours writes its trace outside the project; typescript-language-server keeps its defaults. */
-function initOptions(server, extra = {}) {
-  if (server !== 'assistant-ls') return undefined;
-  return { assistant: { trace: { directory: traceDirectory() }, ...extra } };
-}
-
-/** Fresh servers: the `initialize` round trip, and the first code-action list on the large file after opening it. */
-async function startup(server, project, runs) {
-  const initialize = [];
-  const spawnToInitialized = [];
-  const firstCodeAction = [];
-  const memory = [];
-  for (let i = 0; i < runs; i++) {
-    const spawned = now();
-    const client = BenchClient.spawn(server, project.root, cacheHome());
-    try {
-      // The round trip is timed once the process answers; from spawn it also holds Node's start and module loading.
-      await client.ready();
-      initialize.push(await client.initialize(initOptions(server)));
-      spawnToInitialized.push(now() - spawned);
-      const buffer = await client.open(project.largeFile.path);
-      const start = now();
-      await client.codeActions(buffer.uri, project.firstPosition);
-      firstCodeAction.push(now() - start);
-      memory.push(client.peakMemory().peakRssMB);
-    } finally {
-      await client.shutdown();
-    }
-  }
-  return { initialize: summarize(initialize), spawnToInitialized: summarize(spawnToInitialized), firstCodeAction: summarize(firstCodeAction), peakRssMB: Math.max(...memory) };
-}
-
-/**
- * A fresh server with the large file open, once it went idle after the open (both servers work in the background
- * after an open: our diagnostics cache, tsserver's project load and diagnostics): `measure(client, buffer, settleMs)`.
- */
-async function onIdleServer(server, project, measure) {
-  const client = BenchClient.spawn(server, project.root, cacheHome());
-  try {
-    await client.initialize(initOptions(server));
-    const buffer = await client.open(project.largeFile.path);
-    await client.codeActions(buffer.uri, project.firstPosition);
-    const settleMs = await waitUntilIdle(client.pid);
-    return await measure(client, buffer, settleMs);
-  } finally {
-    await client.shutdown();
-  }
-}
-
-/** Code actions at every position, `rounds` times over. */
-function codeActionsAtPositions(server, project, positions, rounds) {
-  return onIdleServer(server, project, async (client, buffer, settleMs) => {
-    const samples = [];
-    let actions = 0;
-    for (let round = 0; round < rounds; round++) {
-      for (const position of positions) {
-        const start = now();
-        const result = await client.codeActions(buffer.uri, position);
-        samples.push(now() - start);
-        actions += result?.length ?? 0;
-      }
-    }
-    return { codeAction: summarize(samples), positions: positions.length, rounds, actionsPerRequest: Math.round((actions / samples.length) * 100) / 100, settleMs, ...client.peakMemory() };
-  });
-}
-
-/**
- * At each of `count` positions a character is typed (an incremental `didChange`, as an editor sends it) and the code
- * actions there are asked for at once, as an editor asks for its light bulb while the user types; the character is
- * then deleted again, untimed.
- */
-function codeActionsAfterEdits(server, project, positions, count) {
-  return onIdleServer(server, project, async (client, buffer) => {
-    const original = buffer.text;
-    const samples = [];
-    const step = Math.max(1, Math.floor(positions.length / count));
-    for (let i = 0; samples.length < count && i < positions.length; i += step) {
-      const position = positions[i];
-      await client.setTextIncrementally(buffer.uri, { range: { start: position, end: position }, text: ' ' });
-      const start = now();
-      await client.codeActions(buffer.uri, position);
-      samples.push(now() - start);
-      await client.restore(buffer.uri, original);
-    }
-    return { codeAction: summarize(samples), edits: samples.length };
-  });
-}
-
-/**
- * A pause in typing: at each of `rounds` places a character is typed, and after a pause the code actions are asked
- * for every 10 ms for `windowMs`, at positions spread over the file (the cursor moving, the light bulb following),
- * while the server checks the file (ours 400 ms after the last change); then the character is deleted and the server
- * left to go idle. Every request is timed; `worstPerRound` is the longest wait in each round.
- */
-function codeActionsDuringPauses(server, project, positions, rounds, windowMs) {
-  return onIdleServer(server, project, async (client, buffer) => {
-    const original = buffer.text;
-    const samples = [];
-    const worstPerRound = [];
-    for (let round = 0; round < rounds; round++) {
-      const typed = positions[Math.floor(((round + 0.5) * positions.length) / rounds)];
-      await client.setTextIncrementally(buffer.uri, { range: { start: typed, end: typed }, text: ' ' });
-      await sleep(300);
-      let worst = 0;
-      for (const until = now() + windowMs; now() < until; ) {
-        const start = now();
-        await client.codeActions(buffer.uri, positions[samples.length % positions.length]);
-        const elapsed = now() - start;
-        samples.push(elapsed);
-        worst = Math.max(worst, elapsed);
-        await sleep(10);
-      }
-      worstPerRound.push(Math.round(worst * 10) / 10);
-      await client.restore(buffer.uri, original);
-      await waitUntilIdle(client.pid);
-    }
-    return { codeAction: summarize(samples), rounds, windowMs, worstPerRound, ...client.peakMemory() };
-  });
-}
+const QUIET_CLIENT = ['--single-threaded', '--no-opt', '--max-semi-space-size=64'];
 
 const ratio = (ours, theirs) => (typeof ours === 'number' && typeof theirs === 'number' && theirs > 0 ? Math.round((ours / theirs) * 100) / 100 : null);
 
@@ -425,11 +299,10 @@ async function measureProject(spec, options) {
   const servers = !options.only.has('lsp') ? [] : options.tsls ? ['assistant-ls', 'typescript-language-server'] : ['assistant-ls'];
   const lsp = {};
   for (const server of servers) {
-    const start = await attempt(`${project.name} ${server} startup`, () => startup(server, project, options.runs.startup));
-    const positionsResult = await attempt(`${project.name} ${server} code actions`, () => codeActionsAtPositions(server, project, positions, options.runs.rounds));
-    const afterEdits = await attempt(`${project.name} ${server} code actions after edits`, () => codeActionsAfterEdits(server, project, positions, options.runs.edits));
-    const duringPauses = await attempt(`${project.name} ${server} code actions during pauses in typing`, () => codeActionsDuringPauses(server, project, positions, options.runs.pauses, options.runs.pauseWindowMs));
-    lsp[server] = { startup: start, positions: positionsResult, afterEdits, duringPauses };
+    const args = { server, project: { root: project.root, largeFile: project.largeFile, firstPosition: project.firstPosition }, positions, runs: options.runs };
+    const result = await attempt(`${project.name} ${server} code actions`, () => runSection('lsp', args, { nodeOptions: QUIET_CLIENT }));
+    const failed = (part) => result[part] ?? { error: result.error };
+    lsp[server] = { startup: failed('startup'), positions: failed('positions'), afterEdits: failed('afterEdits'), duringPauses: failed('duringPauses') };
   }
   if (servers.length === 2) {
     const ours = lsp['assistant-ls'];
@@ -594,7 +467,8 @@ async function main() {
       runs: options.runs,
       tsls: options.tsls ? JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'node_modules', 'typescript-language-server', 'package.json'), 'utf8')).version : null,
       method: {
-        servers: 'child processes over --stdio, driven with vscode-jsonrpc; memory is the peak RSS (VmHWM) summed over the server and its children',
+        servers: 'child processes over --stdio, driven with vscode-jsonrpc; memory is the peak RSS (VmHWM) summed over the server and its children; the code-action measurements run in a process of their own per server, with the Node flags in codeActionClientFlags (one thread, no optimizing compiler, a large young generation), so that the client\'s own compiler and collector threads do not take the core a server is about to run on',
+        codeActionClientFlags: QUIET_CLIENT,
         initialize: 'round trip of initialize once the process answers requests; spawnToInitialized also holds Node start-up',
         codeActions: 'empty range at the first non-blank character of evenly spread lines, after the server went idle following the open',
         codeActionsAfterEdits: 'a space typed at every k-th of those positions (an incremental didChange), then the code actions there at once, timed; the space is deleted again after each, untimed. typescript-language-server waits 500 ms before answering a code-action request while diagnostics of the file are pending, by design',
@@ -611,7 +485,7 @@ async function main() {
   try {
     for (const spec of options.projects) results.projects.push(await measureProject(spec, options));
   } finally {
-    for (const dir of scratchDirectories) fs.rmSync(dir, { recursive: true, force: true });
+    removeScratchDirectories();
   }
   for (const size of options.only.has('trace') ? options.traceSizes : []) {
     const appends = options.runs.appends;

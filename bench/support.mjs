@@ -1,6 +1,7 @@
 // Shared helpers of the benchmarks: timing, percentiles, peak memory of process trees, child sections, positions in a file.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { performance, monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +19,29 @@ function quantile(sorted, q) {
   if (sorted.length === 0) return null;
   const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
   return sorted[rank];
+}
+
+/** Folders the measured servers wrote to (traces, caches), removed by `removeScratchDirectories` when a run or section ends. */
+const scratchDirectories = [];
+export function scratchDirectory(prefix) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  scratchDirectories.push(dir);
+  return dir;
+}
+export function removeScratchDirectories() {
+  for (const dir of scratchDirectories.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+}
+const traceDirectory = () => scratchDirectory('assistant-ls-bench-trace-');
+/**
+ * A cache folder of its own for each server (`XDG_CACHE_HOME`): none finds an index saved by an earlier one, as in a
+ * first session on the project, unless it is given the same folder; the user's cache is left alone.
+ */
+export const cacheHome = () => ({ XDG_CACHE_HOME: scratchDirectory('assistant-ls-bench-cache-') });
+
+/** initializationOptions per server: ours writes its trace outside the project; typescript-language-server keeps its defaults. */
+export function initOptions(server, extra = {}) {
+  if (server !== 'assistant-ls') return undefined;
+  return { assistant: { trace: { directory: traceDirectory() }, ...extra } };
 }
 
 /** n, median, p99, min, max and mean of samples in milliseconds (p99 of fewer than 100 samples is close to the max). */

@@ -389,6 +389,29 @@ export function declarationStartingAt(fileName: string, text: string, start: num
 }
 
 /**
+ * The top-level statement whose lines `[start, end]` lies in: from the start of the line where the statement (its
+ * doc comment included) starts, to its end. Found by halving on the statements' ends, so a code-action request reads
+ * where one statement's code starts instead of every statement's. (The statements are in order and do not overlap,
+ * so the first one that ends at or after `end` is the only one that can hold the range: any later one starts on
+ * that one's line or after it.)
+ */
+export function topLevelStatementAround(source: ts.SourceFile, start: number, end: number): ts.Statement | undefined {
+  const statements = source.statements;
+  let low = 0;
+  let high = statements.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((statements[middle] as ts.Statement).end < end) low = middle + 1;
+    else high = middle;
+  }
+  const statement = statements[low];
+  if (statement === undefined) return undefined;
+  const codeStart = statement.getStart(source, true);
+  const lineStart = source.text.lastIndexOf('\n', codeStart - 1) + 1;
+  return start >= lineStart ? statement : undefined;
+}
+
+/**
  * Every declaration that reaches into `[from, to]`, among others: the file's list when it is known or the text is
  * settled (then it is listed once), otherwise, in a file being edited, only those found by walking the nodes there.
  */

@@ -26,7 +26,9 @@ function hasBlockBody(node: ts.Node): node is FunctionLike {
 export function functionIn(source: ts.SourceFile, start: number, end: number): FunctionLike | undefined {
   let found: FunctionLike | undefined;
   const visit = (node: ts.Node): void => {
-    if (found || node.getEnd() <= start || node.getStart(source) >= end) return;
+    // `pos` (before the node's leading trivia) is read first: a node that starts at or after `end` is passed over
+    // without scanning its trivia for where its code starts, and only the few nodes around the range are scanned.
+    if (found || node.end <= start || node.pos >= end || node.getStart(source) >= end) return;
     if (hasBlockBody(node) && node.getStart(source) >= start && node.getEnd() <= end) {
       found = node;
       return;

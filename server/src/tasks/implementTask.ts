@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ts } from 'ts-morph';
 import type { Verdict } from '../protocol.js';
-import { declarationStartingAt, listDeclarations, parseDocument, withSyntaxTree } from '../repo/declarations.js';
+import { declarationStartingAt, listDeclarations, parseDocument, topLevelStatementAround, withSyntaxTree } from '../repo/declarations.js';
 import type { DeclarationTarget } from '../repo/declarations.js';
 import { formatAnnotation } from '../edits/annotation.js';
 import type { Proposal } from '../edits/proposal.js';
@@ -51,17 +51,11 @@ function implementable(fileName: string): boolean {
 }
 
 function implementableIn(source: ts.SourceFile, fileName: string, document: DocumentSnapshot, start: number, end: number): { implementable: Implementable; declaration: DeclarationTarget } | undefined {
-  for (const statement of source.statements) {
-    let first = statement.getStart(source, true);
-    while (first > 0 && document.text[first - 1] !== '\n') first--;
-    if (start < first || end > statement.getEnd()) continue;
-    const implementable = implementableOf(statement);
-    if (!implementable) return undefined;
-    const anchor = statement.getStart(source);
-    const declaration = declarationStartingAt(fileName, document.text, anchor, ['interface', 'class']);
-    return declaration ? { implementable, declaration } : undefined;
-  }
-  return undefined;
+  const statement = topLevelStatementAround(source, start, end);
+  const implementable = statement && implementableOf(statement);
+  if (!statement || !implementable) return undefined;
+  const declaration = declarationStartingAt(fileName, document.text, statement.getStart(source), ['interface', 'class']);
+  return declaration ? { implementable, declaration } : undefined;
 }
 
 /**

@@ -29,6 +29,16 @@ function isGoal(value: string | undefined): value is OptimizeGoal {
 
 const GOAL_WORDS: Record<OptimizeGoal, string> = { general: '', efficiency: ' for speed', readability: ' for readability', complexity: ' to reduce complexity' };
 
+/** Whether `text` from `start` to `end` spans at least `lines` lines (counted up to that many, on a request's path). */
+function spansLines(text: string, start: number, end: number, lines: number): boolean {
+  let newline = start - 1;
+  for (let seen = 1; seen < lines; seen++) {
+    newline = text.indexOf('\n', newline + 1);
+    if (newline < 0 || newline >= end) return false;
+  }
+  return true;
+}
+
 function optimizeOffers(document: DocumentSnapshot, start: number, end: number, goal: OptimizeGoal = 'general'): TaskOffer[] {
   const fileName = syntaxFileName(document);
   const text = document.text;
@@ -41,11 +51,11 @@ function optimizeOffers(document: DocumentSnapshot, start: number, end: number, 
     return [{ task: 'optimize', title: `Assistant: Optimize the selection${GOAL_WORDS[goal]}`, kind: 'refactor.rewrite.assistant.optimize', target, parameters: { goal } }];
   }
   if (!declaration || declaration.kind === 'class' || declaration.kind === 'interface') return [];
-  const bodyLines = withSyntaxTree(fileName, text, (source) => {
+  const longEnough = withSyntaxTree(fileName, text, (source) => {
     const fn = functionIn(source, declaration.start, declaration.end);
-    return !fn || isEmptyBody(fn.body, source) ? 0 : text.slice(fn.body.getStart(source), fn.body.getEnd()).split('\n').length;
+    return fn !== undefined && !isEmptyBody(fn.body, source) && spansLines(text, fn.body.getStart(source), fn.body.getEnd(), MIN_BODY_LINES);
   });
-  if (bodyLines < MIN_BODY_LINES) return [];
+  if (!longEnough) return [];
   return [{ task: 'optimize', title: `Assistant: Optimize ${KIND_LABEL[declaration.kind]} ${declaration.name}${GOAL_WORDS[goal]}`, kind: 'refactor.rewrite.assistant.optimize', target: declarationTarget(declaration), parameters: { goal } }];
 }
 

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ts } from 'ts-morph';
 import type { Verdict } from '../protocol.js';
-import { declarationStartingAt, withSyntaxTree } from '../repo/declarations.js';
+import { declarationStartingAt, topLevelStatementAround, withSyntaxTree } from '../repo/declarations.js';
 import type { DeclarationTarget } from '../repo/declarations.js';
 import { detectTestConvention, testFilePath } from '../repo/testFramework.js';
 import type { TestConvention } from '../repo/testFramework.js';
@@ -44,12 +44,8 @@ export function testPlaceOf(document: DocumentSnapshot): TestPlace | undefined {
 export function exportedTestTarget(document: DocumentSnapshot, start: number, end: number): DeclarationTarget | undefined {
   const fileName = syntaxFileName(document);
   const anchor = withSyntaxTree(fileName, document.text, (source) => {
-    for (const statement of source.statements) {
-      const first = lineStartOf(document.text, statement.getStart(source, true));
-      if (start < first || end > statement.getEnd()) continue;
-      return isExportedStatement(statement) ? statement.getStart(source) : undefined;
-    }
-    return undefined;
+    const statement = topLevelStatementAround(source, start, end);
+    return statement && isExportedStatement(statement) ? statement.getStart(source) : undefined;
   });
   if (anchor === undefined) return undefined;
   return declarationStartingAt(fileName, document.text, anchor, ['function', 'class', 'arrow-function']);

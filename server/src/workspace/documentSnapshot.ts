@@ -22,12 +22,20 @@ export interface DocumentSource {
 /** The file-system path of a `file:` URI, or undefined for other schemes. */
 export function uriToPath(uri: string): string | undefined {
   if (!uri.startsWith('file:')) return undefined;
+  // A code-action request asks for its document's path three times: the URL is parsed once.
+  if (uri === lastConverted.uri) return lastConverted.path;
+  let converted: string | undefined;
   try {
-    return fileURLToPath(uri);
+    converted = fileURLToPath(uri);
   } catch {
-    return undefined;
+    converted = undefined;
   }
+  lastConverted = { uri, path: converted };
+  return converted;
 }
+
+/** `uriToPath`'s last answer (the conversion depends on the URI alone). */
+let lastConverted: { uri: string; path: string | undefined } = { uri: '', path: undefined };
 
 export function pathToUri(fsPath: string): string {
   return pathToFileURL(fsPath).href;
