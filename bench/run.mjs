@@ -301,8 +301,12 @@ async function measureProject(spec, options) {
   for (const server of servers) {
     const args = { server, project: { root: project.root, largeFile: project.largeFile, firstPosition: project.firstPosition }, positions, runs: options.runs };
     const result = await attempt(`${project.name} ${server} code actions`, () => runSection('lsp', args, { nodeOptions: QUIET_CLIENT }));
-    const failed = (part) => result[part] ?? { error: result.error };
-    lsp[server] = { startup: failed('startup'), positions: failed('positions'), afterEdits: failed('afterEdits'), duringPauses: failed('duringPauses') };
+    const part = (name) => {
+      const measured = result[name] ?? { error: result.error };
+      if (measured.error && !result.error) log(`${project.name} ${server} ${name} failed: ${measured.error}`);
+      return measured;
+    };
+    lsp[server] = { startup: part('startup'), positions: part('positions'), afterEdits: part('afterEdits'), duringPauses: part('duringPauses') };
   }
   if (servers.length === 2) {
     const ours = lsp['assistant-ls'];

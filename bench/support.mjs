@@ -23,7 +23,7 @@ function quantile(sorted, q) {
 
 /** Folders the measured servers wrote to (traces, caches), removed by `removeScratchDirectories` when a run or section ends. */
 const scratchDirectories = [];
-export function scratchDirectory(prefix) {
+function scratchDirectory(prefix) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   scratchDirectories.push(dir);
   return dir;

@@ -1,4 +1,4 @@
-// Benchmark section (own process): one server's code-action latencies over stdio, measured by a client that stays off the server's way.
+// Benchmark section (own process): one server's code-action latencies over stdio, measured by a client that stays out of the server's way.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BenchClient } from '../lspClient.mjs';
 import { cacheHome, initOptions, now, removeScratchDirectories, sectionMain, summarize, waitUntilIdle } from '../support.mjs';
