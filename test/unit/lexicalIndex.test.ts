@@ -399,43 +399,6 @@ describe('an open document being edited', () => {
     }
   });
 
-  it("keeps the file's loose comments by their text: an edited one is read again, one cut short is no document", () => {
-    const relative = 'src/notes.ts';
-    let text = [
-      '// Retries: each request is tried three times with a growing pause between the tries.',
-      '',
-      'export function fetchAll() {}',
-      '',
-      '// Caching: answers are kept for a minute, keyed by the whole request and its headers.',
-      '',
-      'runMain();',
-      'startServer(options, handlers, logger);',
-      '',
-      '// ----',
-      '',
-    ].join('\n');
-    let memo = extractDocumentsReusing(relative, text, undefined, undefined).memo;
-    const comments = (): string[] => extractDocumentsReusing(relative, text, undefined, memo).drafts.filter((d) => d.kind === 'comment').map((d) => d.name);
-    expect([...memo.comments.values()].filter((prose) => prose === null)).toHaveLength(1);
-    expect(memo.comments.size).toBe(3);
-    expect(memo.loose?.enough).toBe(true);
-    const edit = (before: string, after: string): void => {
-      text = text.replace(before, after);
-      const reused = extractDocumentsReusing(relative, text, undefined, memo);
-      expect(reused.drafts).toEqual(extractDocuments(relative, text));
-      memo = reused.memo;
-    };
-    edit('export function fetchAll() {}', 'export function fetchAll() { }');
-    expect(comments()).toEqual(['Retries: each request is tried three times with a growing…', 'Caching: answers are kept for a minute, keyed by the whol…']);
-    edit('kept for a minute', 'kept for an hour');
-    expect(comments()[1]).toMatch(/^Caching: answers are kept for an hour/);
-    edit('// Retries: each request is tried three times with a growing pause between the tries.', '// Retries.');
-    expect(comments()).toHaveLength(1);
-    expect(memo.comments.size).toBe(3);
-    edit('runMain();\nstartServer(options, handlers, logger);', 'go();');
-    expect(memo.loose?.enough).toBe(false);
-  });
-
   it('reads again only the statements typed in, and keeps the parts of at most eight versions', () => {
     const relative = 'server/src/context/requestContext.ts';
     let text = fs.readFileSync(path.join(repo, relative), 'utf8');

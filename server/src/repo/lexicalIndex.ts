@@ -404,13 +404,6 @@ export interface StatementMemo {
   members: Map<string, MemberPart>;
   /** How many of this version's statements were looked for by their text (those the changed span touches). */
   byText: number;
-  /**
-   * The file's comment blocks that belong to no declaration, by their text: the prose of each that is a document of its
-   * own, null for one too short to be (a licence stamp, a separator). A version reads again only the blocks it changed.
-   */
-  comments: Map<string, string | null>;
-  /** The file's top-level code outside declarations, and whether it has words enough to be the "module" document. */
-  loose?: { text: string; enough: boolean };
 }
 
 /**
@@ -453,7 +446,7 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
   const module = ts.isExternalModule(source);
   const generation = (earlier?.generation ?? 0) + 1;
   const reusable = earlier?.module === module ? earlier : undefined;
-  const memo: StatementMemo | undefined = remember ? { generation, module, text, parts: new Map(), at: new Map(), members: new Map(), byText: 0, comments: new Map() } : undefined;
+  const memo: StatementMemo | undefined = remember ? { generation, module, text, parts: new Map(), at: new Map(), members: new Map(), byText: 0 } : undefined;
   const seenComments = new Set<number>();
   const pathTerms = relativePath
     .replace(/\.[^./]+$/, '')
@@ -699,21 +692,13 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
   for (const draft of declared) draft.fields[3] = `${draft.fields[3]} ${headerText}`;
 
   for (const block of comments) {
-    const raw = text.slice(block.start, block.end);
-    let prose = reusable?.comments.get(raw);
-    if (prose === undefined) {
-      prose = commentProse(raw);
-      if (terms(prose).length < 3) prose = null; // licence stamps, `// eslint-disable`, separators
-    }
-    memo?.comments.set(raw, prose);
-    if (prose === null) continue;
+    const prose = commentProse(text.slice(block.start, block.end));
+    if (terms(prose).length < 3) continue; // licence stamps, `// eslint-disable`, separators
     const firstLine = prose.split('\n')[0] ?? '';
     declared.push({ kind: 'comment', name: firstLine.length > 60 ? `${firstLine.slice(0, 57)}…` : firstLine, start: block.start, end: block.end, commentStart: block.start, fields: ['', '', prose, pathTerms, ''] });
   }
   const looseText = loose.join('\n').slice(0, MAX_DOCUMENT_CHARS);
-  const enough = reusable?.loose?.text === looseText ? reusable.loose.enough : terms(looseText).length >= 3;
-  if (memo) memo.loose = { text: looseText, enough };
-  if (looseStart !== undefined && enough) {
+  if (looseStart !== undefined && terms(looseText).length >= 3) {
     const base = path.posix.basename(relativePath);
     declared.push({ kind: 'module', name: base, start: looseStart, end: text.length, commentStart: looseStart, fields: [base.replace(/\.[^.]+$/, ''), '', headerText, pathTerms, looseText] });
   }
