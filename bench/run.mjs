@@ -6,7 +6,7 @@ import path from 'node:path';
 import { BenchClient } from './lspClient.mjs';
 import { startFakeModel } from './fakeModel.mjs';
 import { generateTemporaryProject } from './synthetic.mjs';
-import { REPO_ROOT, cacheHome, countSourceLines, initOptions, largestSourceFile, machineSpeed, mainThreadCpuMs, now, positionsOf, removeScratchDirectories, runSection, spreadPositions, summarize, waitUntilIdle } from './support.mjs';
+import { REPO_ROOT, attempt, cacheHome, countSourceLines, initOptions, largestSourceFile, machineSpeed, log, mainThreadCpuMs, now, positionsOf, removeScratchDirectories, runSection, spreadPositions, summarize, waitUntilIdle } from './support.mjs';
 
 const USAGE = `usage: npm run bench -- [options]
   --quick                  smaller sizes and fewer runs (a smoke run of a minute or two)
@@ -59,21 +59,6 @@ function parseArgs(argv) {
     ? { startup: 2, positions: 30, rounds: 1, edits: 10, indexCold: 1, indexWarm: 50, oracleCold: 1, oracleWarm: 3, tasks: 5, appends: 50, queries: 30, pauses: 2, pauseWindowMs: 1_000 }
     : { startup: 10, positions: 250, rounds: 2, edits: 50, indexCold: 5, indexWarm: 500, oracleCold: 3, oracleWarm: 20, tasks: 50, appends: 500, queries: 200, pauses: 5, pauseWindowMs: 2_000 };
   return options;
-}
-
-const log = (message) => process.stderr.write(`[bench] ${message}\n`);
-
-/** Runs one measurement, keeping its failure as `{ error }` so one broken section does not lose the others. */
-async function attempt(name, fn) {
-  const start = now();
-  try {
-    const result = await fn();
-    log(`${name}: ${Math.round(now() - start)} ms`);
-    return result;
-  } catch (error) {
-    log(`${name} failed: ${error?.stack ?? error}`);
-    return { error: String(error?.message ?? error) };
-  }
 }
 
 /**

@@ -21,6 +21,21 @@ function quantile(sorted, q) {
   return sorted[rank];
 }
 
+export const log = (message) => process.stderr.write(`[bench] ${message}\n`);
+
+/** Runs one measurement, keeping its failure as `{ error }` so one broken measurement does not lose the others. */
+export async function attempt(name, fn) {
+  const start = now();
+  try {
+    const result = await fn();
+    log(`${name}: ${Math.round(now() - start)} ms`);
+    return result;
+  } catch (error) {
+    log(`${name} failed: ${error?.stack ?? error}`);
+    return { error: String(error?.message ?? error) };
+  }
+}
+
 /** Folders the measured servers wrote to (traces, caches), removed by `removeScratchDirectories` when a run or section ends. */
 const scratchDirectories = [];
 function scratchDirectory(prefix) {

@@ -1,7 +1,7 @@
 // Benchmark section (own process): one server's code-action latencies over stdio, measured by a client that stays out of the server's way.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BenchClient } from '../lspClient.mjs';
-import { cacheHome, initOptions, now, removeScratchDirectories, sectionMain, summarize, waitUntilIdle } from '../support.mjs';
+import { attempt, cacheHome, initOptions, now, removeScratchDirectories, sectionMain, summarize, waitUntilIdle } from '../support.mjs';
 
 /** Fresh servers: the `initialize` round trip, and the first code-action list on the large file after opening it. */
 async function startup(server, project, runs) {
@@ -117,22 +117,12 @@ function codeActionsDuringPauses(server, project, positions, rounds, windowMs) {
   });
 }
 
-/** Runs one measurement, keeping its failure as `{ error }` so one broken measurement does not lose the others. */
-async function attempt(fn) {
-  try {
-    return await fn();
-  } catch (error) {
-    process.stderr.write(`${error?.stack ?? error}\n`);
-    return { error: String(error?.message ?? error) };
-  }
-}
-
 sectionMain(async ({ server, project, positions, runs }) => {
   try {
-    const start = await attempt(() => startup(server, project, runs.startup));
-    const atPositions = await attempt(() => codeActionsAtPositions(server, project, positions, runs.rounds));
-    const afterEdits = await attempt(() => codeActionsAfterEdits(server, project, positions, runs.edits));
-    const duringPauses = await attempt(() => codeActionsDuringPauses(server, project, positions, runs.pauses, runs.pauseWindowMs));
+    const start = await attempt(`${server} startup`, () => startup(server, project, runs.startup));
+    const atPositions = await attempt(`${server} code actions`, () => codeActionsAtPositions(server, project, positions, runs.rounds));
+    const afterEdits = await attempt(`${server} code actions after edits`, () => codeActionsAfterEdits(server, project, positions, runs.edits));
+    const duringPauses = await attempt(`${server} code actions during pauses in typing`, () => codeActionsDuringPauses(server, project, positions, runs.pauses, runs.pauseWindowMs));
     return { startup: start, positions: atPositions, afterEdits, duringPauses };
   } finally {
     removeScratchDirectories();
