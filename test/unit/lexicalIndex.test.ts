@@ -434,6 +434,29 @@ describe('an open document being edited', () => {
     }
   });
 
+  it("reads a detached comment's prose once while its statement is unchanged, and again when it changes", () => {
+    const relative = 'src/notes.ts';
+    const note = '// The retry budget resets at midnight, for every account holder alike.\n\n';
+    let text = `${note}export function first(): number {\n  return 1;\n}\n\n${note}export function second(): number {\n  return 2;\n}\n`;
+    const comments = (drafts: { kind: string; fields: string[] }[]): (string | undefined)[] => drafts.filter((d) => d.kind === 'comment').map((d) => d.fields[2]);
+    let { drafts, memo } = extractDocumentsReusing(relative, text, undefined, undefined);
+    expect(comments(drafts)).toEqual(['The retry budget resets at midnight, for every account holder alike.', 'The retry budget resets at midnight, for every account holder alike.']);
+    const blocksOf = (): { prose?: string }[] => [...memo.at.values()].flatMap((part) => part.detached);
+    const read = blocksOf();
+    expect(read.map((block) => block.prose)).toEqual(comments(drafts));
+    // Typing in the first function: the second statement's part, and its comment block as read, are the same objects.
+    text = text.replace('return 1;', 'return 11;');
+    ({ drafts, memo } = extractDocumentsReusing(relative, text, undefined, memo));
+    expect(drafts).toEqual(extractDocuments(relative, text));
+    expect(blocksOf()[1]).toBe(read[1]);
+    // Typing in the second comment: read again, the new prose.
+    text = text.replace('alike.\n\nexport function second', 'alike, weekends too.\n\nexport function second');
+    ({ drafts, memo } = extractDocumentsReusing(relative, text, undefined, memo));
+    expect(drafts).toEqual(extractDocuments(relative, text));
+    expect(comments(drafts)[1]).toBe('The retry budget resets at midnight, for every account holder alike, weekends too.');
+    expect(blocksOf()[1]).not.toBe(read[1]);
+  });
+
   it('reads again only the class member typed in, renamed classes whole, and keeps members of at most eight versions', () => {
     const relative = 'server/src/trace/traceStore.ts';
     let text = fs.readFileSync(path.join(repo, relative), 'utf8');

@@ -292,7 +292,11 @@ interface Piece {
   startLine: number;
   endLine: number;
   text: string;
-  label?: string;
+  /**
+   * The declaration the piece is in, asked only when the piece is placed: finding it may walk the file, and most
+   * candidates never reach the context (a symbol left out, references beyond the few shown, the budget spent).
+   */
+  label?: () => string | undefined;
   /** A shorter rendering (an outline) tried before cutting. */
   outline?: string;
   /** Comments in the file's language (for the markers). */
@@ -1014,8 +1018,7 @@ function programReferences(program: ts.Program, declaration: FoundDeclaration, s
       const symbol = resolve(node);
       if (!symbol || (symbol !== wanted && !symbol.declarations?.includes(declaration.node as ts.Declaration))) continue;
       withSites.add(fileName);
-      const label = excluded ? undefined : containerName(node);
-      sites.push(excluded ? { fsPath: fileName, text: '', position: 0, label: () => undefined } : { fsPath: fileName, text: source.text, position, label: () => label });
+      sites.push(excluded ? { fsPath: fileName, text: '', position: 0, label: () => undefined } : { fsPath: fileName, text: source.text, position, label: () => containerName(node) });
       if (excluded || ++inFile >= MAX_REFERENCES) break;
     }
   }
@@ -1055,7 +1058,7 @@ interface Site {
   fsPath: string;
   text: string;
   position: number;
-  /** The name of the declaration the site is in; asked only of the sites chosen, since finding it costs a lookup. */
+  /** The name of the declaration the site is in; asked only of the references placed in the context, since finding it costs a lookup. */
   label: () => string | undefined;
 }
 
@@ -1101,7 +1104,6 @@ function chooseReferences(sites: Site[], files: WorkspaceFiles): Piece[] {
       const table = tableOf(site);
       const line = lineOf(site);
       const { startLine, endLine } = windowAround(table, line, line, REFERENCE_AROUND);
-      const label = site.label();
       return {
         fsPath: site.fsPath,
         startLine,
@@ -1110,7 +1112,7 @@ function chooseReferences(sites: Site[], files: WorkspaceFiles): Piece[] {
         text: dedent(table.slice(startLine, endLine)),
         code: isCode(site.fsPath),
         describe: `the reference at ${files.relative(site.fsPath) ?? site.fsPath}:${line + 1}`,
-        ...(label ? { label } : {}),
+        label: site.label,
       };
     }),
   ];
@@ -1260,7 +1262,7 @@ function recentPieces(input: RequestContextInput, files: WorkspaceFiles, target:
     const { startLine, endLine } = windowAround(lines, first, focusEnd, RECENT_AROUND);
     if (pieces.some((p) => p.fsPath === fileName && p.startLine <= endLine && startLine <= p.endLine)) continue;
     const indent = /^\s*/.exec(text.slice(lines.start(first), lines.end(first)))?.[0].length ?? 0;
-    const label = isCode(fileName) ? declarationAt(fileName, text, lines.start(first) + indent)?.name : undefined;
+    const at = lines.start(first) + indent;
     pieces.push({
       fsPath: fileName,
       startLine,
@@ -1269,7 +1271,7 @@ function recentPieces(input: RequestContextInput, files: WorkspaceFiles, target:
       text: dedent(lines.slice(startLine, endLine)),
       code: isCode(fileName),
       describe: `the recent position ${files.relative(fileName) ?? fileName}:${first + 1}`,
-      ...(label ? { label } : {}),
+      ...(isCode(fileName) ? { label: () => declarationAt(fileName, text, at)?.name } : {}),
     });
   }
   return pieces;
@@ -1308,7 +1310,7 @@ function openDocumentPieces(input: RequestContextInput, files: WorkspaceFiles, i
         const start = declaration.existingDoc?.start ?? declaration.start;
         const startLine = lines.lineOf(start);
         const endLine = lines.lineOf(declaration.end);
-        const piece: Piece = { fsPath, startLine, endLine, text: dedent(lines.slice(startLine, endLine)), code, describe: `the open document ${relative} (${declaration.name})`, label: declaration.name };
+        const piece: Piece = { fsPath, startLine, endLine, text: dedent(lines.slice(startLine, endLine)), code, describe: `the open document ${relative} (${declaration.name})`, label: () => declaration.name };
         const bodies = declaration.kind === 'class' ? classBodiesAt(fsPath, document.text, declaration.start) : undefined;
         if (bodies) {
           const outline = dedent(withCuts(document.text, lines.start(startLine), lines.end(endLine), bodies));
@@ -1444,7 +1446,8 @@ function describe(exclusion: Exclusion): string {
 
 function toSnippet(piece: Piece, files: WorkspaceFiles, text: string): ContextSnippet {
   const file = path.isAbsolute(piece.fsPath) ? (files.relative(piece.fsPath) ?? path.basename(piece.fsPath)) : piece.fsPath;
-  return { file, startLine: piece.startLine, endLine: piece.endLine, text, ...(piece.label ? { label: piece.label } : {}) };
+  const label = piece.label?.();
+  return { file, startLine: piece.startLine, endLine: piece.endLine, text, ...(label ? { label } : {}) };
 }
 
 /** The context with one more snippet, as a new object (the previous one stays valid for another attempt). */

@@ -366,7 +366,7 @@ interface StatementPart {
   /** Its declarations, their context field without the file's header. */
   drafts: DocumentDraft[];
   /** Comment blocks in it that belong to no declaration. */
-  detached: { start: number; end: number }[];
+  detached: DetachedComment[];
   /** When it declares nothing: its text with its comment, part of the file's "module" document. */
   loose: { start: number; text: string } | undefined;
   /** The extractions whose texts its strings are slices of: one, or more for a class put together from its members. */
@@ -384,8 +384,21 @@ interface StatementPart {
  */
 interface MemberPart {
   drafts: DocumentDraft[];
-  detached: { start: number; end: number }[];
+  detached: DetachedComment[];
   generation: number;
+}
+
+/**
+ * A comment block that belongs to no declaration. What the index makes of it (its prose, and whether that says enough
+ * to be a document) is read on first use and kept with the block: a statement's part keeps its blocks, so an open
+ * document's next version reads only the comments of the statements the user changed.
+ */
+interface DetachedComment {
+  start: number;
+  end: number;
+  prose?: string;
+  /** Three terms or more: not a licence stamp, an `eslint-disable` or a separator. */
+  informative?: boolean;
 }
 
 /** An open document's statements, and its top-level classes' members, as last extracted, by their text. */
@@ -425,9 +438,9 @@ function movedDraft(draft: DocumentDraft, by: number): DocumentDraft {
   return { ...draft, start: draft.start + by, end: draft.end + by, commentStart: draft.commentStart + by };
 }
 
-/** A comment block moved `by` characters. */
-function movedBlock(block: { start: number; end: number }, by: number): { start: number; end: number } {
-  return { start: block.start + by, end: block.end + by };
+/** A comment block moved `by` characters, with what was read of it. */
+function movedBlock(block: DetachedComment, by: number): DetachedComment {
+  return { ...block, start: block.start + by, end: block.end + by };
 }
 
 /**
@@ -455,7 +468,7 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
     .join(' ');
   // The statement being read: what it declares, and its comments that belong to no declaration.
   let drafts: DocumentDraft[] = [];
-  let detached: { start: number; end: number }[] = [];
+  let detached: DetachedComment[] = [];
 
   /** The comment block directly above `node` (no blank line between); earlier blocks are detached comments. */
   const leading = (node: ts.Node): { start: number; text: string } | undefined => {
@@ -616,7 +629,8 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
   };
 
   const declared: DocumentDraft[] = [];
-  const comments: { start: number; end: number }[] = [];
+  // Each detached block with the offset its offsets count from: the parts' own blocks, so that what is read of them stays.
+  const comments: { block: DetachedComment; at: number }[] = [];
   const loose: string[] = [];
   let looseStart: number | undefined;
   const statements = source.statements;
@@ -672,30 +686,32 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
     memo?.parts.set(part.key, part);
     memo?.at.set(at, part);
     for (const [key, member] of part.members ?? []) memo?.members.set(key, member);
-    for (const draft of part.drafts) {
-      declared.push({ ...movedDraft(draft, at), fields: [...draft.fields] });
-    }
-    for (const block of part.detached) comments.push(movedBlock(block, at));
+    for (const draft of part.drafts) declared.push(movedDraft(draft, at));
+    for (const block of part.detached) comments.push({ block, at });
     if (part.loose) {
       loose.push(part.loose.text);
       looseStart ??= part.loose.start + at;
     }
   });
   for (const block of commentBlocks(text, ts.getLeadingCommentRanges(text, source.endOfFileToken.getFullStart()) ?? [])) {
-    if (!seenComments.has(block.start)) comments.push(block);
+    if (!seenComments.has(block.start)) comments.push({ block, at: 0 });
   }
+  const proseOf = ({ block, at }: { block: DetachedComment; at: number }): string => (block.prose ??= commentProse(text.slice(block.start + at, block.end + at)));
 
-  // The file's header comment says what the whole file is for: every document of the file gets it as context.
+  // The file's header comment says what the whole file is for: every document of the file gets it as context. (The
+  // drafts are copies, with fields of their own: the parts' drafts stay as they were read.)
   const firstStatement = source.statements[0];
-  const header = comments.find((block) => firstStatement === undefined || block.end <= firstStatement.getStart(source));
-  const headerText = header ? commentProse(text.slice(header.start, header.end)) : '';
-  for (const draft of declared) draft.fields[3] = `${draft.fields[3]} ${headerText}`;
+  const header = comments.find(({ block, at }) => firstStatement === undefined || block.end + at <= firstStatement.getStart(source));
+  const headerText = header ? proseOf(header) : '';
+  for (const draft of declared) draft.fields = [draft.fields[0], draft.fields[1], draft.fields[2], `${draft.fields[3]} ${headerText}`, draft.fields[4]];
 
-  for (const block of comments) {
-    const prose = commentProse(text.slice(block.start, block.end));
-    if (terms(prose).length < 3) continue; // licence stamps, `// eslint-disable`, separators
+  for (const comment of comments) {
+    const prose = proseOf(comment);
+    if (!(comment.block.informative ??= terms(prose).length >= 3)) continue; // licence stamps, `// eslint-disable`, separators
     const firstLine = prose.split('\n')[0] ?? '';
-    declared.push({ kind: 'comment', name: firstLine.length > 60 ? `${firstLine.slice(0, 57)}…` : firstLine, start: block.start, end: block.end, commentStart: block.start, fields: ['', '', prose, pathTerms, ''] });
+    const start = comment.block.start + comment.at;
+    const end = comment.block.end + comment.at;
+    declared.push({ kind: 'comment', name: firstLine.length > 60 ? `${firstLine.slice(0, 57)}…` : firstLine, start, end, commentStart: start, fields: ['', '', prose, pathTerms, ''] });
   }
   const looseText = loose.join('\n').slice(0, MAX_DOCUMENT_CHARS);
   if (looseStart !== undefined && terms(looseText).length >= 3) {
