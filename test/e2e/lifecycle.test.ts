@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ALL_COMMANDS, CUSTOM_METHODS } from '../../protocol/src/index.js';
 import { TestEditor, copyFixture, FULL_CAPABILITIES } from '../support/lspClient.js';
 import { startScriptedModel } from '../support/scriptedModel.js';
+import { RawServer, frame } from '../support/rawLsp.js';
 
 /** Every request method the server declares or handles, with plausible params, plus ones it does not know. */
 function everyRequest(uri: string): [string, unknown][] {
@@ -116,6 +117,31 @@ describe('server lifecycle', () => {
     track(editor);
     await expect(editor.request('assistant/nope', {})).rejects.toMatchObject({ code: -32601 });
     expect((await editor.request<{ agents: unknown[] }>('assistant/agents', {})).agents.length).toBeGreaterThan(0);
+  });
+
+  it('answers code actions once the core is up in the same way as before it, a request cancelled before it ran with RequestCancelled', async () => {
+    const server = RawServer.spawn({ root: copyFixture('basic') });
+    try {
+      expect((await server.initialize()).error).toBeUndefined();
+      const { uri, text } = server.open('src/config.ts');
+      const line = text.split('\n').findIndex((l) => l.includes('function parseConfig'));
+      const params = { textDocument: { uri }, range: { start: { line, character: 17 }, end: { line, character: 17 } }, context: { diagnostics: [] } };
+      // The first request may wait for the core to load; the ones after it are answered at once, with the same list.
+      const titles = (response: { result?: unknown }): string[] => (response.result as { title: string }[]).map((action) => action.title);
+      const first = titles(await server.call('textDocument/codeAction', params));
+      expect(first).toContain('Assistant: Document function parseConfig');
+      expect(titles(await server.call('textDocument/codeAction', params))).toEqual(first);
+      // A request and its cancel in one write: the cancel is read before the request runs.
+      const id = 'cancelled-before-it-ran';
+      server.writeBytes(Buffer.concat([frame({ jsonrpc: '2.0', id, method: 'textDocument/codeAction', params }), frame({ jsonrpc: '2.0', method: '$/cancelRequest', params: { id } })]));
+      expect((await server.response(id)).error?.code).toBe(-32800);
+      // A malformed request is an error answer, as before the core was up, and the server goes on.
+      const broken = await server.call('textDocument/codeAction', { ...params, context: { diagnostics: [], only: 'quickfix' } });
+      expect(broken.error).toMatchObject({ code: -32602, message: expect.stringContaining('context.only') });
+      expect(titles(await server.call('textDocument/codeAction', params))).toEqual(first);
+    } finally {
+      await server.dispose();
+    }
   });
 
   it('reads params sent with an absent cancellation token ([params, null], as vscode-jsonrpc sends them) as params', async () => {

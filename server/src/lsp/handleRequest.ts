@@ -46,6 +46,25 @@ export function commit(controller: AbortController): void {
   committed.add(controller);
 }
 
+/** The signal of a request that answers at once: nothing can cancel it while it runs. */
+const NEVER_ABORTED = new AbortController().signal;
+
+/**
+ * Wraps a handler that answers at once (a code-action list, asked for at every move of the cursor): no AbortSignal
+ * and no promise of its own, so a request costs no more than its work. A request the client cancelled before it
+ * started is answered RequestCancelled, as `handleRequest` answers it; failures reach the client the same way.
+ */
+export function handleRequestNow<P, R>(method: string, log: (m: string) => void, handler: (params: P) => R) {
+  return (params: P, token?: CancellationToken): R | ResponseError<void> => {
+    if (token?.isCancellationRequested) return new ResponseError(LSPErrorCodes.RequestCancelled, `${method} was cancelled.`);
+    try {
+      return handler(params);
+    } catch (error) {
+      return toResponseError(error, NEVER_ABORTED, method, log);
+    }
+  };
+}
+
 /**
  * Wraps a handler: it receives an AbortSignal tied to `$/cancelRequest`, and every failure
  * (expected or not) reaches the client as a ResponseError while the server keeps serving.

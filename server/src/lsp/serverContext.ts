@@ -9,6 +9,7 @@ import type { ProgressTracker } from './progress.js';
 export class ServerContext {
   capabilities: ClientCapabilities = {};
   private core: Promise<Assistant> | undefined;
+  private loaded: Assistant | undefined;
 
   constructor(
     readonly connection: Connection,
@@ -29,9 +30,20 @@ export class ServerContext {
     }
   }
 
+  /** The core once it has loaded, for the requests that answer at once (a code-action list); undefined before. */
+  loadedAssistant(): Assistant | undefined {
+    return this.loaded;
+  }
+
   setAssistant(core: Promise<Assistant>): void {
     this.core = core;
     // Reported once here; each request that needs the core reports it again to its caller.
+    core.then(
+      (assistant) => {
+        if (this.core === core) this.loaded = assistant;
+      },
+      () => undefined,
+    );
     core.catch((error: unknown) => {
       this.log(`assistant-ls could not start: ${(error as Error).message}`);
       this.port().showMessage('error', `assistant-ls could not start: ${(error as Error).message}`);
