@@ -1,7 +1,9 @@
 // Benchmark section (own process): each repository tool (repositoryTools.ts) cold (a fresh index) and warm, on names taken from the project itself.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { REPO_ROOT, now, sectionMain, summarize, timeRuns } from '../support.mjs';
+import { compileAsTheServer, REPO_ROOT, now, sectionMain, summarize, timeRuns } from '../support.mjs';
+
+await compileAsTheServer();
 
 const dist = (...parts) => pathToFileURL(path.join(REPO_ROOT, 'dist', 'server', 'src', ...parts)).href;
 const { LexicalIndex } = await import(dist('repo', 'lexicalIndex.js'));

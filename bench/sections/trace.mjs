@@ -3,7 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { REPO_ROOT, now, sectionMain, stallMonitor, timeRuns } from '../support.mjs';
+import { compileAsTheServer, REPO_ROOT, now, sectionMain, stallMonitor, timeRuns } from '../support.mjs';
+
+await compileAsTheServer();
 
 const dist = (relative) => import(pathToFileURL(path.join(REPO_ROOT, 'dist', 'server', 'src', relative)).href);
 const { TraceStore, SEGMENT_FORMAT } = await dist('trace/traceStore.js');
