@@ -56,6 +56,6 @@ describe('the bundle and its code cache', () => {
     const loaders = chunks.filter((text) => /requireWithCodeCache\([^\n]*ts-morph\.cjs/.test(text));
     expect(loaders).toHaveLength(1);
     expect(loaders[0]).toContain('plainNamespace(tsMorph.ts)');
-    expect(chunks.filter((text) => /require_ts_morph|__toESM\(requireWithCodeCache/.test(text))).toEqual([]);
+    expect(chunks.filter((text) => text.includes('require_ts_morph'))).toEqual([]);
   });
 });

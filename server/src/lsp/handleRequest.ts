@@ -26,9 +26,14 @@ const CODES: Record<AssistantError['code'], number> = {
   unavailable: ErrorCodes.InvalidRequest,
 };
 
+/** The answer to a request the client cancelled. */
+function cancelled(method: string): ResponseError<void> {
+  return new ResponseError(LSPErrorCodes.RequestCancelled, `${method} was cancelled.`);
+}
+
 /** Maps what a handler threw to the error the client receives. */
 export function toResponseError(error: unknown, signal: AbortSignal, method: string, log: (m: string) => void): ResponseError<void> {
-  if (signal.aborted) return new ResponseError(LSPErrorCodes.RequestCancelled, `${method} was cancelled.`);
+  if (signal.aborted) return cancelled(method);
   if (error instanceof ResponseError) return error as ResponseError<void>;
   if (error instanceof AssistantError) return new ResponseError(CODES[error.code], error.message);
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
@@ -56,7 +61,7 @@ const NEVER_ABORTED = new AbortController().signal;
  */
 export function handleRequestNow<P, R>(method: string, log: (m: string) => void, handler: (params: P) => R) {
   return (params: P, token?: CancellationToken): R | ResponseError<void> => {
-    if (token?.isCancellationRequested) return new ResponseError(LSPErrorCodes.RequestCancelled, `${method} was cancelled.`);
+    if (token?.isCancellationRequested) return cancelled(method);
     try {
       return handler(params);
     } catch (error) {
@@ -74,7 +79,7 @@ export function handleRequest<P, R>(method: string, log: (m: string) => void, ha
     const { signal, controller, dispose } = signalOf(token);
     try {
       const result = await handler(params, signal, controller);
-      if (signal.aborted && !committed.has(controller)) return new ResponseError(LSPErrorCodes.RequestCancelled, `${method} was cancelled.`);
+      if (signal.aborted && !committed.has(controller)) return cancelled(method);
       return result;
     } catch (error) {
       return toResponseError(error, signal, method, log);

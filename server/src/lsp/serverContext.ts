@@ -37,17 +37,16 @@ export class ServerContext {
 
   setAssistant(core: Promise<Assistant>): void {
     this.core = core;
-    // Reported once here; each request that needs the core reports it again to its caller.
     core.then(
       (assistant) => {
         if (this.core === core) this.loaded = assistant;
       },
-      () => undefined,
+      // Reported once here; each request that needs the core reports it again to its caller.
+      (error: unknown) => {
+        this.log(`assistant-ls could not start: ${(error as Error).message}`);
+        this.port().showMessage('error', `assistant-ls could not start: ${(error as Error).message}`);
+      },
     );
-    core.catch((error: unknown) => {
-      this.log(`assistant-ls could not start: ${(error as Error).message}`);
-      this.port().showMessage('error', `assistant-ls could not start: ${(error as Error).message}`);
-    });
   }
 
   hasAssistant(): boolean {

@@ -438,9 +438,9 @@ function movedDraft(draft: DocumentDraft, by: number): DocumentDraft {
   return { ...draft, start: draft.start + by, end: draft.end + by, commentStart: draft.commentStart + by };
 }
 
-/** A comment block moved `by` characters, with what was read of it. */
+/** A comment block moved `by` characters (before anything is read of it: that is kept on a statement's part's own blocks). */
 function movedBlock(block: DetachedComment, by: number): DetachedComment {
-  return { ...block, start: block.start + by, end: block.end + by };
+  return { start: block.start + by, end: block.end + by };
 }
 
 /**
