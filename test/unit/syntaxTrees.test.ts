@@ -343,12 +343,16 @@ describe('walks near a position, in a file being edited', () => {
     });
   });
 
-  it('renameableAt finds what the names of the whole file give', () => {
+  it.each([
+    ['being edited (the nodes of the line walked)', true],
+    ['settled (the names of the file listed once)', false],
+  ])('renameableAt finds what the names of the whole file give, in a file %s', (_label, isEdited) => {
     const random = prng(13);
-    const text = `${SOURCES[3]}\nexport class Shapes {\n  radius = 2;\n  #hidden: number = 1;\n  area = () => this.radius;\n}\ninterface Point { x: number; readonly y: number }\n`;
-    const fsPath = '/virtual/rename/traceStore.ts';
+    const text = `${SOURCES[3]}\nexport class Shapes {\n  radius = 2;\n  #hidden: number = 1;\n  area = () => this.radius;\n}\ninterface Point { x: number; readonly y: number }\n// Names at the start of their line:\ninterface Flat {\nwidth: number;\nheight: number }\nclass Bare {\nlength = 1;\ngrow() { return this.length; }\n}\n`;
+    const fsPath = `/virtual/rename/${isEdited ? 'edited' : 'settled'}/traceStore.ts`;
     const document: DocumentSnapshot = { uri: `file://${fsPath}`, fsPath, languageId: 'typescript', version: 1, text };
-    edited(fsPath, text);
+    if (isEdited) edited(fsPath, text);
+    else expect(withSyntaxTree(fsPath, text, (_source, edits) => edits)).toBe(false);
     // The rule renameableAt applies, over every name of the file.
     const expected = (start: number, end: number) => {
       const names = renameableNames(fsPath, text);
@@ -371,6 +375,11 @@ describe('walks near a position, in a file being edited', () => {
     }
     expect(found).toBeGreaterThan(100);
     const names = renameableNames(fsPath, text).map((n) => n.target.name);
-    expect(names).toEqual(expect.arrayContaining(['Shapes.radius', 'Shapes.#hidden', 'Shapes.area', 'Point.x', 'Point.y']));
+    expect(names).toEqual(expect.arrayContaining(['Shapes.radius', 'Shapes.#hidden', 'Shapes.area', 'Point.x', 'Point.y', 'Flat.width', 'Bare.length', 'Bare.grow']));
+    // At the first character of a name that starts its line.
+    for (const name of ['width', 'height', 'length', 'grow']) {
+      const at = text.indexOf(`\n${name}`) + 1;
+      expect(renameableAt(document, at, at)?.simpleName).toBe(name);
+    }
   });
 });

@@ -76,11 +76,28 @@ export function renameableAt(document: DocumentSnapshot, start: number, end: num
   // line's nodes are walked; a settled text lists its names once.
   const edited = withSyntaxTree(fileName, document.text, (_source, isEdited) => isEdited);
   const names = edited ? renameableNamesTouching(fileName, document.text, line.start, line.end) : renameableNames(fileName, document.text);
-  const onName = names.filter((n) => n.nameStart <= start && end <= n.nameEnd);
-  if (onName.length > 0) return onName[onName.length - 1];
+  // The names are in the order they start in, and a name is on one line: those of the line are read, found by halving.
+  let low = 0;
+  let high = names.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((names[middle] as RenameableName).nameStart < line.start) low = middle + 1;
+    else high = middle;
+  }
+  let onName: RenameableName | undefined;
+  let firstOnLine: RenameableName | undefined;
+  let lastOnLineBefore: RenameableName | undefined;
+  for (let i = low; i < names.length && (names[i] as RenameableName).nameStart <= line.end; i++) {
+    const name = names[i] as RenameableName;
+    if (name.nameStart <= start && end <= name.nameEnd) onName = name;
+    if (name.nameEnd <= line.end) {
+      firstOnLine ??= name;
+      if (name.nameStart <= start) lastOnLineBefore = name;
+    }
+  }
+  if (onName) return onName;
   if (end > line.end) return undefined;
-  const onLine = names.filter((n) => n.nameStart >= line.start && n.nameEnd <= line.end);
-  return onLine.filter((n) => n.nameStart <= start).pop() ?? onLine[0];
+  return lastOnLineBefore ?? firstOnLine;
 }
 
 /** The identifier at a place, by syntax: a rename may start from any use of a name, not only its declaration. */
