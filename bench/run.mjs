@@ -56,8 +56,8 @@ function parseArgs(argv) {
   options.bigFileLines ??= q ? 1_000 : 5_000;
   options.traceSizes ??= q ? [1_000, 10_000] : [1_000, 10_000, 100_000];
   options.runs = q
-    ? { startup: 2, positions: 30, rounds: 1, edits: 10, indexCold: 1, indexWarm: 50, oracleCold: 1, oracleWarm: 3, tasks: 5, appends: 50, queries: 30, pauses: 2, pauseWindowMs: 1_000 }
-    : { startup: 10, positions: 250, rounds: 2, edits: 50, indexCold: 5, indexWarm: 500, oracleCold: 3, oracleWarm: 20, tasks: 50, appends: 500, queries: 200, pauses: 5, pauseWindowMs: 2_000 };
+    ? { startup: 2, positions: 30, rounds: 1, servers: 1, edits: 10, indexCold: 1, indexWarm: 50, oracleCold: 1, oracleWarm: 3, tasks: 5, appends: 50, queries: 30, pauses: 2, pauseWindowMs: 1_000 }
+    : { startup: 10, positions: 250, rounds: 2, servers: 3, edits: 50, indexCold: 5, indexWarm: 500, oracleCold: 3, oracleWarm: 20, tasks: 50, appends: 500, queries: 200, pauses: 5, pauseWindowMs: 2_000 };
   return options;
 }
 
@@ -268,6 +268,39 @@ function describeProject(spec, options) {
   return { name: spec === 'repo' ? 'repo' : path.basename(root), root, temporary: false };
 }
 
+/**
+ * The code actions at the positions on `runs.servers` fresh servers of each kind, the kinds taking turns, their samples
+ * pooled: a server's slowest requests come while V8 compiles its request path, over its first requests, so one
+ * server's p99 (its fifth slowest of 500) moves from run to run; taking turns, both kinds meet the same moments of the
+ * machine. `perServerP99` keeps each server's own.
+ */
+async function pooledPositions(project, servers, positions, runs, lsp) {
+  const args = (server) => ({ server, project: { root: project.root, largeFile: project.largeFile, firstPosition: project.firstPosition }, positions, runs, only: 'positions' });
+  const pooled = new Map(servers.map((server) => [server, [lsp[server].positions]]));
+  for (let k = 1; k < runs.servers; k++) {
+    for (const server of servers) {
+      const result = await attempt(`${project.name} ${server} code actions, server ${k + 1}`, () => runSection('lsp', args(server), { nodeOptions: QUIET_CLIENT }));
+      pooled.get(server).push(result.positions ?? { error: result.error });
+    }
+  }
+  for (const [server, parts] of pooled) {
+    const measured = parts.filter((part) => Array.isArray(part.samples));
+    if (measured.length === 0) continue;
+    const first = measured[0];
+    const samples = measured.flatMap((part) => part.samples);
+    lsp[server].positions = {
+      ...first,
+      codeAction: summarize(samples),
+      servers: measured.length,
+      perServerP99: measured.map((part) => part.codeAction.p99),
+      settleMs: measured.map((part) => part.settleMs),
+      peakRssMB: Math.max(...measured.map((part) => part.peakRssMB)),
+      ...(measured.length < parts.length ? { failedServers: parts.length - measured.length } : {}),
+      samples: undefined,
+    };
+  }
+}
+
 async function measureProject(spec, options) {
   // The machine's speed around each project, since it can change within a run: its figures compare at like speeds.
   const speedBefore = await machineSpeed();
@@ -293,6 +326,7 @@ async function measureProject(spec, options) {
     };
     lsp[server] = { startup: part('startup'), positions: part('positions'), afterEdits: part('afterEdits'), duringPauses: part('duringPauses') };
   }
+  await pooledPositions(project, servers, positions, options.runs, lsp);
   if (servers.length === 2) {
     const ours = lsp['assistant-ls'];
     const theirs = lsp['typescript-language-server'];
@@ -460,7 +494,7 @@ async function main() {
         codeActionClientFlags: QUIET_CLIENT,
         inProcess: 'the retrieval index, the repository tools, the type-check oracle and the trace are timed in processes of their own on the modules in dist/server, with the V8 setting the server gives itself (compilerTuning.ts)',
         initialize: 'round trip of initialize once the process answers requests; spawnToInitialized also holds Node start-up',
-        codeActions: 'empty range at the first non-blank character of evenly spread lines, after the server went idle following the open',
+        codeActions: 'empty range at the first non-blank character of evenly spread lines, after the server went idle following the open; `rounds` times over the positions on each of `servers` fresh servers of each kind, the kinds taking turns, the samples pooled (perServerP99: each server\'s own p99)',
         codeActionsAfterEdits: 'a space typed at every k-th of those positions (an incremental didChange), then the code actions there at once, timed; the space is deleted again after each, untimed. typescript-language-server waits 500 ms before answering a code-action request while diagnostics of the file are pending, by design',
         codeActionsDuringPauses: 'a space typed at one of `pauses` places spread over the file, a pause of 300 ms, then the code actions asked for every 10 ms for pauseWindowMs at those positions in turn, while the server checks the changed file (ours 400 ms after a change); then the space is deleted and the server left to go idle; worstPerRound = the longest request of each round',
         retrievalIndex: 'built cold (a new index reading and parsing every file, the file-system cache warm after the first run), then from its saved index (fromSaved: a new index given the file a first one saved, taking every unchanged file from it), then queried warm',

@@ -59,7 +59,8 @@ function codeActionsAtPositions(server, project, positions, rounds) {
         actions += result?.length ?? 0;
       }
     }
-    return { codeAction: summarize(samples), positions: positions.length, rounds, actionsPerRequest: Math.round((actions / samples.length) * 100) / 100, settleMs, ...client.peakMemory() };
+    // The samples themselves too (to the microsecond): the run pools those of several fresh servers.
+    return { codeAction: summarize(samples), samples: samples.map((s) => Math.round(s * 1000) / 1000), positions: positions.length, rounds, actionsPerRequest: Math.round((actions / samples.length) * 100) / 100, settleMs, ...client.peakMemory() };
   });
 }
 
@@ -117,8 +118,10 @@ function codeActionsDuringPauses(server, project, positions, rounds, windowMs) {
   });
 }
 
-sectionMain(async ({ server, project, positions, runs }) => {
+sectionMain(async ({ server, project, positions, runs, only }) => {
   try {
+    // A further fresh server for the code actions at the positions alone (see `pooledPositions` in run.mjs).
+    if (only === 'positions') return { positions: await attempt(`${server} code actions`, () => codeActionsAtPositions(server, project, positions, runs.rounds)) };
     const start = await attempt(`${server} startup`, () => startup(server, project, runs.startup));
     const atPositions = await attempt(`${server} code actions`, () => codeActionsAtPositions(server, project, positions, runs.rounds));
     const afterEdits = await attempt(`${server} code actions after edits`, () => codeActionsAfterEdits(server, project, positions, runs.edits));
