@@ -5,7 +5,7 @@ import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
 import { isSupportedLanguage, languageIdForPath, resolvePath, syntaxFileName, uriToPath } from '../workspace/documentSnapshot.js';
 import { diskText } from '../workspace/diskTexts.js';
 import type { WorkspaceProject } from '../repo/workspaceProject.js';
-import { KIND_LABEL, declarationAt, declarationsContaining, listDeclarations, withSyntaxTree } from '../repo/declarations.js';
+import { KIND_LABEL, declarationAt, declarationsContaining, firstStatementEndingFrom, listDeclarations, withSyntaxTree } from '../repo/declarations.js';
 import type { DeclarationTarget } from '../repo/declarations.js';
 import { workspaceIndex } from '../repo/lexicalIndex.js';
 import type { LexicalIndex } from '../repo/lexicalIndex.js';
@@ -14,6 +14,7 @@ import type { Exclusion, ExclusionView } from '../privacy/exclusion.js';
 import { Redactor } from '../privacy/secrets.js';
 import { protectedValues } from '../privacy/workspaceSecrets.js';
 import type { VisitedPosition } from './recentPositions.js';
+import { nextWordAt } from './wordSearch.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Public shapes
@@ -853,7 +854,9 @@ function declarationNodeOnLine(source: ts.SourceFile, from: number, to: number, 
     if (from <= start && start <= to && nameOf(node) === name && kindOf(node)) found = node;
     else ts.forEachChild(node, visit);
   };
-  ts.forEachChild(source, visit);
+  // The statements that reach into the line, in order: the others would be passed over one by one.
+  const statements = source.statements;
+  for (let i = firstStatementEndingFrom(source, from); !found && i < statements.length && (statements[i] as ts.Statement).pos <= to; i++) visit(statements[i] as ts.Statement);
   return found;
 }
 
@@ -998,7 +1001,6 @@ function programReferences(program: ts.Program, declaration: FoundDeclaration, s
   const wanted = resolve(nameNode);
   if (!wanted) return [];
   const declared = { fileName: resolvePath(declaration.source.fileName), start: declaration.node.getFullStart(), end: declaration.node.getEnd() };
-  const pattern = new RegExp(`(?<![\\w$])${name.replace(/[$]/g, '\\$')}(?![\\w$])`, 'g');
   const candidates = program
     .getSourceFiles()
     .filter((source) => source.text.includes(name) && workspaceFile(program, source, search.files))
@@ -1010,8 +1012,7 @@ function programReferences(program: ts.Program, declaration: FoundDeclaration, s
     const fileName = resolvePath(source.fileName);
     const excluded = search.files.excluded(fileName) !== undefined;
     let inFile = 0;
-    for (const match of source.text.matchAll(pattern)) {
-      const position = match.index;
+    for (let position = nextWordAt(source.text, name); position >= 0; position = nextWordAt(source.text, name, position + name.length)) {
       if (inside(declared, fileName, position, position) || search.avoid.some((span) => inside(span, fileName, position, position))) continue;
       const node = tokenAt(source, position);
       if (!node || !ts.isIdentifier(node) || node.getStart(source) !== position || inImportOrExport(node)) continue;
@@ -1180,7 +1181,9 @@ function codeShapedIdentifiers(source: ts.SourceFile, target: RequestContextInpu
     }
     ts.forEachChild(node, visit);
   };
-  visit(source);
+  // The statements the target overlaps, in order, found by halving: a file has hundreds of statements after it.
+  const statements = source.statements;
+  for (let i = firstStatementEndingFrom(source, target.start + 1); i < statements.length && (statements[i] as ts.Statement).pos < target.end; i++) visit(statements[i] as ts.Statement);
   return out.slice(0, MAX_SYMBOLS);
 }
 
@@ -1206,20 +1209,17 @@ function lexicalReferences(declaration: FoundDeclaration, search: SymbolSearch, 
   const declared = { fileName: resolvePath(declaration.source.fileName), start: declaration.node.getFullStart(), end: declaration.node.getEnd() };
   const shared = referenceTexts(search, program);
   const texts: Iterable<[string, string]> = shared.has(declared.fileName) ? shared : [...shared, [declared.fileName, declaration.source.text]];
-  const pattern = new RegExp(`(?<![\\w$])${simple.replace(/[$]/g, '\\$')}(?![\\w$])`, 'g');
   const sites: Site[] = [];
   for (const [fsPath, listed] of texts) {
     const text = fsPath === declared.fileName ? declaration.source.text : listed;
-    // Most files do not name it at all: a plain search says so faster than the pattern.
+    // Most files do not name it at all: the plain search says so before anything else is looked at.
     if (!text.includes(simple) || !isCode(fsPath)) continue;
     if (files.excluded(fsPath)) {
-      if (pattern.test(text)) sites.push({ fsPath, text: '', position: 0, label: () => undefined });
-      pattern.lastIndex = 0;
+      if (nextWordAt(text, simple) >= 0) sites.push({ fsPath, text: '', position: 0, label: () => undefined });
       continue;
     }
     let lines: Lines | undefined;
-    for (const match of text.matchAll(pattern)) {
-      const position = match.index;
+    for (let position = nextWordAt(text, simple); position >= 0; position = nextWordAt(text, simple, position + simple.length)) {
       if (inside(declared, fsPath, position, position) || search.avoid.some((span) => inside(span, fsPath, position, position))) continue;
       lines ??= files.linesOf(text, fsPath);
       const line = lines.slice(lines.lineOf(position), lines.lineOf(position));
@@ -1284,7 +1284,7 @@ function recentPieces(input: RequestContextInput, files: WorkspaceFiles, target:
 function openDocumentPieces(input: RequestContextInput, files: WorkspaceFiles, identifiers: Set<string>, requested: RequestName[]): Piece[][] {
   const targetName = input.target.name.split('.').pop() ?? input.target.name;
   const named = new Set([...identifiers, ...requested.map((n) => n.simple)]);
-  const word = /^[A-Za-z_$][\w$]*$/.test(targetName) ? new RegExp(`(?<![\\w$])${targetName.replace(/[$]/g, '\\$')}(?![\\w$])`) : undefined;
+  const wordName = /^[A-Za-z_$][\w$]*$/.test(targetName);
   const recency = new Map<string, number>();
   input.recent.forEach((visit, i) => {
     if (!recency.has(visit.uri)) recency.set(visit.uri, i);
@@ -1305,7 +1305,7 @@ function openDocumentPieces(input: RequestContextInput, files: WorkspaceFiles, i
     if (code) {
       for (const declaration of listDeclarations(fsPath, document.text)) {
         const body = document.text.slice(declaration.start, declaration.end);
-        const score = (named.has(declaration.simpleName) ? 3 : 0) + (word && declaration.simpleName !== targetName && word.test(body) ? 2 : 0);
+        const score = (named.has(declaration.simpleName) ? 3 : 0) + (wordName && declaration.simpleName !== targetName && nextWordAt(body, targetName) >= 0 ? 2 : 0);
         if (score === 0) continue;
         const start = declaration.existingDoc?.start ?? declaration.start;
         const startLine = lines.lineOf(start);
