@@ -42,5 +42,7 @@ describe('nextWordAt', () => {
     expect(nextWordAt('x.run(run2, run)', 'run')).toBe(2);
     expect(nextWordAt('x.run(run2, run)', 'run', 3)).toBe(12);
     expect(nextWordAt('nothing here', 'run')).toBe(-1);
+    // An empty name is never found (rather than at every offset, with no way to move past the text's end).
+    expect(nextWordAt('a b', '')).toBe(-1);
   });
 });

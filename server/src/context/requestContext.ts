@@ -1212,14 +1212,15 @@ function lexicalReferences(declaration: FoundDeclaration, search: SymbolSearch, 
   const sites: Site[] = [];
   for (const [fsPath, listed] of texts) {
     const text = fsPath === declared.fileName ? declaration.source.text : listed;
-    // Most files do not name it at all: the plain search says so before anything else is looked at.
-    if (!text.includes(simple) || !isCode(fsPath)) continue;
+    // Most files do not name it at all: the search for its first occurrence says so before anything else is looked at.
+    const first = nextWordAt(text, simple);
+    if (first < 0 || !isCode(fsPath)) continue;
     if (files.excluded(fsPath)) {
-      if (nextWordAt(text, simple) >= 0) sites.push({ fsPath, text: '', position: 0, label: () => undefined });
+      sites.push({ fsPath, text: '', position: 0, label: () => undefined });
       continue;
     }
     let lines: Lines | undefined;
-    for (let position = nextWordAt(text, simple); position >= 0; position = nextWordAt(text, simple, position + simple.length)) {
+    for (let position = first; position >= 0; position = nextWordAt(text, simple, position + simple.length)) {
       if (inside(declared, fsPath, position, position) || search.avoid.some((span) => inside(span, fsPath, position, position))) continue;
       lines ??= files.linesOf(text, fsPath);
       const line = lines.slice(lines.lineOf(position), lines.lineOf(position));

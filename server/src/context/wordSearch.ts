@@ -11,6 +11,8 @@ function joinsWord(code: number): boolean {
  * every occurrence, as that pattern's `g` flag would, call again from the end of the last one.
  */
 export function nextWordAt(text: string, word: string, from = 0): number {
+  // An empty word would be found at every offset, and `indexOf` would stop moving at the text's end.
+  if (word === '') return -1;
   for (let at = text.indexOf(word, from); at >= 0; at = text.indexOf(word, at + 1)) {
     const end = at + word.length;
     if ((at === 0 || !joinsWord(text.charCodeAt(at - 1))) && (end >= text.length || !joinsWord(text.charCodeAt(end)))) return at;
