@@ -8,7 +8,8 @@ import { compileAsTheServer, REPO_ROOT, now, sectionMain, stallMonitor, timeRuns
 await compileAsTheServer();
 
 const dist = (relative) => import(pathToFileURL(path.join(REPO_ROOT, 'dist', 'server', 'src', relative)).href);
-const { TraceStore, SEGMENT_FORMAT } = await dist('trace/traceStore.js');
+const { TraceStore } = await dist('trace/traceStore.js');
+const { SEGMENT_FORMAT } = await dist('trace/segmentFiles.js');
 const { interactionsAt } = await dist('trace/positionLookup.js');
 
 const TASKS = ['document', 'explain', 'fix', 'rename', 'test', 'question'];

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseSegmentLog } from '../../server/src/trace/segmentLog.js';
-import type { SegmentFile } from '../../server/src/trace/traceStore.js';
+import type { SegmentFile } from '../../server/src/trace/segmentFiles.js';
 
 export const SEGMENT_FILE = /segment-\d+\.jsonl?$/;
 

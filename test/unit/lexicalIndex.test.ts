@@ -458,7 +458,8 @@ describe('an open document being edited', () => {
   });
 
   it('reads again only the class member typed in, renamed classes whole, and keeps members of at most eight versions', () => {
-    const relative = 'server/src/trace/traceStore.ts';
+    // A real class of more than thirty members.
+    const relative = 'test/support/rawLsp.ts';
     let text = fs.readFileSync(path.join(repo, relative), 'utf8');
     let memo = extractDocumentsReusing(relative, text, undefined, undefined).memo;
     const members = memo.members.size;
@@ -474,7 +475,7 @@ describe('an open document being edited', () => {
     const typeAt = (needle: string): void => next((before) => `${before.slice(0, before.indexOf(needle))} ${before.slice(before.indexOf(needle))}`);
     // Typing in one method, version after version: that method alone is read again; the class is put together.
     for (let version = 2; version <= 10; version++) {
-      typeAt('  add(interaction: Interaction');
+      typeAt('  request(method: string');
       expect(made().filter((generation) => generation === version)).toHaveLength(1);
       expect(made().filter((generation) => generation === 1)).toHaveLength(members - 1);
       expect(made()).toHaveLength(members);
@@ -488,9 +489,9 @@ describe('an open document being edited', () => {
       expect(made().filter((generation) => generation === memo.generation).length).toBeLessThanOrEqual(Math.ceil(members / 4));
     }
     // A renamed class: its members' names and context change, so every one of them is read again.
-    next((before) => before.replace('export class TraceStore {', 'export class TraceLedger {'));
+    next((before) => before.replace('export class RawServer {', 'export class RawLedger {'));
     expect(made().every((generation) => generation === memo.generation)).toBe(true);
-    expect(extractDocuments(relative, text).map((draft) => draft.name)).toContain('TraceLedger.add');
+    expect(extractDocuments(relative, text).map((draft) => draft.name)).toContain('RawLedger.request');
   });
 
   it('ranks and finds from the terms it kept as a fresh index does from the same texts', async () => {

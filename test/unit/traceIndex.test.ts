@@ -5,7 +5,9 @@ import * as path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Interaction, TraceParams, TraceResponse, TraceSession } from '../../server/src/protocol.js';
 import { queryInteractions, sortNewestFirst } from '../../server/src/trace/traceQuery.js';
-import { applyResponsePatch, TraceStore, type SegmentFile } from '../../server/src/trace/traceStore.js';
+import { applyResponsePatch } from '../../server/src/trace/amendments.js';
+import type { SegmentFile } from '../../server/src/trace/segmentFiles.js';
+import { TraceStore } from '../../server/src/trace/traceStore.js';
 import { parseSegmentLog, serializeSegmentLog } from '../../server/src/trace/segmentLog.js';
 import { readSegment, SEGMENT_FILE } from '../support/traceFiles.js';
 

@@ -2,7 +2,8 @@
 import * as fs from 'node:fs';
 import type { Interaction } from '../protocol.js';
 import { syncDirectory } from './durableJsonFile.js';
-import type { Amendment, SegmentFile } from './traceStore.js';
+import type { Amendment } from './amendments.js';
+import type { SegmentFile } from './segmentFiles.js';
 
 /** The format number in a log segment's first line (format 1 is the whole-document `segment-NNNNNN.json`). */
 export const LOG_FORMAT = 2;

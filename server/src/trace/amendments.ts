@@ -1,0 +1,84 @@
+// Amendments: ratings, feedback and reverts any session writes to any session's interaction, applied on read in one order for every reader.
+import type { Interaction } from '../protocol.js';
+import type { Segment } from './segmentFiles.js';
+
+/** What a later request may change on a recorded response. */
+export interface ResponsePatch {
+  /** A thumb up or down; null withdraws it. */
+  rating?: 'up' | 'down' | null;
+  /** Appended to the response's feedback. */
+  feedback?: string;
+  revertedAt?: string;
+}
+
+/**
+ * A change to an interaction written by a session that does not own it (each file has one writer), kept in
+ * that session's segment and applied on top of the interaction wherever it is read.
+ */
+export interface Amendment {
+  interactionId: string;
+  responseId: string;
+  at: string;
+  patch: ResponsePatch;
+}
+
+/** Applies a patch to the response it names. */
+export function applyResponsePatch(interaction: Interaction, responseId: string, patch: ResponsePatch): void {
+  const response = interaction.responses.find((r) => r.id === responseId);
+  if (!response) return;
+  if (patch.rating === null) delete response.rating;
+  else if (patch.rating !== undefined) response.rating = patch.rating;
+  if (patch.feedback !== undefined) response.feedback = [...(response.feedback ?? []), patch.feedback];
+  if (patch.revertedAt !== undefined) response.revertedAt = patch.revertedAt;
+}
+
+/**
+ * The order amendments apply in, the same for every reader: by time; within one millisecond by session id, and within
+ * a session in the order it wrote them (the sort is stable and each session's list keeps its files' order).
+ */
+function amendmentOrder(a: { amendment: Amendment; segment: Segment }, b: { amendment: Amendment; segment: Segment }): number {
+  if (a.amendment.at !== b.amendment.at) return a.amendment.at < b.amendment.at ? -1 : 1;
+  if (a.segment.sessionId !== b.segment.sessionId) return a.segment.sessionId < b.segment.sessionId ? -1 : 1;
+  return a.segment.index - b.segment.index;
+}
+
+/** Amendments by interaction id, from every session's segments, each with the segment it was read from. */
+export class AmendmentIndex {
+  private readonly amendments = new Map<string, { amendment: Amendment; segment: Segment }[]>();
+
+  add(amendment: Amendment, segment: Segment): void {
+    const list = this.amendments.get(amendment.interactionId);
+    if (list) list.push({ amendment, segment });
+    else this.amendments.set(amendment.interactionId, [{ amendment, segment }]);
+  }
+
+  /** Forgets the amendments read from `segment` (before its content is replaced or dropped). */
+  removeFrom(segment: Segment): void {
+    for (const id of new Set((segment.db.data.amendments ?? []).map((amendment) => amendment.interactionId))) {
+      const kept = (this.amendments.get(id) ?? []).filter((item) => item.segment !== segment);
+      if (kept.length) this.amendments.set(id, kept);
+      else this.amendments.delete(id);
+    }
+  }
+
+  /**
+   * Now, or just after the latest amendment of the interaction known here if that is not earlier: a change made after
+   * seeing another applies after it, even within the same millisecond.
+   */
+  nextTime(id: string): string {
+    let latest = '';
+    for (const { amendment } of this.amendments.get(id) ?? []) if (amendment.at > latest) latest = amendment.at;
+    const now = new Date().toISOString();
+    return now > latest ? now : new Date(Date.parse(latest) + 1).toISOString();
+  }
+
+  /** Applies every amendment of the interaction to `result` (a copy the caller owns), oldest first. */
+  applyTo(result: Interaction): Interaction {
+    const amendments = this.amendments.get(result.id);
+    if (!amendments?.length) return result;
+    for (const { amendment } of [...amendments].sort(amendmentOrder)) {
+      applyResponsePatch(result, amendment.responseId, amendment.patch);
+    }
+    return result;
+  }
+}
