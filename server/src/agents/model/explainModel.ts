@@ -1,8 +1,8 @@
 // The Explain task for model agents: one prompt with the code and its offline structure, asking for short prose grounded in both.
 import type { ModelTaskStrategy } from '../modelTask.js';
 import { clip, fillTemplate, standardValues } from '../modelTask.js';
-import { codeStructure } from '../../repo/codeStructure.js';
-import type { CodeStructure } from '../../repo/codeStructure.js';
+import { codeStructure } from '../../repo/structure/codeStructure.js';
+import type { CodeStructure } from '../../repo/structure/codeStructure.js';
 import { explainStructure } from '../offline/explainAgent.js';
 import { workspaceExclusion } from '../../privacy/exclusion.js';
 

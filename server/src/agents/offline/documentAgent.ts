@@ -7,7 +7,7 @@ import type { AgentDescriptor, TaskId } from '../../protocol.js';
 import type { DeclarationTarget } from '../../repo/declarations.js';
 import { parseJsDoc, renderJsDoc, renderTag, tagNames, unindentBlock } from '../../edits/jsdoc.js';
 import type { JsDocTag } from '../../edits/jsdoc.js';
-import { isCatchVariable } from '../../repo/codeStructure.js';
+import { isCatchVariable } from '../../repo/structure/controlFlow.js';
 import { locateDeclaration } from './declarationLocator.js';
 import type { FunctionLike, LocatedDeclaration } from './declarationLocator.js';
 import { collectParameters, describeParameter, templateTags } from './docParameters.js';

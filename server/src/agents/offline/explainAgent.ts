@@ -1,9 +1,10 @@
 // The offline Explain agent: the structure of a declaration or selection as markdown (types, calls, callers, branches), with no model.
 import type { AgentDescriptor, TaskId } from '../../protocol.js';
 import type { Agent, AgentAnswer, AgentRequest } from '../agent.js';
-import { code, codeStructure } from '../../repo/codeStructure.js';
+import { codeStructure } from '../../repo/structure/codeStructure.js';
+import { code } from '../../repo/structure/structureText.js';
 import { KIND_LABEL } from '../../repo/declarations.js';
-import type { CallSummary, CodeStructure, ReferenceSummary } from '../../repo/codeStructure.js';
+import type { CallSummary, CodeStructure, ReferenceSummary } from '../../repo/structure/codeStructure.js';
 
 /** Items a list shows before "and N more": enough to read, few enough to scan. */
 const SHOWN = { calls: 12, files: 8, users: 5, lines: 6, sites: 8, members: 15, statements: 8, names: 12, throws: 6, returns: 3 } as const;
