@@ -2,6 +2,8 @@
 export * from './tasks.js';
 export * from './traceTypes.js';
 export * from './settings.js';
+export { defaultsOf, isPlainObject, settingEntries } from './settingsSchema.js';
+export type { BooleanSetting, EnumSetting, Fields, Infer, ListSetting, MapSetting, NumberSetting, ObjectSetting, Setting, SettingEntry, StringSetting } from './settingsSchema.js';
 export * from './commands.js';
 export * from './ask.js';
 export * from './apply.js';

@@ -1,119 +1,144 @@
-// The server's settings: their shape, their defaults, and the configuration section clients use.
-import type { TaskId } from './tasks.js';
+// The server's settings, declared once: key, type, default, constraints and description of each; the type, the defaults, the validation, VS Code's schema and the docs table follow from it.
+import { TASK_IDS } from './tasks.js';
+import { boolean, defaultsOf, list, map, number, object, oneOf, string } from './settingsSchema.js';
+import type { Infer } from './settingsSchema.js';
 
 /** The `workspace/configuration` section and the `initializationOptions` key holding these settings. */
 export const SETTINGS_SECTION = 'assistant';
 
+/** Milliseconds: the upper bound of every timeout, an hour. */
+const HOUR_MS = 3_600_000;
+
+/** One model agent on an OpenAI-compatible endpoint (its unset fields are filled where the agent is built). */
+const MODEL_AGENT = object({
+  model: string({ required: 'the model to call', nonBlank: 'model name', description: 'The model to call, e.g. `gpt-4o-mini` or `qwen2.5-coder:7b`.' }),
+  name: string({ description: 'Unique agent name; defaults to `<model>@<host>`.' }),
+  baseURL: string({ url: true, description: 'Endpoint base URL, e.g. `http://localhost:11434/v1`; defaults to OpenAI.' }),
+  apiKey: string({ description: 'API key; prefer `apiKeyEnv`.' }),
+  apiKeyEnv: string({ description: 'Name of the environment variable holding the API key.' }),
+  temperature: number({ min: 0, max: 2, description: "Sampling temperature; the endpoint's own default when unset." }),
+  tasks: list(oneOf(TASK_IDS, { description: 'A task id.' }), {
+    noun: 'task ids',
+    description: 'Tasks this agent serves (a cheap model for `document`, a strong one for `fix`); defaults to every task that has a model path.',
+  }),
+  timeoutMs: number({ min: 100, max: HOUR_MS, description: 'Whole-request timeout in milliseconds.' }),
+  idleTimeoutMs: number({ min: 100, max: HOUR_MS, description: 'Time without a streamed chunk, in milliseconds, after which the request is abandoned.' }),
+  maxRetries: number({ min: 0, max: 10, whole: true, description: 'Times a request that failed for a reason worth retrying (a timeout, a rate limit, a server error) is sent again.' }),
+  stream: boolean({ description: 'Stream the answer (default `true`).' }),
+  prompts: map([...TASK_IDS, 'classify'], string({ description: 'A prompt template.' }), {
+    keyNoun: 'a task id or "classify"',
+    noun: 'task ids to templates',
+    description:
+      'Per-task prompt template overrides (`prompts.document`, …, `prompts.classify`) with placeholders such as `{{code}}`, `{{language}}`, `{{symbol}}`, `{{kind}}`, `{{request}}`, `{{fileName}}` (`{{tasks}}` for `classify`); docs/protocol.md lists them all.',
+  }),
+  toolProtocol: oneOf(['functions', 'text'], {
+    valueDescriptions: ["The endpoint's function calling.", 'Lines `CALL <tool> <JSON>` in plain answers, for endpoints without function calling.'],
+    description: "How the agent calls the repository tools: `functions` (the endpoint's function calling, the default) or `text` (`CALL <tool> <JSON>` lines in plain answers, for endpoints without function calling).",
+  }),
+  embeddingModel: string({
+    description:
+      "An embedding model of the same endpoint (e.g. `text-embedding-3-small`): `get_relevant_code` then fuses an embedding ranking of the workspace's declarations (made once per declaration text, kept in memory) with the lexical one; without it, or when the endpoint fails, the lexical ranking alone.",
+  }),
+});
+
+/**
+ * Every setting. To add one, add a field here (to the object it belongs to) and run `npm run generate`: the type, the
+ * defaults and the validation follow at once, and a test fails until VS Code's schema and docs/protocol.md are regenerated.
+ */
+export const SETTINGS = object({
+  agents: list(MODEL_AGENT, {
+    default: [],
+    noun: 'model agents',
+    restricted: true,
+    description:
+      'Model agents on OpenAI-compatible endpoints (OpenAI, Azure, Ollama, llama.cpp server, vLLM, LM Studio), besides the one `useEnvironment` registers. Each task gets one candidate per agent that serves it.',
+  }),
+  useEnvironment: boolean({
+    default: true,
+    restricted: true,
+    description: 'Register a model agent from `OPENAI_API_KEY`, `OPENAI_BASE_URL` and `ASSISTANT_MODEL` in the environment the editor started the server with.',
+  }),
+  disabledAgents: list(string({ description: 'An agent name.' }), {
+    default: [],
+    noun: 'agent names',
+    description: 'Agents to leave out, by name (e.g. `doc-offline`); the offline agents serve their tasks unless listed here.',
+  }),
+  orchestrator: object({
+    agentTimeoutMs: number({ default: 60_000, min: 100, max: HOUR_MS, description: 'Budget of each agent, in milliseconds.' }),
+    maxAttempts: number({
+      default: 3,
+      min: 1,
+      max: 10,
+      whole: true,
+      description: 'Times a model agent is asked when the oracle rejects its proposal (its earlier answer and the verdict go back to it as feedback); `1`: no retry.',
+    }),
+    strategy: oneOf(['offer-all', 'best-passing'], {
+      default: 'offer-all',
+      valueDescriptions: ['Let me choose among the usable answers.', 'Take the best answer that passed the oracle, without asking.'],
+      description:
+        'With several usable answers: `offer-all` lets the user choose among them; `best-passing` takes the best one that passed the oracle without asking (answers whose tests ran and passed rank first, then type-checked ones). Every answer is still recorded in the trace.',
+    }),
+  }),
+  pipelines: object({
+    toolRounds: number({ default: 6, min: 0, max: 50, whole: true, description: 'Rounds of repository-tool calls a model may make while exploring, per pipeline step.' }),
+    maxSelfFixes: number({ default: 2, min: 0, max: 10, whole: true, description: 'Times a failing `issue` patch goes back through self-fix (which step caused it, feedback, replay).' }),
+    patchAttempts: number({ default: 3, min: 1, max: 10, whole: true, description: 'Times a patch that cannot be parsed or applied goes back to the model within one patch step.' }),
+    classRounds: number({ default: 4, min: 1, max: 20, whole: true, description: 'Attempts of `class` generation, each after the oracle, tool calls and a reflection.' }),
+  }),
+  oracle: object({
+    runTests: boolean({
+      default: false,
+      restricted: true,
+      description: "Also check proposals by running the project's tests in a scratch copy. This runs the project's code, so it is off by default.",
+    }),
+    testTimeoutMs: number({ default: 120_000, min: 1000, max: HOUR_MS, description: 'Time limit of one test run, in milliseconds.' }),
+  }),
+  classifier: object({
+    threshold: number({ default: 0.34, min: 0, max: 1, description: 'Minimum confidence of the offline intent classifier; below it a request matches no task.' }),
+  }),
+  trace: object({
+    directory: string({
+      default: '.assistant/trace',
+      nonBlank: 'path',
+      restricted: true,
+      description: 'Where the trace lives; relative paths are resolved against the first workspace folder.',
+    }),
+    segmentSize: number({ default: 500, min: 1, max: 100_000, whole: true, description: 'Interactions per trace segment file before a new segment starts.' }),
+  }),
+  annotations: object(
+    {
+      enabled: boolean({
+        default: true,
+        description: 'Mark inserted code with an `@assistant task=… agent=… interaction=… at=…` comment, so the trace leads back from code to its interaction.',
+      }),
+    },
+    { shorthand: 'enabled' },
+  ),
+  progress: object({
+    showAfterMs: number({
+      default: 100,
+      min: 0,
+      max: 60_000,
+      whole: true,
+      description: 'How long (ms) work runs before the editor is shown its progress; shorter work shows none. `0` shows it at once.',
+    }),
+  }),
+  user: object({
+    name: string({ blankIsUnset: true, description: "Who is recorded as asking; empty for the operating system's user name." }),
+    role: oneOf(['developer', 'maintainer', 'reviewer'], { default: 'developer', description: 'The role recorded in the trace.' }),
+  }),
+});
+
+/** The effective settings, every field with a value except the optional ones (an agent's, `user.name`). */
+export type AssistantSettings = Infer<typeof SETTINGS>;
+
 /** One model agent on an OpenAI-compatible endpoint. */
-export interface ModelAgentSettings {
-  /** Unique agent name; defaults to `<model>@<host>`. */
-  name?: string;
-  /** Endpoint base URL, e.g. `http://localhost:11434/v1`; defaults to OpenAI. */
-  baseURL?: string;
-  /** API key; prefer `apiKeyEnv`. */
-  apiKey?: string;
-  /** Name of the environment variable holding the API key. */
-  apiKeyEnv?: string;
-  model: string;
-  temperature?: number;
-  /** Tasks this agent serves; defaults to every task that has a model path. */
-  tasks?: TaskId[];
-  /** Whole-request timeout in milliseconds. */
-  timeoutMs?: number;
-  /** Time without a streamed chunk after which the request is abandoned. */
-  idleTimeoutMs?: number;
-  maxRetries?: number;
-  /** Stream the answer (default true). */
-  stream?: boolean;
-  /** Per-task prompt template overrides; `{{code}}`, `{{language}}`, `{{symbol}}`, `{{request}}` are replaced. */
-  prompts?: Partial<Record<TaskId | 'classify', string>>;
-  /**
-   * How the agent calls the repository tools: `functions` (the endpoint's function calling, the default) or `text`
-   * (lines `CALL <tool> <JSON>` in plain answers, for endpoints without function calling).
-   */
-  toolProtocol?: 'functions' | 'text';
-  /**
-   * An embedding model of the same endpoint (e.g. `text-embedding-3-small`): the repository tool `get_relevant_code`
-   * then ranks declarations by embeddings as well as by the lexical index. Without it, the lexical index alone.
-   */
-  embeddingModel?: string;
-}
+export type ModelAgentSettings = AssistantSettings['agents'][number];
 
 /** How the answers of several agents reach the user. */
-export type CandidateStrategy = 'offer-all' | 'best-passing';
+export type CandidateStrategy = AssistantSettings['orchestrator']['strategy'];
 
-export interface AssistantSettings {
-  /** Model agents, in addition to the one registered from `OPENAI_API_KEY`. */
-  agents: ModelAgentSettings[];
-  /** Register the model agent from `OPENAI_API_KEY`/`OPENAI_BASE_URL`/`ASSISTANT_MODEL` (default true). */
-  useEnvironment: boolean;
-  /** Offline agents to leave out, by name. */
-  disabledAgents: string[];
-  orchestrator: {
-    /** Budget of each agent, in milliseconds. */
-    agentTimeoutMs: number;
-    /** Times a model agent is asked when the oracle rejects its proposal (1 = no retry). */
-    maxAttempts: number;
-    /**
-     * With several usable answers: `offer-all` lets the user choose among them; `best-passing` takes the best one
-     * that passed the oracle (every answer is still recorded in the trace).
-     */
-    strategy: CandidateStrategy;
-  };
-  pipelines: {
-    /** Rounds of repository-tool calls a model may make while exploring, per step. */
-    toolRounds: number;
-    /** Times a failing issue patch goes back through self-fix (which step caused it, feedback, replay). */
-    maxSelfFixes: number;
-    /** Times a patch that cannot be parsed or applied goes back to the model within one patch step. */
-    patchAttempts: number;
-    /** Attempts of class generation (each after the oracle, tools and a reflection). */
-    classRounds: number;
-  };
-  oracle: {
-    /** Run the project's tests in a scratch copy to check proposals (runs the project's code, so off by default). */
-    runTests: boolean;
-    /** Time limit of one test run, in milliseconds. */
-    testTimeoutMs: number;
-  };
-  classifier: {
-    /** Minimum confidence of the offline intent classifier; below it the answer is `none`. */
-    threshold: number;
-  };
-  trace: {
-    /** Trace directory; relative paths are resolved against the first workspace folder. */
-    directory: string;
-    /** Interactions per segment file before a new segment starts. */
-    segmentSize: number;
-  };
-  annotations: {
-    /** Mark inserted code with a comment naming agent, task, interaction and time. */
-    enabled: boolean;
-  };
-  progress: {
-    /** How long work runs before the editor is shown progress for it (0: at once); shorter work shows none. */
-    showAfterMs: number;
-  };
-  user: {
-    /** Who is recorded as asking; defaults to the OS user name. */
-    name?: string;
-    role: 'developer' | 'maintainer' | 'reviewer';
-  };
-}
-
-export const DEFAULT_SETTINGS: AssistantSettings = {
-  agents: [],
-  useEnvironment: true,
-  disabledAgents: [],
-  orchestrator: { agentTimeoutMs: 60_000, maxAttempts: 3, strategy: 'offer-all' },
-  pipelines: { toolRounds: 6, maxSelfFixes: 2, patchAttempts: 3, classRounds: 4 },
-  oracle: { runTests: false, testTimeoutMs: 120_000 },
-  classifier: { threshold: 0.34 },
-  trace: { directory: '.assistant/trace', segmentSize: 500 },
-  annotations: { enabled: true },
-  progress: { showAfterMs: 100 },
-  user: { role: 'developer' },
-};
+export const DEFAULT_SETTINGS: AssistantSettings = defaultsOf(SETTINGS);
 
 /** Environment variables the server reads. */
 export const ENVIRONMENT = {

@@ -28,7 +28,7 @@ function usesIn(file: string): NameUse[] {
 }
 
 describe('the name scanner', () => {
-  it('reads settings paths from the AssistantSettings interface, optional keys included', () => {
+  it('reads settings paths from the declaration, optional keys, list items and map keys included', () => {
     const paths = settingsPaths();
     for (const p of ['assistant.agents', 'assistant.agents.model', 'assistant.agents.prompts.document', 'assistant.trace.directory', 'assistant.annotations.enabled', 'assistant.user.name', 'assistant.user.role']) {
       expect(paths.has(p), p).toBe(true);

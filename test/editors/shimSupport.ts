@@ -1,8 +1,7 @@
 // Helpers for the editor-shim tests: a strict TOML parser for the subset Helix configs use, and the protocol-name scanner.
 import path from 'node:path';
-import ts from 'typescript';
-import { ALL_COMMANDS, CUSTOM_METHODS, DEFAULT_SETTINGS, SETTINGS_SECTION } from '../../protocol/src/index.js';
-import { REPO_ROOT } from '../support/lspClient.js';
+import { ALL_COMMANDS, CUSTOM_METHODS, DEFAULT_SETTINGS, SETTINGS, SETTINGS_SECTION } from '../../protocol/src/index.js';
+import type { Setting } from '../../protocol/src/index.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // TOML: tables, arrays of tables, dotted and quoted keys, basic and literal strings, integers, floats, booleans,
@@ -318,41 +317,23 @@ for (const ext of ['.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs']) STRIN
 let settingsPathsCache: Set<string> | undefined;
 
 /**
- * Every settings path, `assistant.<key>[.<key>…]`, read from the `AssistantSettings` interface in protocol/ with the
- * type checker (so optional keys such as `user.name` and agent fields count), plus every path in `DEFAULT_SETTINGS`.
+ * Every settings path, `assistant.<key>[.<key>…]`, read from the declaration in protocol/: optional keys such as
+ * `user.name` count, and so do the fields of a list's items (`assistant.agents.model`) and a map's keys
+ * (`assistant.agents.prompts.document`).
  */
 export function settingsPaths(): Set<string> {
   if (settingsPathsCache) return settingsPathsCache;
-  const file = path.join(REPO_ROOT, 'protocol', 'src', 'settings.ts');
-  const program = ts.createProgram([file], { strict: true, noEmit: true, skipLibCheck: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, types: [] });
-  const checker = program.getTypeChecker();
-  const source = program.getSourceFile(file);
-  const declaration = source?.statements.find((s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === 'AssistantSettings');
-  if (!declaration) throw new Error('protocol/src/settings.ts has no AssistantSettings interface');
   const paths = new Set<string>();
-  const isLeaf = (type: ts.Type): boolean => {
-    const parts = type.isUnion() ? type.types : [type];
-    return parts.every((t) => (t.flags & (ts.TypeFlags.StringLike | ts.TypeFlags.NumberLike | ts.TypeFlags.BooleanLike | ts.TypeFlags.Null | ts.TypeFlags.Undefined)) !== 0);
+  const walk = (setting: Setting, prefix: string): void => {
+    if (setting.kind === 'object') {
+      for (const [key, field] of Object.entries(setting.fields)) {
+        paths.add(`${prefix}.${key}`);
+        walk(field, `${prefix}.${key}`);
+      }
+    } else if (setting.kind === 'list') walk(setting.item, prefix);
+    else if (setting.kind === 'map') for (const key of setting.keys) paths.add(`${prefix}.${key}`);
   };
-  const walk = (type: ts.Type, prefix: string, depth: number): void => {
-    let t = checker.getNonNullableType(type);
-    if (checker.isArrayType(t)) t = checker.getNonNullableType(checker.getTypeArguments(t as ts.TypeReference)[0] as ts.Type);
-    if (isLeaf(t) || depth > 6) return;
-    for (const property of checker.getPropertiesOfType(t)) {
-      const name = `${prefix}.${property.name}`;
-      paths.add(name);
-      walk(checker.getTypeOfSymbolAtLocation(property, declaration), name, depth + 1);
-    }
-  };
-  walk(checker.getTypeAtLocation(declaration.name), SETTINGS_SECTION, 0);
-  const addDefaults = (value: unknown, prefix: string): void => {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return;
-    for (const [key, inner] of Object.entries(value)) {
-      paths.add(`${prefix}.${key}`);
-      addDefaults(inner, `${prefix}.${key}`);
-    }
-  };
-  addDefaults(DEFAULT_SETTINGS, SETTINGS_SECTION);
+  walk(SETTINGS, SETTINGS_SECTION);
   settingsPathsCache = paths;
   return paths;
 }

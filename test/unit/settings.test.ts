@@ -45,4 +45,26 @@ describe('resolveSettings', () => {
       expect(settings.progress.showAfterMs).toBe(DEFAULT_SETTINGS.progress.showAfterMs);
     }
   });
+
+  it('reports a setting that is not an object once, and a key named like an Object.prototype member as unknown', () => {
+    const { settings, problems } = resolveSettings({ pipelines: 5, constructor: 1, toString: 'x' });
+    expect(problems).toEqual(['assistant.pipelines: must be an object', 'assistant.constructor: unknown setting', 'assistant.toString: unknown setting']);
+    expect(settings.pipelines).toEqual(DEFAULT_SETTINGS.pipelines);
+  });
+
+  it('takes a bare annotations value as annotations.enabled', () => {
+    expect(resolveSettings({ annotations: false })).toMatchObject({ settings: { annotations: { enabled: false } }, problems: [] });
+    expect(resolveSettings({ annotations: 'no' }).problems).toEqual(['assistant.annotations.enabled: must be true or false']);
+  });
+
+  it('leaves out an agent with a bad field, keeps the declared fields of a good one, and trims the user name', () => {
+    const { settings, problems } = resolveSettings({
+      agents: [{ model: 'a', maxRetries: 1.5 }, { model: 'b', maxRetries: 2, prompts: { document: 'D {{code}}' } }, { model: 'c', prompts: { documnet: 'x' } }],
+      user: { name: '  Ada ' },
+    });
+    expect(problems).toEqual(['assistant.agents[0].maxRetries: must be a whole number from 0 to 10', 'assistant.agents[2].prompts.documnet: not a task id or "classify"']);
+    expect(settings.agents).toEqual([{ model: 'b', maxRetries: 2, prompts: { document: 'D {{code}}' } }]);
+    expect(settings.user.name).toBe('Ada');
+    expect(resolveSettings({ user: { name: 'Ada' } }, { user: { name: ' ' } }).settings.user.name).toBe('Ada');
+  });
 });

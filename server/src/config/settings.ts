@@ -1,6 +1,6 @@
-// Resolves the effective settings from defaults, initializationOptions and workspace/configuration, with readable problems.
-import { DEFAULT_SETTINGS, isTaskId } from '../protocol.js';
-import type { AssistantSettings, ModelAgentSettings } from '../protocol.js';
+// Resolves the effective settings from defaults, initializationOptions and workspace/configuration, checking each value against its declaration in protocol/ and reporting readable problems.
+import { DEFAULT_SETTINGS, SETTINGS, SETTINGS_SECTION, isPlainObject } from '../protocol.js';
+import type { AssistantSettings, EnumSetting, ListSetting, MapSetting, NumberSetting, ObjectSetting, Setting, StringSetting } from '../protocol.js';
 
 export interface ResolvedSettings {
   settings: AssistantSettings;
@@ -8,11 +8,9 @@ export interface ResolvedSettings {
   problems: string[];
 }
 
-type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+/** What a check answers for a value it refuses, and for a blank that leaves the setting as it was. */
+const REFUSED = Symbol('refused');
+const UNSET = Symbol('unset');
 
 /**
  * Merges the layers (later wins) and validates each key: a bad value is reported and replaced by
@@ -20,141 +18,153 @@ function isObject(value: unknown): value is Json {
  */
 export function resolveSettings(...layers: unknown[]): ResolvedSettings {
   const problems: string[] = [];
-  const s: AssistantSettings = structuredClone(DEFAULT_SETTINGS);
+  const settings = structuredClone(DEFAULT_SETTINGS) as AssistantSettings & Record<string, unknown>;
   for (const raw of layers) {
     if (raw === undefined || raw === null) continue;
-    if (!isObject(raw)) {
-      problems.push('assistant: settings must be an object');
+    if (!isPlainObject(raw)) {
+      problems.push(`${SETTINGS_SECTION}: settings must be an object`);
       continue;
     }
-    const layer = isObject(raw.assistant) ? raw.assistant : raw;
-    for (const [key, value] of Object.entries(layer)) {
-      switch (key) {
-        case 'agents':
-          if (!Array.isArray(value)) problems.push('assistant.agents: must be a list of model agents');
-          else s.agents = value.flatMap((a, i) => validateAgent(a, `assistant.agents[${i}]`, problems));
-          break;
-        case 'useEnvironment':
-          if (typeof value === 'boolean') s.useEnvironment = value;
-          else problems.push('assistant.useEnvironment: must be true or false');
-          break;
-        case 'disabledAgents':
-          if (Array.isArray(value) && value.every((v) => typeof v === 'string')) s.disabledAgents = value;
-          else problems.push('assistant.disabledAgents: must be a list of agent names');
-          break;
-        case 'orchestrator':
-          number(value, 'agentTimeoutMs', 'assistant.orchestrator.agentTimeoutMs', 100, 3_600_000, problems, (n) => (s.orchestrator.agentTimeoutMs = n));
-          integer(value, 'maxAttempts', 'assistant.orchestrator.maxAttempts', 1, 10, problems, (n) => (s.orchestrator.maxAttempts = n));
-          if (isObject(value) && value.strategy !== undefined) {
-            if (value.strategy === 'offer-all' || value.strategy === 'best-passing') s.orchestrator.strategy = value.strategy;
-            else problems.push('assistant.orchestrator.strategy: must be "offer-all" or "best-passing"');
-          }
-          break;
-        case 'pipelines':
-          integer(value, 'toolRounds', 'assistant.pipelines.toolRounds', 0, 50, problems, (n) => (s.pipelines.toolRounds = n));
-          integer(value, 'maxSelfFixes', 'assistant.pipelines.maxSelfFixes', 0, 10, problems, (n) => (s.pipelines.maxSelfFixes = n));
-          integer(value, 'patchAttempts', 'assistant.pipelines.patchAttempts', 1, 10, problems, (n) => (s.pipelines.patchAttempts = n));
-          integer(value, 'classRounds', 'assistant.pipelines.classRounds', 1, 20, problems, (n) => (s.pipelines.classRounds = n));
-          break;
-        case 'oracle':
-          if (isObject(value) && value.runTests !== undefined) {
-            if (typeof value.runTests === 'boolean') s.oracle.runTests = value.runTests;
-            else problems.push('assistant.oracle.runTests: must be true or false');
-          }
-          number(value, 'testTimeoutMs', 'assistant.oracle.testTimeoutMs', 1000, 3_600_000, problems, (n) => (s.oracle.testTimeoutMs = n));
-          break;
-        case 'classifier':
-          number(value, 'threshold', 'assistant.classifier.threshold', 0, 1, problems, (n) => (s.classifier.threshold = n));
-          break;
-        case 'trace':
-          if (!isObject(value)) {
-            problems.push('assistant.trace: must be an object');
-            break;
-          }
-          if (value.directory !== undefined) {
-            if (typeof value.directory === 'string' && value.directory.trim() !== '') s.trace.directory = value.directory;
-            else problems.push('assistant.trace.directory: must be a non-empty path');
-          }
-          integer(value, 'segmentSize', 'assistant.trace.segmentSize', 1, 100_000, problems, (n) => (s.trace.segmentSize = n));
-          break;
-        case 'annotations':
-          if (isObject(value) && typeof value.enabled === 'boolean') s.annotations.enabled = value.enabled;
-          else if (typeof value === 'boolean') s.annotations.enabled = value;
-          else problems.push('assistant.annotations.enabled: must be true or false');
-          break;
-        case 'progress':
-          integer(value, 'showAfterMs', 'assistant.progress.showAfterMs', 0, 60_000, problems, (n) => (s.progress.showAfterMs = n));
-          break;
-        case 'user':
-          if (!isObject(value)) {
-            problems.push('assistant.user: must be an object');
-            break;
-          }
-          // An empty name means "not set": the OS user is recorded instead.
-          if (typeof value.name === 'string') {
-            if (value.name.trim()) s.user.name = value.name.trim();
-          }
-          else if (value.name !== undefined) problems.push('assistant.user.name: must be a string');
-          if (value.role === 'developer' || value.role === 'maintainer' || value.role === 'reviewer') s.user.role = value.role;
-          else if (value.role !== undefined) problems.push('assistant.user.role: must be developer, maintainer or reviewer');
-          break;
-        default:
-          problems.push(`assistant.${key}: unknown setting`);
-      }
+    const layer = isPlainObject(raw[SETTINGS_SECTION]) ? raw[SETTINGS_SECTION] : raw;
+    mergeObject(SETTINGS, layer, settings, SETTINGS_SECTION, problems, true);
+  }
+  return { settings, problems };
+}
+
+/**
+ * Sets each field of `value` that its declaration accepts on `target`, field by field, so a bad field leaves the
+ * others of the same object applied. Only the top level reports unknown keys: below it, unknown keys are ignored.
+ */
+function mergeObject(declaration: ObjectSetting, value: Record<string, unknown>, target: Record<string, unknown>, path: string, problems: string[], reportUnknown: boolean): void {
+  for (const [key, inner] of Object.entries(value)) {
+    // Own fields only: `constructor` or `toString` is an unknown key, not Object.prototype's.
+    if (!Object.hasOwn(declaration.fields, key)) {
+      if (reportUnknown) problems.push(`${path}.${key}: unknown setting`);
+      continue;
     }
+    const field = declaration.fields[key] as Setting;
+    if (inner === undefined) continue;
+    const fieldPath = `${path}.${key}`;
+    if (field.kind === 'object') {
+      const nested = (target[key] ??= {}) as Record<string, unknown>;
+      if (isPlainObject(inner)) mergeObject(field, inner, nested, fieldPath, problems, false);
+      else if (field.shorthand) mergeObject(field, { [field.shorthand]: inner }, nested, fieldPath, problems, false);
+      else problems.push(`${fieldPath}: must be an object`);
+      continue;
+    }
+    const checked = check(field, inner, fieldPath, problems);
+    if (checked !== REFUSED && checked !== UNSET) target[key] = checked;
   }
-  return { settings: s, problems };
 }
 
-function number(obj: unknown, key: string, name: string, min: number, max: number, problems: string[], set: (n: number) => void, integer = false): void {
-  if (!isObject(obj)) {
-    problems.push(`${name.slice(0, name.lastIndexOf('.'))}: must be an object`);
-    return;
+/** The value as the setting takes it, or REFUSED after pushing one problem per bad part, naming its path. */
+function check(setting: Setting, value: unknown, path: string, problems: string[]): unknown {
+  switch (setting.kind) {
+    case 'boolean':
+      if (typeof value === 'boolean') return value;
+      return refuse(problems, `${path}: must be true or false`);
+    case 'number':
+      return checkNumber(setting, value, path, problems);
+    case 'string':
+      return checkString(setting, value, path, problems);
+    case 'enum':
+      if (typeof value === 'string' && setting.values.includes(value)) return value;
+      return refuse(problems, `${path}: must be ${alternatives(setting)}`);
+    case 'list':
+      return checkList(setting, value, path, problems);
+    case 'map':
+      return checkMap(setting, value, path, problems);
+    case 'object':
+      return checkObject(setting, value, path, problems);
   }
-  const v = obj[key];
-  if (v === undefined) return;
-  if (typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max && (!integer || Number.isInteger(v))) set(v);
-  else problems.push(`${name}: must be ${integer ? 'a whole number' : 'a number'} from ${min} to ${max}`);
 }
 
-/** A setting counted in whole units (attempts, rounds, interactions): the same check as `number`, fractions refused. */
-function integer(obj: unknown, key: string, name: string, min: number, max: number, problems: string[], set: (n: number) => void): void {
-  number(obj, key, name, min, max, problems, set, true);
+function refuse(problems: string[], problem: string): typeof REFUSED {
+  problems.push(problem);
+  return REFUSED;
 }
 
-function validateAgent(raw: unknown, name: string, problems: string[]): ModelAgentSettings[] {
-  if (!isObject(raw)) {
-    problems.push(`${name}: must be an object with at least a "model"`);
-    return [];
+function checkNumber(setting: NumberSetting, value: unknown, path: string, problems: string[]): unknown {
+  const { min, max, whole } = setting;
+  if (typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max && (!whole || Number.isInteger(value))) return value;
+  return refuse(problems, `${path}: must be ${whole ? 'a whole number' : 'a number'} from ${min} to ${max}`);
+}
+
+function checkString(setting: StringSetting, value: unknown, path: string, problems: string[]): unknown {
+  const what = setting.nonBlank ? `a non-empty ${setting.nonBlank}` : setting.url ? 'an http or https URL' : 'a string';
+  if (typeof value !== 'string') return refuse(problems, `${path}: must be ${what}`);
+  // An empty user name means "not set": the OS user is recorded instead.
+  if (setting.blankIsUnset) return value.trim() === '' ? UNSET : value.trim();
+  if (setting.nonBlank && value.trim() === '') return refuse(problems, `${path}: must be ${what}`);
+  if (setting.url && !isHttpUrl(value)) return refuse(problems, `${path}: must be ${what}`);
+  return value;
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const { protocol } = new URL(text);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** `"a" or "b"`, `"a", "b" or "c"`. */
+function alternatives(setting: EnumSetting): string {
+  const quoted = setting.values.map((v) => JSON.stringify(v));
+  return quoted.length === 1 ? (quoted[0] as string) : `${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1] as string}`;
+}
+
+/**
+ * A list of objects keeps the items that pass, each bad one reported by its index and left out (one broken agent
+ * does not disable the others); a list of plain values is taken whole or not at all.
+ */
+function checkList(setting: ListSetting, value: unknown, path: string, problems: string[]): unknown {
+  const refusal = `${path}: must be a list of ${setting.noun}`;
+  if (!Array.isArray(value)) return refuse(problems, refusal);
+  if (setting.item.kind === 'object') {
+    return value.flatMap((item, i) => {
+      const checked = check(setting.item, item, `${path}[${i}]`, problems);
+      return checked === REFUSED ? [] : [checked];
+    });
+  }
+  const quiet: string[] = [];
+  const items = value.map((item) => check(setting.item, item, path, quiet));
+  if (items.some((item) => item === REFUSED || item === UNSET)) return refuse(problems, refusal);
+  return items;
+}
+
+function checkMap(setting: MapSetting, value: unknown, path: string, problems: string[]): unknown {
+  if (!isPlainObject(value)) return refuse(problems, `${path}: must map ${setting.noun}`);
+  const before = problems.length;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    if (!(setting.keys as readonly string[]).includes(key)) {
+      problems.push(`${path}.${key}: not ${setting.keyNoun}`);
+      continue;
+    }
+    const checked = check(setting.value, inner, `${path}.${key}`, problems);
+    if (checked !== REFUSED && checked !== UNSET) out[key] = checked;
+  }
+  return problems.length > before ? REFUSED : out;
+}
+
+/** An object inside a list (a model agent): refused whole when any field is bad or a required one is missing. */
+function checkObject(setting: ObjectSetting, value: unknown, path: string, problems: string[]): unknown {
+  const required = Object.entries(setting.fields).filter(([, field]) => field.required !== undefined);
+  if (!isPlainObject(value)) {
+    const least = required.length ? ` with at least ${required.map(([key]) => `a "${key}"`).join(' and ')}` : '';
+    return refuse(problems, `${path}: must be an object${least}`);
   }
   const before = problems.length;
-  if (typeof raw.model !== 'string' || raw.model.trim() === '') problems.push(`${name}.model: required, the model to call`);
-  for (const key of ['name', 'baseURL', 'apiKey', 'apiKeyEnv', 'embeddingModel'] as const) {
-    if (raw[key] !== undefined && typeof raw[key] !== 'string') problems.push(`${name}.${key}: must be a string`);
+  for (const [key, field] of required) {
+    if (value[key] === undefined) problems.push(`${path}.${key}: required, ${field.required as string}`);
   }
-  if (typeof raw.baseURL === 'string') {
-    try {
-      const url = new URL(raw.baseURL);
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') problems.push(`${name}.baseURL: must be an http or https URL`);
-    } catch {
-      problems.push(`${name}.baseURL: not a valid URL`);
-    }
+  const out: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(setting.fields)) {
+    if (value[key] === undefined) continue;
+    const checked = check(field, value[key], `${path}.${key}`, problems);
+    if (checked !== REFUSED && checked !== UNSET) out[key] = checked;
   }
-  for (const [key, min, max] of [['temperature', 0, 2], ['timeoutMs', 100, 3_600_000], ['idleTimeoutMs', 100, 3_600_000], ['maxRetries', 0, 10]] as const) {
-    const v = raw[key];
-    if (v !== undefined && !(typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max)) problems.push(`${name}.${key}: must be a number from ${min} to ${max}`);
-  }
-  if (raw.stream !== undefined && typeof raw.stream !== 'boolean') problems.push(`${name}.stream: must be true or false`);
-  if (raw.toolProtocol !== undefined && raw.toolProtocol !== 'functions' && raw.toolProtocol !== 'text') problems.push(`${name}.toolProtocol: must be "functions" or "text"`);
-  if (raw.tasks !== undefined && !(Array.isArray(raw.tasks) && raw.tasks.every(isTaskId))) problems.push(`${name}.tasks: must be a list of task ids`);
-  if (raw.prompts !== undefined) {
-    if (!isObject(raw.prompts)) problems.push(`${name}.prompts: must map task ids to templates`);
-    else {
-      for (const [k, v] of Object.entries(raw.prompts)) {
-        if (!(isTaskId(k) || k === 'classify') || typeof v !== 'string') problems.push(`${name}.prompts.${k}: must be a template string for a task id`);
-      }
-    }
-  }
-  if (problems.length > before) return [];
-  return [raw as unknown as ModelAgentSettings];
+  return problems.length > before ? REFUSED : out;
 }
