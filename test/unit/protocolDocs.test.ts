@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ALL_COMMANDS, CUSTOM_METHODS, DEFAULT_SETTINGS } from '../../protocol/src/index.js';
+import { ALL_COMMANDS, CUSTOM_METHODS, SETTINGS, settingEntries } from '../../protocol/src/index.js';
 import { REPO_ROOT } from '../support/lspClient.js';
 
 const reference = fs.readFileSync(path.join(REPO_ROOT, 'docs', 'protocol.md'), 'utf8');
@@ -16,7 +16,7 @@ describe('docs/protocol.md', () => {
     expect(reference).toContain(`### \`${command}\``);
   });
 
-  it.each(Object.keys(DEFAULT_SETTINGS))('documents setting %s', (key) => {
+  it.each(settingEntries(SETTINGS).map((entry) => entry.path))('documents setting %s', (key) => {
     expect(reference).toMatch(new RegExp(`\\| \`${key}\` \\|`));
   });
 });

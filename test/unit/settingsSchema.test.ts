@@ -13,6 +13,7 @@ interface PropertySchema {
   minimum?: number;
   maximum?: number;
   minLength?: number;
+  pattern?: string;
   items?: { type?: string };
 }
 
@@ -24,6 +25,7 @@ function schemaAccepts(schema: PropertySchema, value: unknown): boolean {
   switch (schema.type) {
     case 'string':
       if (typeof value !== 'string' || value.length < (schema.minLength ?? 0)) return false;
+      if (schema.pattern !== undefined && !new RegExp(schema.pattern, 'u').test(value)) return false;
       break;
     case 'number':
       if (typeof value !== 'number' || !Number.isFinite(value)) return false;
@@ -53,7 +55,7 @@ function nested(key: string, value: unknown): unknown {
 
 /** Values around each constraint, plus seeded random ones of every JSON type. */
 function candidates(schema: PropertySchema, r: ReturnType<typeof prng>): unknown[] {
-  const values: unknown[] = [null, true, false, 'text', '', 0, -1, 1.5, 7, 1e9, [], ['a'], [1], {}];
+  const values: unknown[] = [null, true, false, 'text', '', '  ', ' x ', 0, -1, 1.5, 7, 1e9, [], ['a'], [1], {}];
   if (schema.enum) values.push(...schema.enum, `${String(schema.enum[0])}-not`);
   for (const bound of [schema.minimum, schema.maximum]) if (bound !== undefined) values.push(bound, bound - 1, bound + 1, bound + 0.5);
   for (let i = 0; i < 20; i++) values.push(r.pick([r.int(200) - 50, r.next() * 10, `s${r.int(9)}`, r.chance(0.5), [r.int(3)], null]));
