@@ -1,4 +1,4 @@
-// Writes what the settings declaration (protocol/src/settings.ts) generates: VS Code's settings schema in clients/vscode/package.json and the settings table in docs/protocol.md; run as `npm run generate`.
+// Writes what the settings declaration (protocol/src/settings.ts) generates: VS Code's settings schema in clients/vscode/package.json, the settings table in docs/protocol.md and the defaults in clients/helix/languages.toml; run as `npm run generate`.
 import fs from 'node:fs';
 import path from 'node:path';
 import { Buffer } from 'node:buffer';

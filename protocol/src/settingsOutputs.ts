@@ -1,6 +1,6 @@
-// What the settings declaration generates, rendered in memory: VS Code's settings schema in the extension's manifest and the settings table of docs/protocol.md (`npm run generate` writes them; a test compares them with the files).
-import { SETTINGS, SETTINGS_SECTION } from './settings.js';
-import { declaredDefault, settingEntries } from './settingsSchema.js';
+// What the settings declaration generates, rendered in memory: VS Code's settings schema in the extension's manifest, the settings table of docs/protocol.md and the defaults in Helix's example configuration (`npm run generate` writes them; a test compares them with the files).
+import { DEFAULT_SETTINGS, SETTINGS, SETTINGS_SECTION } from './settings.js';
+import { declaredDefault, isPlainObject, settingEntries } from './settingsSchema.js';
 import type { ObjectSetting, Setting, SettingEntry } from './settingsSchema.js';
 
 /** A generated file: its path from the repository root and the text it should have. */
@@ -11,18 +11,22 @@ export interface GeneratedFile {
 
 export const VSCODE_MANIFEST = 'clients/vscode/package.json';
 export const PROTOCOL_DOC = 'docs/protocol.md';
+export const HELIX_CONFIG = 'clients/helix/languages.toml';
 
 /** The command that regenerates the files, for messages that find one stale. */
 export const GENERATE_COMMAND = 'npm run generate';
 
 const DOC_BEGIN = `<!-- Generated from protocol/src/settings.ts by \`${GENERATE_COMMAND}\`: edit the declaration there, not this table. -->`;
 const DOC_END = '<!-- End of the generated settings table. -->';
+const TOML_BEGIN = `# Every default, generated from protocol/src/settings.ts by \`${GENERATE_COMMAND}\` (model agents: the example below).`;
+const TOML_END = '# End of the generated defaults.';
 
 /** Every generated file as it should read, given a way to read the current files (whose hand-written parts are kept). */
 export function generateSettingsFiles(read: (path: string) => string): GeneratedFile[] {
   return [
     { path: VSCODE_MANIFEST, text: vscodeManifest(read(VSCODE_MANIFEST)) },
     { path: PROTOCOL_DOC, text: replaceBetween(read(PROTOCOL_DOC), DOC_BEGIN, DOC_END, settingsTable(), PROTOCOL_DOC) },
+    { path: HELIX_CONFIG, text: replaceBetween(read(HELIX_CONFIG), TOML_BEGIN, TOML_END, tomlDefaults(), HELIX_CONFIG) },
   ];
 }
 
@@ -137,6 +141,31 @@ export function settingsTable(): string {
     return [row(path, setting), ...fields];
   });
   return ['| Key | Type | Default | Meaning |', '|---|---|---|---|', ...rows].join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// clients/helix/languages.toml: the defaults, one `key = value` line per top-level setting.
+
+const BARE_KEY = /^[A-Za-z0-9_-]+$/;
+
+/** A value in TOML: JSON spells strings, numbers and booleans as TOML does; objects become inline tables. */
+function tomlValue(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(tomlValue).join(', ')}]`;
+  if (isPlainObject(value)) return `{ ${Object.entries(value).map(([key, inner]) => `${tomlKey(key)} = ${tomlValue(inner)}`).join(', ')} }`;
+  return JSON.stringify(value);
+}
+
+function tomlKey(key: string): string {
+  return BARE_KEY.test(key) ? key : JSON.stringify(key);
+}
+
+/** Every top-level default but a list of objects (the model agents), which an example shows better than `[]`. */
+export function tomlDefaults(): string {
+  const defaults = DEFAULT_SETTINGS as unknown as Record<string, unknown>;
+  return Object.entries(SETTINGS.fields)
+    .filter(([, field]) => !(field.kind === 'list' && field.item.kind === 'object'))
+    .map(([key]) => `${tomlKey(key)} = ${tomlValue(defaults[key])}`)
+    .join('\n');
 }
 
 /** The text with what lies between the two marker lines replaced; an error naming the file when a marker is missing. */

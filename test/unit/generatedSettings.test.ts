@@ -1,8 +1,8 @@
-// The files generated from the settings declaration (VS Code's settings schema, the docs table) are what `npm run generate` writes today: a stale one fails, naming the file and the command.
+// The files generated from the settings declaration (VS Code's settings schema, the docs table, Helix's defaults) are what `npm run generate` writes today: a stale one fails, naming the file and the command.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { GENERATE_COMMAND, PROTOCOL_DOC, VSCODE_MANIFEST, generateSettingsFiles, replaceBetween } from '../../protocol/src/settingsOutputs.js';
+import { GENERATE_COMMAND, HELIX_CONFIG, PROTOCOL_DOC, VSCODE_MANIFEST, generateSettingsFiles, replaceBetween } from '../../protocol/src/settingsOutputs.js';
 import { REPO_ROOT } from '../support/lspClient.js';
 
 const read = (relative: string): string => fs.readFileSync(path.join(REPO_ROOT, relative), 'utf8');
@@ -19,8 +19,8 @@ function firstDifference(onDisk: string, generated: string): string {
 describe('files generated from protocol/src/settings.ts', () => {
   const generated = generateSettingsFiles(read);
 
-  it('are the VS Code manifest and the protocol reference', () => {
-    expect(generated.map((f) => f.path)).toEqual([VSCODE_MANIFEST, PROTOCOL_DOC]);
+  it('are the VS Code manifest, the protocol reference and the Helix example', () => {
+    expect(generated.map((f) => f.path)).toEqual([VSCODE_MANIFEST, PROTOCOL_DOC, HELIX_CONFIG]);
   });
 
   it.each(generated.map((f) => [f.path, f.text]))('%s is up to date', (file, text) => {
