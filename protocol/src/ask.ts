@@ -2,6 +2,7 @@
 import { MessageDirection, RequestType } from 'vscode-languageserver-protocol';
 import type { Range, VersionedTextDocumentIdentifier, TextDocumentIdentifier, WorkspaceEdit, WorkDoneProgressParams } from 'vscode-languageserver-protocol';
 import type { TaskId, TaskOrNone } from './tasks.js';
+import type { AnswerLocation } from './showAnswer.js';
 import type { AgentDescriptor, TraceResponse } from './traceTypes.js';
 
 export interface AskParams extends WorkDoneProgressParams {
@@ -26,6 +27,11 @@ export interface AskResponse {
   text: string;
   /** The edit that applying this candidate would make, computed on the document version the agents saw. */
   edit?: WorkspaceEdit;
+  /**
+   * For a text answer, the places it names, best first (a workspace question's ranked results, the code an
+   * explanation is about and its references), so a client lists them without reading the text.
+   */
+  locations?: AnswerLocation[];
   error?: string;
 }
 

@@ -12,6 +12,7 @@ export * from './agents.js';
 export * from './rate.js';
 export * from './revert.js';
 export * from './feedback.js';
+export * from './showAnswer.js';
 
 import { AskRequest } from './ask.js';
 import { ApplyRequest } from './apply.js';
@@ -20,9 +21,10 @@ import { AgentsRequest } from './agents.js';
 import { RateRequest } from './rate.js';
 import { RevertRequest } from './revert.js';
 import { FeedbackRequest, PipelineStepNotification } from './feedback.js';
+import { ShowAnswerNotification } from './showAnswer.js';
 
 /** Every custom method, for the documentation guard and the shims' name check. */
-export const CUSTOM_METHODS: readonly string[] = [AskRequest.method, ApplyRequest.method, TraceRequest.method, AgentsRequest.method, RateRequest.method, RevertRequest.method, FeedbackRequest.method, PipelineStepNotification.method];
+export const CUSTOM_METHODS: readonly string[] = [AskRequest.method, ApplyRequest.method, TraceRequest.method, AgentsRequest.method, RateRequest.method, RevertRequest.method, FeedbackRequest.method, PipelineStepNotification.method, ShowAnswerNotification.method];
 
 /** Error codes of custom failures, in the JSON-RPC server-defined range. */
 export const AssistantErrorCodes = {

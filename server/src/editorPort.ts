@@ -1,11 +1,22 @@
 // What the core asks of the editor, as plain calls: the LSP layer implements it with applyEdit, showMessageRequest and progress.
 import type { WorkspaceEdit } from 'vscode-languageserver-protocol';
-import type { PipelineStepParams } from './protocol.js';
+import type { PipelineStepParams, ShowAnswerParams } from './protocol.js';
 
 export interface ApplyEditOutcome {
   applied: boolean;
   failureReason?: string;
 }
+
+/** The forms a text answer can take; the editor's side picks one by what the client declared. */
+export interface AnswerForms {
+  /** The whole answer as one plain message: the title, the text, and the places as `path:line` lines. */
+  message: string;
+  /** Writes the answer as a markdown file under `.assistant/answers/`, for a client that opens documents. */
+  document(): Promise<{ path: string; uri: string }>;
+}
+
+/** How a text answer reached the user: the client's own rendering, a document it opened, or a message. */
+export type AnswerShown = { via: 'notification' } | { via: 'document'; path: string } | { via: 'message'; path?: string };
 
 export interface EditorPort {
   /** Lets the user pick one option; resolves undefined when they dismiss the question. */
@@ -15,6 +26,8 @@ export interface EditorPort {
   showMessage(type: 'info' | 'warning' | 'error', message: string): void;
   /** Opens a document in the editor; resolves false when the editor cannot. */
   showDocument(uri: string): Promise<boolean>;
+  /** Shows a text answer whole, in the best form the editor has; the core decides what it says and where it points. */
+  showAnswer(answer: ShowAnswerParams, forms: AnswerForms): Promise<AnswerShown>;
 }
 
 /** Progress of long work, reported to the editor when it can show it. */

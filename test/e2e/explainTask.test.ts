@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CodeAction, Position } from 'vscode-languageserver-protocol';
 import type { AskResult, TaskCommandResult, TraceResult } from '../../protocol/src/index.js';
-import { TestEditor, copyFixture, until } from '../support/lspClient.js';
+import { TestEditor, copyFixture } from '../support/lspClient.js';
 import { startScriptedModel } from '../support/scriptedModel.js';
 import type { ScriptedModel } from '../support/scriptedModel.js';
 
@@ -79,17 +79,17 @@ describe('Explain (offline agent)', () => {
     expect(interaction.responses[0]!.edit).toBeUndefined();
   });
 
-  it('shows a short explanation as a message', async () => {
+  it('opens a short explanation as a document too, so no client cuts it', async () => {
     const { editor, doc } = await start();
     const [action] = await explainActions(editor, doc.uri, editor.position(doc.uri, 'double ='));
     const result = await run(editor, action!);
     expect(result).toMatchObject({ applied: false, outcome: 'shown' });
-    expect(editor.shownDocuments).toHaveLength(0);
-    await until(() => editor.messages.some((m) => m.message.includes('`double`')), 5000, 'the explanation message');
-    const message = editor.messages.find((m) => m.message.includes('`double`'))!;
-    expect(message.type).toBe(3);
-    expect(message.message).toContain('`double(n: number): number`');
-    expect(message.message).toMatch(/`src\/main\.ts` \(1\): `main` \(line 11\)/);
+    expect(editor.shownDocuments).toHaveLength(1);
+    const markdown = fs.readFileSync(fileURLToPath(editor.shownDocuments[0]!), 'utf8');
+    expect(markdown).toMatch(/^# Explain double\n/);
+    expect(markdown).toContain('`double(n: number): number`');
+    expect(markdown).toMatch(/`src\/main\.ts` \(1\): `main` \(line 11\)/);
+    expect(editor.messages.filter((m) => m.message.includes('`double`'))).toEqual([]);
     const trace = await editor.request<TraceResult>('assistant/trace', { id: result.interactionId });
     expect(trace.interactions[0]!.responses[0]).toMatchObject({ used: true, outcome: 'shown' });
   });
@@ -149,7 +149,8 @@ describe('Explain with a model', () => {
     const host = new URL(model.baseURL).host;
     expect(editor.questions[0]!.actions!.map((a) => a.title)).toEqual(['Use explain-offline', `Use scripted-explain@${host}`, 'Discard']);
     expect(result).toMatchObject({ applied: false, outcome: 'shown' });
-    await until(() => editor.messages.some((m) => m.message === prose), 5000, 'the model prose');
+    expect(editor.shownDocuments).toHaveLength(1);
+    expect(fs.readFileSync(fileURLToPath(editor.shownDocuments[0]!), 'utf8')).toContain(`\n${prose}\n`);
 
     const trace = await editor.request<TraceResult>('assistant/trace', { id: result.interactionId });
     const responses = trace.interactions[0]!.responses;

@@ -377,6 +377,8 @@ describe('message-level fuzzing', () => {
       'assistant/feedback': () => ({ interactionId: r.pick(interactionIds), responseId: r.pick(responseIds), feedback: r.pick([[{ step: r.pick(['patch', 'context', 0, 99, -1, '']), text: r.pick(STRINGS) }], [{ step: 'patch', text: 'a' }, { step: 'context', text: 'b' }], [], 'x', [{ text: '' }], [{ modelResponseId: 'nope', text: 'x' }]]) }),
       // A server-to-client notification sent as a request by a confused client.
       'assistant/pipelineStep': () => ({ interactionId: r.pick(interactionIds), agent: 'x', pipeline: 'issue', step: { index: 0, name: 'patch', status: 'running' } }),
+      // Server-to-client, like pipelineStep: sent the wrong way, it must be refused and change nothing.
+      'assistant/showAnswer': () => ({ interactionId: r.pick(interactionIds), responseId: 'x', task: 'explain', title: 't', text: 'x', locations: [{ uri: r.pick(uris), range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, label: 'l' }] }),
       initialize: () => ({ processId: null, rootUri: null, capabilities: {} }),
       'textDocument/hover': () => ({ textDocument: { uri }, position: pos('parseConfig') }),
       'textDocument/completion': () => ({ textDocument: { uri }, position: pos('parseConfig') }),

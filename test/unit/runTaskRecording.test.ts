@@ -144,6 +144,7 @@ describe('runTask recording', () => {
         applyEdit: async () => (applied(), { applied: true }),
         showMessage: () => undefined,
         showDocument: async () => true,
+        showAnswer: async () => ({ via: 'notification' }),
       };
       const documents = { get: (uri: string) => (uri === document.uri ? document : undefined), openUris: () => [document.uri] };
       const args = { textDocument: { uri: document.uri, version: 1 }, range: { start: { line: 0, character: 20 }, end: { line: 0, character: 20 } }, symbol: 'twice' };

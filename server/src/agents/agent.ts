@@ -57,6 +57,20 @@ export interface TokenUsage {
 }
 
 /**
+ * A place a text answer names: a document and a line, with what is there. The task turns it into the location a
+ * client lists and jumps to (`AnswerLocation`), finding the line in the document as the editor has it.
+ */
+export interface AnswerPlace {
+  uri: string;
+  /** 1-based, as people write `path:line`. */
+  line: number;
+  /** What is there, e.g. `function withRetry`. */
+  label: string;
+  /** The name on that line the cursor should land on, when there is one. */
+  name?: string;
+}
+
+/**
  * An agent's answer: text whose meaning the task defines (for Document, the doc comment), and, for agents that
  * compute exact changes (renames, compiler fixes), the proposal itself.
  */
@@ -72,6 +86,8 @@ export interface AgentAnswer {
   pipeline?: PipelineState;
   /** The pipeline's own final check of its proposal (tasks without an oracle of their own use it). */
   verdict?: Verdict;
+  /** For a text answer, the places it is about or names, best first (a question's ranked results, an explanation's references). */
+  places?: AnswerPlace[];
 }
 
 /** Progress an agent can report while it works. */

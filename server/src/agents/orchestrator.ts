@@ -1,7 +1,7 @@
 // The orchestrator: sends one task to every agent registered for it, in parallel, each within its own time budget.
 import { randomUUID } from 'node:crypto';
 import type { PipelineState, TraceResponse, Verdict } from '../protocol.js';
-import type { Agent, AgentAnswer, AgentRequest, TokenUsage } from './agent.js';
+import type { Agent, AgentAnswer, AgentRequest, AnswerPlace, TokenUsage } from './agent.js';
 import type { Proposal } from '../edits/proposal.js';
 
 /** One agent's outcome, before the task turns its text into an edit. */
@@ -22,6 +22,8 @@ export interface AgentOutcome {
   pipeline?: PipelineState;
   /** The pipeline's own verdict on its proposal. */
   verdict?: Verdict;
+  /** The places a text answer names. */
+  places?: AnswerPlace[];
 }
 
 /** An agent failure that carries the state of the pipeline it stopped in, so the trace keeps the steps that ran. */
@@ -78,6 +80,7 @@ export async function runAgents(agents: readonly Agent[], request: AgentRequest,
           ...(answer.usage ? { usage: answer.usage } : {}),
           ...(answer.pipeline ? { pipeline: answer.pipeline } : {}),
           ...(answer.verdict ? { verdict: answer.verdict } : {}),
+          ...(answer.places?.length ? { places: answer.places } : {}),
           ...(useful ? {} : { error: answer.reason ?? 'the agent had nothing to offer' }),
         };
       } catch (error) {

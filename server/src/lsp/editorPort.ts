@@ -1,7 +1,16 @@
-// The EditorPort over the LSP connection: applyEdit, showMessageRequest and showMessage, within what the client declared.
+// The EditorPort over the LSP connection: applyEdit, showMessageRequest, showMessage and answers, within what the client declared.
 import type { ClientCapabilities, Connection, MessageActionItem, TextEdit, WorkspaceEdit } from 'vscode-languageserver/node';
 import { MessageType, ShowMessageNotification } from 'vscode-languageserver/node';
-import type { ApplyEditOutcome, EditorPort } from '../editorPort.js';
+import type { AnswerForms, AnswerShown, ApplyEditOutcome, EditorPort } from '../editorPort.js';
+import { ShowAnswerNotification } from '../protocol.js';
+import type { AssistantClientCapabilities, ShowAnswerParams } from '../protocol.js';
+
+/** What the client declared under `capabilities.experimental.assistant`. */
+export function assistantCapabilities(capabilities: ClientCapabilities): AssistantClientCapabilities {
+  const experimental = capabilities.experimental as { assistant?: unknown } | undefined;
+  const assistant = experimental?.assistant;
+  return typeof assistant === 'object' && assistant !== null ? (assistant as AssistantClientCapabilities) : {};
+}
 
 export class LspEditorPort implements EditorPort {
   constructor(
@@ -43,6 +52,25 @@ export class LspEditorPort implements EditorPort {
     } catch {
       return false;
     }
+  }
+
+  /**
+   * The client's own rendering when it declares `assistant/showAnswer`; else the answer as a markdown document when
+   * it opens documents; else a message with the whole text, which no client is asked to cut.
+   */
+  async showAnswer(answer: ShowAnswerParams, forms: AnswerForms): Promise<AnswerShown> {
+    if (assistantCapabilities(this.capabilities).showAnswer === true) {
+      void this.connection.sendNotification(ShowAnswerNotification.type, answer).catch(() => undefined);
+      return { via: 'notification' };
+    }
+    if (this.capabilities.window?.showDocument?.support === true) {
+      const file = await forms.document();
+      if (await this.showDocument(file.uri)) return { via: 'document', path: file.path };
+      this.showMessage('info', `${forms.message}\n\n(Also in ${file.path}.)`);
+      return { via: 'message', path: file.path };
+    }
+    this.showMessage('info', forms.message);
+    return { via: 'message' };
   }
 
   /** Clients without `documentChanges` get the plain `changes` form (they cannot check versions). */

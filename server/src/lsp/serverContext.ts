@@ -3,7 +3,7 @@ import type { ClientCapabilities, Connection } from 'vscode-languageserver/node'
 import { ResponseError, ErrorCodes } from 'vscode-languageserver/node';
 import type { Assistant } from '../assistant.js';
 import type { LspDocuments } from './documents.js';
-import { LspEditorPort } from './editorPort.js';
+import { LspEditorPort, assistantCapabilities } from './editorPort.js';
 import type { ProgressTracker } from './progress.js';
 
 export class ServerContext {
@@ -72,8 +72,7 @@ export class ServerContext {
    * `assistant/pipelineStep` notifications (every client gets the same steps as progress reports).
    */
   rendersPipelineSteps(): boolean {
-    const experimental = this.capabilities.experimental as { assistant?: { pipelineSteps?: unknown } } | undefined;
-    return experimental?.assistant?.pipelineSteps === true;
+    return assistantCapabilities(this.capabilities).pipelineSteps === true;
   }
 
   /** Whether the client resolves code actions lazily and accepts an `edit` from resolve. */

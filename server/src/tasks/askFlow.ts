@@ -147,7 +147,7 @@ export async function askFlow(context: AskContext, params: AskParams, signal: Ab
   };
 }
 
-/** Candidates as `assistant/ask` returns them: unapplied, each with its edit when it has one. */
+/** Candidates as `assistant/ask` returns them: unapplied, each with its edit or, for a text answer, the places it names. */
 export function askResponsesOf(candidates: readonly Candidate[]): AskResponse[] {
   return candidates.map((c) => ({
     id: c.response.id,
@@ -155,6 +155,7 @@ export function askResponsesOf(candidates: readonly Candidate[]): AskResponse[] 
     status: c.response.status,
     text: c.response.text,
     ...(c.response.edit ? { edit: c.response.edit } : {}),
+    ...(c.locations?.length ? { locations: c.locations } : {}),
     ...(c.response.error ? { error: c.response.error } : {}),
   }));
 }

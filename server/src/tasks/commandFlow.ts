@@ -1,5 +1,5 @@
 // Task commands from code actions: locate the target again, run the agents, let the user choose, then apply or show.
-import type { ApplyResult, TaskCommandArgs, TaskCommandResult, TaskId } from '../protocol.js';
+import type { TaskCommandArgs, TaskCommandResult, TaskId } from '../protocol.js';
 import type { WorkspaceEdit } from 'vscode-languageserver-protocol';
 import { AssistantError } from '../assistantError.js';
 import type { EditorPort, ProgressSink } from '../editorPort.js';
@@ -8,10 +8,10 @@ import { isRange, lineStarts, positionToOffset } from '../edits/textEdits.js';
 import { proposalToWorkspaceEdit } from '../edits/proposal.js';
 import type { DocumentSnapshot, DocumentSource } from '../workspace/documentSnapshot.js';
 import { workspaceSnapshot } from '../workspace/documentSnapshot.js';
-import { writeAssistantFile } from '../workspace/assistantFiles.js';
 import { taskDefinition } from './catalogue.js';
 import { applyResponse, proposalOnCurrentText, recordOutcome, refusal } from './applyResponse.js';
 import { runTask } from './runTask.js';
+import { answerTitle, presentAnswer } from './presentAnswer.js';
 import type { Candidate, TaskEnvironment, TaskResult } from './runTask.js';
 import type { TaskTarget } from './task.js';
 import { diagnosticFromLsp } from './diagnostics.js';
@@ -26,9 +26,6 @@ export type ResolvedTask =
   | { kind: 'edit'; edit: WorkspaceEdit; interactionId: string; responseId: string }
   | { kind: 'shown'; interactionId: string }
   | { kind: 'none'; interactionId: string; message: string };
-
-/** Text up to this size is shown as a message; longer text opens as a document. */
-const MESSAGE_LIMIT = 500;
 
 /**
  * The target the code action was offered on, found again in the current text: by asking the task for its offers
@@ -89,21 +86,9 @@ export async function chooseCandidate(candidates: Candidate[], targetName: strin
   return { kind: 'one', candidate: usable[index] as Candidate };
 }
 
-/** Shows a text answer: short ones as a message, long ones as a markdown document under `.assistant/answers/`. */
-async function present(context: FlowContext, root: string, interactionId: string, candidate: Candidate, title: string, port: EditorPort): Promise<ApplyResult> {
-  const text = candidate.response.text;
-  let result: ApplyResult;
-  if (text.length <= MESSAGE_LIMIT && text.split('\n').length <= 6) {
-    port.showMessage('info', text);
-    result = { applied: false, outcome: 'shown' };
-  } else {
-    const file = await writeAssistantFile(root, 'answers', `${interactionId}.md`, `# ${title}\n\n${text}\n`);
-    const opened = await port.showDocument(file.uri);
-    if (!opened) port.showMessage('info', `${text.slice(0, MESSAGE_LIMIT)}… (the whole answer is in ${file.path})`);
-    result = { applied: false, outcome: 'shown', message: opened ? `Opened ${file.path}.` : `Written to ${file.path}.` };
-  }
-  await recordOutcome(context.env, interactionId, candidate.response.id, result);
-  return result;
+/** The heading of a shown answer: a workspace question's own words, else the task and its target. */
+function titleOf(task: TaskId, targetName: string, result: TaskResult): string {
+  return answerTitle(task, targetName, taskDefinition(task)?.workspaceWide ? result.interaction.text : undefined);
 }
 
 /** Runs a task command, lets the user choose among candidates, and applies (or shows) the choice. */
@@ -130,7 +115,7 @@ async function finishCommand(context: FlowContext, task: TaskId, targetName: str
   signal.throwIfAborted();
   const responseId = chosen.candidate.response.id;
   if (chosen.candidate.shown) {
-    const shown = await present(context, context.env.root, interactionId, chosen.candidate, `${task}: ${targetName}`, port);
+    const shown = await presentAnswer(context.env, port, interactionId, task, titleOf(task, targetName, result), chosen.candidate);
     return { interactionId, applied: false, outcome: 'shown', responseId, ...(shown.message ? { message: shown.message } : {}) };
   }
   progress.report('applying the edit', 95);
@@ -148,7 +133,7 @@ export async function resolveCommandFlow(context: FlowContext, task: TaskId, arg
   if (chosen.kind === 'none') return { kind: 'none', interactionId, message: chosen.message };
   const responseId = chosen.candidate.response.id;
   if (chosen.candidate.shown || !chosen.candidate.proposal) {
-    await present(context, context.env.root, interactionId, chosen.candidate, `${task}: ${target.name}`, port);
+    await presentAnswer(context.env, port, interactionId, task, titleOf(task, target.name, result), chosen.candidate);
     return { kind: 'shown', interactionId };
   }
   const current = proposalOnCurrentText(chosen.candidate.proposal, context.documents);

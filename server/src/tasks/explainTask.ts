@@ -34,7 +34,7 @@ export const explainTask: TaskDefinition = {
 
   convertAnswer(answer): TaskAnswer {
     const text = cleanExplanation(answer.text);
-    return text ? { ok: true, kind: 'text', text } : { ok: false, reason: 'the explanation is empty' };
+    return text ? { ok: true, kind: 'text', text, ...(answer.places ? { places: answer.places } : {}) } : { ok: false, reason: 'the explanation is empty' };
   },
 };
 

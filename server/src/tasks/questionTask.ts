@@ -10,6 +10,6 @@ export const questionTask: TaskDefinition = {
   convertAnswer: (answer) => {
     const text = answer.text.trim();
     // The answer is shown, never applied: a proposal from an agent is ignored rather than turned into an edit.
-    return text ? { ok: true, kind: 'text', text } : { ok: false, reason: 'no code in the workspace matches the question' };
+    return text ? { ok: true, kind: 'text', text, ...(answer.places ? { places: answer.places } : {}) } : { ok: false, reason: 'no code in the workspace matches the question' };
   },
 };

@@ -1,7 +1,7 @@
 // Runs one task on one target: records the interaction, asks every agent, checks and converts each answer, retries rejected model answers.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import type { AssistantSettings, CandidateStrategy, Interaction, TaskId, TraceResponse } from '../protocol.js';
+import type { AnswerLocation, AssistantSettings, CandidateStrategy, Interaction, TaskId, TraceResponse } from '../protocol.js';
 import type { Agent, AgentAnswer, AgentRequest, PipelineReplay } from '../agents/agent.js';
 import type { AgentRegistry } from '../agents/registry.js';
 import { runAgents } from '../agents/orchestrator.js';
@@ -14,6 +14,7 @@ import type { Proposal } from '../edits/proposal.js';
 import { proposalToWorkspaceEdit } from '../edits/proposal.js';
 import type { ProgressSink } from '../editorPort.js';
 import { taskDefinition } from './catalogue.js';
+import { answerLocations } from './answerLocations.js';
 import { protectedValues } from '../privacy/workspaceSecrets.js';
 import { buildRequestContext, renderRequestContext } from '../context/requestContext.js';
 import type { RecentPositions } from '../context/recentPositions.js';
@@ -79,6 +80,8 @@ export interface Candidate {
   proposal?: Proposal;
   /** A usable text answer (explanations, questions), shown rather than applied. */
   shown?: boolean;
+  /** The places a text answer names, best first, for the client to list and jump to. */
+  locations?: AnswerLocation[];
 }
 
 export interface TaskResult {
@@ -341,7 +344,7 @@ export function selectionReason(best: Candidate, ranked: readonly Candidate[]): 
 /** One outcome (and its alternatives) converted, checked by the oracle, and turned into candidates. */
 async function evaluateOutcome(env: TaskEnvironment, definition: TaskDefinition, view: TaskRunView, interactionId: string, outcome: AgentOutcome, at: string, attempt: number, signal: AbortSignal): Promise<Evaluated[]> {
   const answers: (AgentAnswer & { id: string })[] = [
-    { text: outcome.text, ...(outcome.proposal ? { proposal: outcome.proposal } : {}), id: outcome.responseId },
+    { text: outcome.text, ...(outcome.proposal ? { proposal: outcome.proposal } : {}), ...(outcome.places ? { places: outcome.places } : {}), id: outcome.responseId },
     ...(outcome.alternatives ?? []).map((a) => ({ ...a, id: randomUUID() })),
   ];
   const evaluated: Evaluated[] = [];
@@ -370,7 +373,8 @@ async function evaluateOutcome(env: TaskEnvironment, definition: TaskDefinition,
       continue;
     }
     if (converted.kind === 'text') {
-      evaluated.push({ candidate: { response: { ...response, text: converted.text }, shown: true } });
+      const locations = answerLocations(converted.places, env.documents);
+      evaluated.push({ candidate: { response: { ...response, text: converted.text }, shown: true, ...(locations.length ? { locations } : {}) } });
       continue;
     }
     const withEdit: TraceResponse = { ...response, text: converted.text, edit: proposalToWorkspaceEdit(converted.proposal) };

@@ -5,7 +5,7 @@ import type { DeclarationTarget } from '../repo/declarations.js';
 import type { Annotation } from '../edits/annotation.js';
 import type { Proposal } from '../edits/proposal.js';
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
-import type { AgentAnswer } from '../agents/agent.js';
+import type { AgentAnswer, AnswerPlace } from '../agents/agent.js';
 
 /** A diagnostic as the core sees it: offsets into the document text it was reported on. */
 export interface DiagnosticInfo {
@@ -66,7 +66,7 @@ export interface TaskRunView {
 /** An answer made usable: a proposal to apply, a text to show, or the reason it is neither. */
 export type TaskAnswer =
   | { ok: true; kind: 'edit'; proposal: Proposal; text: string }
-  | { ok: true; kind: 'text'; text: string }
+  | { ok: true; kind: 'text'; text: string; places?: AnswerPlace[] }
   | { ok: false; reason: string };
 
 /** What an oracle may use to check a proposal. */

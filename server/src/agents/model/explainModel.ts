@@ -1,9 +1,10 @@
 // The Explain task for model agents: one prompt with the code and its offline structure, asking for short prose grounded in both.
-import type { ModelTaskStrategy } from '../modelTask.js';
+import type { AgentRequest } from '../agent.js';
+import type { ModelTaskStrategy, Prompt } from '../modelTask.js';
 import { clip, fillTemplate, standardValues } from '../modelTask.js';
 import { codeStructure } from '../../repo/structure/codeStructure.js';
 import type { CodeStructure } from '../../repo/structure/codeStructure.js';
-import { explainStructure } from '../offline/explainAgent.js';
+import { explainStructure, explanationPlaces } from '../offline/explainAgent.js';
 import { workspaceExclusion } from '../../privacy/exclusion.js';
 
 const SYSTEM =
@@ -36,13 +37,25 @@ export function withoutExcludedFiles(facts: CodeStructure, root: string): CodeSt
   return { ...facts, references: { ...refs, files: kept, total, calls: Math.min(refs.calls, total) } };
 }
 
+function factsOf(request: AgentRequest): CodeStructure {
+  return withoutExcludedFiles(codeStructure(request.project, request.document, request.target), request.project.root);
+}
+
+function explainPrompt(request: AgentRequest, facts: CodeStructure, override: string | undefined): Prompt {
+  const structure = clip(explainStructure(facts), MAX_STRUCTURE_CHARS);
+  // A selection has no name of its own: the prompt calls it by its lines.
+  const selection = request.target.declaration ? {} : { kind: 'selection', symbol: facts.line === facts.endLine ? `line ${facts.line}` : `lines ${facts.line}–${facts.endLine}` };
+  const values = { ...standardValues(request), ...selection, structure };
+  return { system: SYSTEM, user: fillTemplate(override ?? USER, values) };
+}
+
 export const explainModel: ModelTaskStrategy = {
-  buildPrompt(request, override) {
-    const facts = withoutExcludedFiles(codeStructure(request.project, request.document, request.target), request.project.root);
-    const structure = clip(explainStructure(facts), MAX_STRUCTURE_CHARS);
-    // A selection has no name of its own: the prompt calls it by its lines.
-    const selection = request.target.declaration ? {} : { kind: 'selection', symbol: facts.line === facts.endLine ? `line ${facts.line}` : `lines ${facts.line}–${facts.endLine}` };
-    const values = { ...standardValues(request), ...selection, structure };
-    return { system: SYSTEM, user: fillTemplate(override ?? USER, values) };
+  buildPrompt: (request, override) => explainPrompt(request, factsOf(request), override),
+
+  // One call, as without `run`; the facts also give the places the prose is about, for the client to jump to.
+  async run(request, ask, override, signal) {
+    const facts = factsOf(request);
+    const completion = await ask(explainPrompt(request, facts, override), signal);
+    return { text: completion.text, places: explanationPlaces(facts, request) };
   },
 };

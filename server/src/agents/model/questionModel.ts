@@ -4,7 +4,7 @@ import type { ModelTaskStrategy, Prompt } from '../modelTask.js';
 import { fillTemplate, standardValues } from '../modelTask.js';
 import { workspaceIndex } from '../../repo/lexicalIndex.js';
 import type { CodeLocation, LexicalIndex } from '../../repo/lexicalIndex.js';
-import { fenceFor, fenceLanguage, questionOf, retrieveLocations } from '../offline/questionAgent.js';
+import { fenceFor, fenceLanguage, placeOf, questionOf, retrieveLocations } from '../offline/questionAgent.js';
 
 const SYSTEM =
   'You answer questions about a code base inside a code editor. You are given excerpts of the workspace, retrieved for the question ' +
@@ -69,6 +69,21 @@ function citesAny(answer: string, locations: readonly CodeLocation[]): boolean {
   return locations.some((l) => answer.includes(`${l.path}:`));
 }
 
+/**
+ * The retrieved locations the answer cites (a `path:line` within the location's lines, comment included), in the
+ * order it cites them; the citations it makes up point nowhere and are left out.
+ */
+export function citedLocations(answer: string, locations: readonly CodeLocation[]): CodeLocation[] {
+  const cited: CodeLocation[] = [];
+  for (const match of answer.matchAll(/([\w./@-]+):(\d+)/g)) {
+    const [, file, line] = match;
+    const at = Number(line);
+    const found = locations.find((l) => (l.path === file || l.path.endsWith(`/${file}`)) && l.commentLine <= at && at <= l.endLine);
+    if (found && !cited.includes(found)) cited.push(found);
+  }
+  return cited;
+}
+
 export const questionModel: ModelTaskStrategy = {
   // From the index as it stands (no refresh: a prompt is built synchronously); `run` refreshes first.
   buildPrompt: (request, override) => {
@@ -85,9 +100,13 @@ export const questionModel: ModelTaskStrategy = {
     if (!answer) return { text: '' };
     // An answer that cites nothing still points the user at the code it was given.
     if (locations.length > 0 && !citesAny(answer, locations)) {
-      const sources = locations.slice(0, 5).map((l) => `- ${l.path}:${l.startLine} — ${l.kind} ${l.name}`);
-      return { text: `${answer}\n\nRetrieved locations:\n${sources.join('\n')}` };
+      const shown = locations.slice(0, 5);
+      const sources = shown.map((l) => `- ${l.path}:${l.startLine} — ${l.kind} ${l.name}`);
+      return { text: `${answer}\n\nRetrieved locations:\n${sources.join('\n')}`, places: shown.map(placeOf) };
     }
-    return { text: answer };
+    // Citations that match no retrieved location still leave the user the code the answer was grounded in.
+    const cited = citedLocations(answer, locations);
+    const places = (cited.length ? cited : locations.slice(0, 5)).map(placeOf);
+    return { text: answer, ...(places.length ? { places } : {}) };
   },
 };

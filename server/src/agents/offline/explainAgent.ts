@@ -1,6 +1,8 @@
 // The offline Explain agent: the structure of a declaration or selection as markdown (types, calls, callers, branches), with no model.
+import path from 'node:path';
 import type { AgentDescriptor, TaskId } from '../../protocol.js';
-import type { Agent, AgentAnswer, AgentRequest } from '../agent.js';
+import type { Agent, AgentAnswer, AgentRequest, AnswerPlace } from '../agent.js';
+import { pathToUri } from '../../workspace/documentSnapshot.js';
 import { codeStructure } from '../../repo/structure/codeStructure.js';
 import { code } from '../../repo/structure/structureText.js';
 import { KIND_LABEL } from '../../repo/declarations.js';
@@ -18,8 +20,28 @@ export class OfflineExplainAgent implements Agent {
   async run(request: AgentRequest, signal: AbortSignal): Promise<AgentAnswer> {
     signal.throwIfAborted();
     const structure = codeStructure(request.project, request.document, request.target, signal);
-    return { text: explainStructure(structure) };
+    return { text: explainStructure(structure), places: explanationPlaces(structure, request) };
   }
+}
+
+/**
+ * The places an explanation names, for the client to jump to: the code explained, then where it is used (each
+ * reference, the cursor on the name), then the workspace declarations it calls.
+ */
+export function explanationPlaces(s: CodeStructure, request: Pick<AgentRequest, 'document' | 'project'>): AnswerPlace[] {
+  const uriOf = (file: string): string => (file === s.file ? request.document.uri : pathToUri(path.resolve(request.project.root, file)));
+  const explained = s.kind === 'selection' ? { label: 'the selection (explained)' } : { label: `${KIND_LABEL[s.kind]} ${s.name} (explained)`, name: s.name };
+  const places: AnswerPlace[] = [{ uri: request.document.uri, line: s.line, ...explained }];
+  for (const file of s.references?.files ?? []) {
+    for (const user of file.users) {
+      const label = user.name !== undefined ? `used by ${user.name}` : 'used at the top level';
+      for (const line of user.lines) places.push({ uri: uriOf(file.file), line, label, name: s.name });
+    }
+  }
+  for (const call of s.calls) {
+    if (call.declaredAt) places.push({ uri: uriOf(call.declaredAt.file), line: call.declaredAt.line, label: `calls ${call.name}`, name: call.name });
+  }
+  return places;
 }
 
 /** The structure as a short markdown text: a headline, then one bullet per fact, long lists nested and capped. */

@@ -1,10 +1,10 @@
 // The offline Question agent: answers a workspace question with the best-ranked code locations of the lexical index.
 import path from 'node:path';
 import type { AgentDescriptor, TaskId } from '../../protocol.js';
-import type { Agent, AgentAnswer, AgentRequest } from '../agent.js';
+import type { Agent, AgentAnswer, AgentRequest, AnswerPlace } from '../agent.js';
 import { workspaceIndex } from '../../repo/lexicalIndex.js';
 import type { CodeLocation, LexicalIndex, SearchOptions } from '../../repo/lexicalIndex.js';
-import { isSupportedLanguage } from '../../workspace/documentSnapshot.js';
+import { isSupportedLanguage, pathToUri } from '../../workspace/documentSnapshot.js';
 
 /** The question of a request: the `question` parameter (commands), else the user's words (ask). */
 export function questionOf(request: AgentRequest): string {
@@ -41,6 +41,11 @@ export function locationLine(location: CodeLocation): string {
   return `${location.path}:${location.startLine} — ${location.kind} ${location.name}`;
 }
 
+/** A ranked location as a place the client jumps to: the declaration's line, the cursor on its name. */
+export function placeOf(location: CodeLocation): AnswerPlace {
+  return { uri: pathToUri(location.fsPath), line: location.startLine, label: `${location.kind} ${location.name}`, ...(location.kind === 'comment' ? {} : { name: location.name }) };
+}
+
 /** The markdown answer: a numbered list of locations, best first, each with its snippet in a code fence. */
 export function formatLocations(question: string, locations: readonly CodeLocation[]): string {
   const lines = [`Code locations for “${question}”, best first:`, ''];
@@ -69,6 +74,7 @@ export class OfflineQuestionAgent implements Agent {
     if (!question) return { text: '' };
     const { locations } = await retrieveLocations(request, { limit: SHOWN, maxPerFile: PER_FILE, snippetLines: 8 }, signal);
     signal.throwIfAborted();
-    return { text: locations.length > 0 ? formatLocations(question, locations) : '' };
+    if (locations.length === 0) return { text: '' };
+    return { text: formatLocations(question, locations), places: locations.map(placeOf) };
   }
 }
