@@ -1,4 +1,5 @@
 -- assistant-ls client for Neovim 0.7+: starts the server per project root and adds the :Assistant* commands.
+local answer = require('assistant.answer')
 local progress = require('assistant.progress')
 local quickfix = require('assistant.quickfix')
 
@@ -19,6 +20,8 @@ M.methods = {
   response_applied = 'assistant.responseApplied',
   -- Offered by the server as a code action on annotated code; the built-in flow runs it.
   show_interaction = 'assistant.showInteraction',
+  -- Sent by the server with a text answer (Explain from the code-action menu), since the plugin declares it.
+  show_answer = 'assistant/showAnswer',
 }
 
 M.client_name = 'assistant-ls'
@@ -80,6 +83,8 @@ end
 
 local function client_config(root)
   local settings = object(M.config.settings)
+  -- Text answers come as assistant/showAnswer, shown whole in a buffer, instead of a message Neovim would cut.
+  local capabilities = vim.tbl_deep_extend('force', vim.lsp.protocol.make_client_capabilities(), { experimental = { assistant = { showAnswer = true } } })
   return {
     name = M.client_name,
     cmd = M.config.cmd,
@@ -88,8 +93,9 @@ local function client_config(root)
     -- initializationOptions reach every version; `settings` answers workspace/configuration, which 0.8+ declare.
     init_options = { assistant = settings },
     settings = { assistant = settings },
-    -- A per-client handler, so other servers' progress keeps the default handling untouched.
-    handlers = { ['$/progress'] = progress.handler },
+    capabilities = capabilities,
+    -- Per-client handlers, so other servers' progress keeps the default handling untouched.
+    handlers = { ['$/progress'] = progress.handler, [M.methods.show_answer] = answer.handler },
   }
 end
 
@@ -262,7 +268,21 @@ local function show_apply_result(result, response)
   end
 end
 
---- :AssistantAsk {text}: classifies the text on the server, lets the user choose a candidate, applies it.
+-- The heading of an answer to free text: a question's own words, else the task and the request.
+local function ask_title(task, text)
+  if task == 'question' then
+    return 'Question: ' .. text
+  end
+  local name = tostring(task)
+  return name:sub(1, 1):upper() .. name:sub(2) .. ': ' .. text
+end
+
+local function shows_text(response)
+  return is_null(response.edit) and response.status == 'ok' and not is_null(response.text) and response.text ~= ''
+end
+
+--- :AssistantAsk {text}: classifies the text on the server; an answer with an edit is applied once chosen, a text
+--- answer (an explanation, a workspace question) is shown in the answer split with its places in the quickfix list.
 function M.ask(opts)
   local text = vim.trim(opts and opts.args or '')
   if text == '' then
@@ -277,21 +297,31 @@ function M.ask(opts)
   local params = { text = text, textDocument = { uri = vim.uri_from_bufnr(bufnr) }, range = M.command_range(bufnr, opts) }
   M.request(client, M.methods.ask, params, function(result)
     local candidates = {}
+    local texts = 0
     for _, response in ipairs(is_null(result.responses) and {} or result.responses) do
-      -- Only answers with an edit can be applied; the others are in the trace with their error.
+      -- Answers with an edit can be applied and text answers shown; the others are in the trace with their error.
       if not is_null(response.edit) then
         table.insert(candidates, response)
+      elseif shows_text(response) then
+        table.insert(candidates, response)
+        texts = texts + 1
       end
     end
     if #candidates == 0 then
       notify(is_null(result.message) and ('no candidate for ' .. tostring(result.task)) or result.message, levels.WARN)
       return
     end
+    local function show(response)
+      answer.show({ title = ask_title(result.task, text), text = response.text, locations = response.locations })
+    end
+    if #candidates == 1 and texts == 1 then
+      return show(candidates[1])
+    end
     local items = vim.list_extend({}, candidates)
     table.insert(items, { discard = true })
     vim.ui.select(items, {
       -- The server's message names assistant/apply, which is this plugin's business, not the user's.
-      prompt = ('Assistant %s: apply which candidate?'):format(tostring(result.task)),
+      prompt = texts == 0 and ('Assistant %s: apply which candidate?'):format(tostring(result.task)) or ('Assistant %s: use which answer?'):format(tostring(result.task)),
       kind = 'assistant_candidate',
       format_item = function(item)
         return item.discard and 'Discard' or M.candidate_label(item)
@@ -300,6 +330,9 @@ function M.ask(opts)
       if not choice or choice.discard then
         notify('discarded; nothing applied')
         return
+      end
+      if is_null(choice.edit) then
+        return show(choice)
       end
       M.request(client, M.methods.apply, { interactionId = result.interactionId, responseId = choice.id }, function(applied)
         show_apply_result(applied, choice)
