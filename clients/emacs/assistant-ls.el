@@ -11,11 +11,16 @@
 ;; Eglot for TypeScript and JavaScript buffers, and adds the commands that
 ;; need custom requests (Eglot shows code actions and applies edits itself):
 ;;
-;;   M-x assistant-ls-ask     free text, on the region if active; choose a
-;;                            candidate and the server applies it
+;;   M-x assistant-ls-ask     free text, on the region if active (else the
+;;                            point); choose a candidate and the server
+;;                            applies it, or read a text answer
 ;;   M-x assistant-ls-trace   the interactions behind the code at point
 ;;   M-x assistant-ls-rate    thumb up or down (or withdraw), with a remark
 ;;   M-x assistant-ls-revert  undo what an interaction inserted
+;;
+;; Text answers (explanations, workspace questions), from the ask and from
+;; code actions (`assistant/showAnswer'), open in `*assistant-ls answer*',
+;; and the places they name in an xref buffer that jumps to the code.
 ;;
 ;; Eglot runs one server per major mode and project, so assistant-ls
 ;; replaces typescript-language-server in the buffers it manages: README.md
@@ -28,6 +33,7 @@
 (require 'subr-x)
 (require 'jsonrpc)
 (require 'eglot)
+(require 'xref)
 
 (defgroup assistant-ls nil
   "Eglot client for the assistant-ls language server."
@@ -65,11 +71,25 @@ A cons (SERVER . INTERACTION); INTERACTION is a plist with :id and
 
 ;;;; Registration
 
+(defclass assistant-ls-server (eglot-lsp-server) ()
+  :documentation "An assistant-ls connection: it shows text answers itself.")
+
 (defun assistant-ls-eglot-entry ()
   "The `eglot-server-programs' entry for assistant-ls."
   (cons (mapcar (lambda (pair) (list (car pair) :language-id (cdr pair)))
                 assistant-ls-modes)
-        assistant-ls-program))
+        (cons 'assistant-ls-server assistant-ls-program)))
+
+(cl-defmethod eglot-client-capabilities ((_server assistant-ls-server))
+  "Eglot's capabilities, and that text answers come as a notification."
+  (let ((capabilities (cl-call-next-method)))
+    (plist-put capabilities :experimental '(:assistant (:showAnswer t)))))
+
+(cl-defmethod eglot-handle-notification
+  ((_server assistant-ls-server) (_method (eql assistant/showAnswer))
+   &key title text locations &allow-other-keys)
+  "Show a text answer the server sent after a code action or command."
+  (assistant-ls--show-answer title text locations))
 
 ;;;###autoload
 (defun assistant-ls-setup ()
@@ -80,7 +100,9 @@ typescript-language-server for those modes."
   (setq eglot-server-programs
         (cons (assistant-ls-eglot-entry)
               (cl-remove-if (lambda (entry)
-                              (equal (cdr entry) assistant-ls-program))
+                              (member (cdr entry)
+                                      (list assistant-ls-program
+                                            (cdr (assistant-ls-eglot-entry)))))
                             eglot-server-programs))))
 
 ;;;; Talking to the server
@@ -149,52 +171,141 @@ newest interaction behind the code at point, else the last ask."
                (cdr (assoc (completing-read "Which answer: " choices nil t)
                            choices)))))))
 
+;;;; Text answers
+
+(defconst assistant-ls-answer-buffer "*assistant-ls answer*"
+  "The buffer text answers are shown in; each answer replaces the last.")
+
+(defun assistant-ls--xrefs (locations)
+  "LOCATIONS (`AnswerLocation's of the protocol) as xref items."
+  (mapcar (lambda (location)
+            (let ((start (plist-get (plist-get location :range) :start)))
+              (xref-make (plist-get location :label)
+                         (xref-make-file-location
+                          (eglot--uri-to-path (plist-get location :uri))
+                          (1+ (plist-get start :line))
+                          (plist-get start :character)))))
+          (append locations nil)))
+
+(defun assistant-ls--show-locations (locations code-window)
+  "List LOCATIONS in an xref buffer, where RET jumps to the code.
+The list opens below the selected window; the code opens in
+CODE-WINDOW."
+  (let ((xrefs (assistant-ls--xrefs locations)))
+    (when xrefs
+      ;; Called as `xref-show-xrefs' calls it (that name is public only from
+      ;; xref 1.6), with the window the code should open in.
+      (let ((display-buffer-overriding-action
+             '((display-buffer-reuse-window display-buffer-below-selected))))
+        (funcall xref-show-xrefs-function (lambda () xrefs)
+                 `((window . ,code-window)))))))
+
+(defun assistant-ls--show-answer (title text locations)
+  "Show TITLE and TEXT whole in `assistant-ls-answer-buffer'.
+The answer opens below the selected window, the places it names,
+LOCATIONS, in an xref buffer below it; the markdown is shown as text
+and the selected window stays selected.  Returns the answer buffer."
+  (let ((buffer (get-buffer-create assistant-ls-answer-buffer))
+        (code-window (selected-window)))
+    (with-current-buffer buffer
+      (let ((inhibit-read-only t))
+        (special-mode)
+        (erase-buffer)
+        (insert (propertize (or title "assistant-ls answer") 'face 'bold)
+                "\n\n" (or text "") "\n")
+        (goto-char (point-min))))
+    ;; Below the code rather than wherever `display-buffer' picks: in a
+    ;; small frame it would reuse the other window, which the list of places
+    ;; may need next.
+    (let ((window (display-buffer
+                   buffer
+                   '((display-buffer-reuse-window
+                      display-buffer-below-selected)))))
+      (if (window-live-p window)
+          (with-selected-window window
+            (assistant-ls--show-locations locations code-window))
+        (assistant-ls--show-locations locations code-window)))
+    buffer))
+
+(defun assistant-ls--text-answer-p (response)
+  "Whether RESPONSE of `assistant/ask' is a text answer to show."
+  (and (null (plist-get response :edit))
+       (equal (plist-get response :status) "ok")
+       (not (string-empty-p (or (plist-get response :text) "")))))
+
+(defun assistant-ls--ask-title (task text)
+  "The heading of the answer to TEXT classified as TASK."
+  (if (equal task "question")
+      (format "Question: %s" text)
+    (format "%s: %s" (capitalize (format "%s" task)) text)))
+
 ;;;; Commands
 
 ;;;###autoload
 (defun assistant-ls-ask (text &optional beg end)
   "Ask the assistant TEXT, about the region BEG..END if given.
-The server classifies TEXT into a task and runs its agents; the
-candidates are offered with `completing-read', and the server applies
-the chosen one as a versioned edit.  Returns the `assistant/apply'
-result, or the `assistant/ask' result when nothing can be applied."
+Without a region the request is about point, so \"explain this
+function\" explains the function around it.  The server classifies
+TEXT into a task and runs its agents.  A text answer (an explanation,
+a workspace question) is shown in `*assistant-ls answer*', the places
+it names in an xref buffer; with several candidates, they are offered
+with `completing-read', and the server applies a chosen edit as a
+versioned edit.  Returns the `assistant/apply' result, the answer
+buffer, or the `assistant/ask' result when there is nothing to use."
   (interactive (list (read-string "Ask the assistant: ")
                      (and (use-region-p) (region-beginning))
                      (and (use-region-p) (region-end))))
   (let* ((server (assistant-ls--server))
+         (from (eglot--pos-to-lsp-position (or beg (point))))
          (params `(:text ,text
                    ,@(when buffer-file-name
-                       `(:textDocument ,(eglot--TextDocumentIdentifier)))
-                   ,@(when (and beg end)
-                       `(:range (:start ,(eglot--pos-to-lsp-position beg)
-                                 :end ,(eglot--pos-to-lsp-position end))))))
+                       `(:textDocument ,(eglot--TextDocumentIdentifier)
+                         :range (:start ,from
+                                 :end ,(if end
+                                           (eglot--pos-to-lsp-position end)
+                                         from))))))
          (answer (assistant-ls--request server :assistant/ask params))
          (id (plist-get answer :interactionId))
-         (usable (seq-filter (lambda (r) (plist-get r :edit))
-                             (plist-get answer :responses))))
+         (usable (seq-filter (lambda (r) (or (plist-get r :edit)
+                                             (assistant-ls--text-answer-p r)))
+                             (plist-get answer :responses)))
+         (show (lambda (response)
+                 (assistant-ls--show-answer
+                  (assistant-ls--ask-title (plist-get answer :task) text)
+                  (plist-get response :text)
+                  (plist-get response :locations)))))
     (setq assistant-ls--last
           (cons server (list :id id :responses (plist-get answer :responses))))
-    (if (null usable)
-        (progn (message "assistant-ls: %s"
-                        (or (plist-get answer :message) "no answer to apply"))
-               answer)
+    (cond
+     ((null usable)
+      (message "assistant-ls: %s"
+               (or (plist-get answer :message) "no answer to apply"))
+      answer)
+     ((and (null (cdr usable)) (assistant-ls--text-answer-p (car usable)))
+      (funcall show (car usable)))
+     (t
       (let* ((choices (mapcar (lambda (r) (cons (assistant-ls--label r) r))
                               usable))
-             (prompt (format "Apply (%s, %d candidate%s): "
+             (prompt (format "%s (%s, %d candidate%s): "
+                             (if (seq-some #'assistant-ls--text-answer-p usable)
+                                 "Use"
+                               "Apply")
                              (plist-get answer :task) (length choices)
                              (if (cdr choices) "s" "")))
              (picked (cdr (assoc (completing-read prompt choices nil t nil nil
                                                   (caar choices))
-                                 choices)))
-             ;; The user has just chosen this edit: Eglot need not ask again.
-             (result (let ((eglot-confirm-server-initiated-edits nil))
-                       (assistant-ls--request
-                        server :assistant/apply
-                        `(:interactionId ,id
-                          :responseId ,(plist-get picked :id))))))
-        (message "assistant-ls: %s" (or (plist-get result :message)
-                                        (plist-get result :outcome)))
-        result))))
+                                 choices))))
+        (if (assistant-ls--text-answer-p picked)
+            (funcall show picked)
+          ;; The user has just chosen this edit: Eglot need not ask again.
+          (let ((result (let ((eglot-confirm-server-initiated-edits nil))
+                          (assistant-ls--request
+                           server :assistant/apply
+                           `(:interactionId ,id
+                             :responseId ,(plist-get picked :id))))))
+            (message "assistant-ls: %s" (or (plist-get result :message)
+                                            (plist-get result :outcome)))
+            result)))))))
 
 (defun assistant-ls--describe-response (response)
   "Insert RESPONSE of an interaction, indented."
