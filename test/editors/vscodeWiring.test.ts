@@ -12,6 +12,7 @@ import type { AgentsResult, AskResult, TraceResult } from '../../protocol/src/in
 import { AssistantApi, askParams, rateParams, revertParams, traceAtParams } from '../../clients/vscode/src/core/assistantApi.js';
 import type { EditorState, Send } from '../../clients/vscode/src/core/assistantApi.js';
 import { rateTargets, revertTargets } from '../../clients/vscode/src/core/atCursor.js';
+import { answerDocument, answerFileName, askedAnswer, placeItems } from '../../clients/vscode/src/core/answers.js';
 import { candidateItems, firstMeaningfulLine, noCandidateMessage } from '../../clients/vscode/src/core/candidates.js';
 import { CLIENT_ID, CLIENT_SECTION, ExtensionCommands, SERVER_PATH_SETTING, TRACE_VIEW_ID } from '../../clients/vscode/src/core/extensionIds.js';
 import { resolveServerLaunch } from '../../clients/vscode/src/core/serverLaunch.js';
@@ -149,7 +150,7 @@ describe('the extension manifest against protocol/src', () => {
       for (const [, method] of text.matchAll(/['"`](assistant\/[\w/]+)['"`]/g)) expect(CUSTOM_METHODS, `${file}: ${method}`).toContain(method);
       for (const [, command] of text.matchAll(/['"`](assistant\.\w+)['"`]/g)) expect(ALL_COMMANDS, `${file}: ${command}`).toContain(command);
       // Declared once: no file but extensionIds.ts spells an extension command either.
-      if (!file.endsWith(path.join('core', 'extensionIds.ts'))) expect(text, file).not.toMatch(/['"`]assistantLs\.(ask|showTrace|rate|revert|restartServer)['"`]/);
+      if (!file.endsWith(path.join('core', 'extensionIds.ts'))) expect(text, file).not.toMatch(/['"`]assistantLs\.(ask|showTrace|rate|revert|restartServer|answerPlaces)['"`]/);
       // The pure parts run under vitest, so they must not need VS Code.
       if (file.includes(`${path.sep}core${path.sep}`)) expect(text, file).not.toMatch(/from 'vscode(-languageclient[^']*)?'/);
     }
@@ -159,9 +160,9 @@ describe('the extension manifest against protocol/src', () => {
 });
 
 describe('pure parts', () => {
-  it('sends a selection only when something is selected', () => {
+  it('sends the selection, or the cursor as an empty range', () => {
     const empty = { uri: 'file:///a.ts', selection: { start: { line: 3, character: 2 }, end: { line: 3, character: 2 } } };
-    expect(askParams('  document load ', empty)).toEqual({ text: 'document load', textDocument: { uri: 'file:///a.ts' } });
+    expect(askParams('  document load ', empty)).toEqual({ text: 'document load', textDocument: { uri: 'file:///a.ts' }, range: empty.selection });
     const selected = { ...empty, selection: { start: { line: 3, character: 0 }, end: { line: 9, character: 1 } } };
     expect(askParams('document this', selected)).toEqual({ text: 'document this', textDocument: { uri: 'file:///a.ts' }, range: selected.selection });
     expect(askParams('document parseConfig', undefined)).toEqual({ text: 'document parseConfig' });
@@ -176,7 +177,7 @@ describe('pure parts', () => {
     expect(noCandidateMessage({ ...base, responses: [{ id: 'r', agent, status: 'error', text: '', error: 'HTTP 429' }] })).toBe('No usable answer (gpt: HTTP 429).');
     expect(noCandidateMessage({ ...base, message: 'Nothing to document here.', responses: [] })).toBe('Nothing to document here.');
     expect(noCandidateMessage({ ...base, responses: [] })).toBe('No candidates for "document".');
-    expect(candidateItems({ ...base, responses: [{ id: 'r', agent, status: 'ok', text: '/**\n * Loads it.\n */', edit: { changes: {} } }] })).toEqual([{ label: 'gpt', description: 'gpt-4o-mini', detail: 'Loads it.', responseId: 'r' }]);
+    expect(candidateItems({ ...base, responses: [{ id: 'r', agent, status: 'ok', text: '/**\n * Loads it.\n */', edit: { changes: {} } }] })).toEqual([{ label: 'gpt', description: 'gpt-4o-mini', detail: 'Loads it.', responseId: 'r', use: 'apply' }]);
   });
 
   it('shows the first line that says something', () => {
@@ -238,7 +239,7 @@ describe('against the real server', () => {
     expect(answer.task).toBe('document');
     expect(noCandidateMessage(answer)).toBeUndefined();
     const items = candidateItems(answer);
-    expect(items).toEqual([{ label: 'doc-offline', description: 'rule', detail: expect.not.stringMatching(/^\/\*\*$/) as unknown, responseId: answer.responses[0]!.id }]);
+    expect(items).toEqual([{ label: 'doc-offline', description: 'rule', detail: expect.not.stringMatching(/^\/\*\*$/) as unknown, responseId: answer.responses[0]!.id, use: 'apply' }]);
     expect(items[0]!.detail.length).toBeGreaterThan(3);
     const applied = await api.apply({ interactionId: answer.interactionId, responseId: items[0]!.responseId });
     expect(applied).toMatchObject({ applied: true, outcome: 'applied' });
@@ -255,6 +256,28 @@ describe('against the real server', () => {
     expect(candidateItems(weather)).toEqual([]);
     expect(noCandidateMessage(weather)).toMatch(/does not match any assistant task/);
     expect(noCandidateMessage(weather)).toBe(weather.message);
+  });
+
+  it('offers a text answer to show, titled by the request, with its places relative to the workspace', async () => {
+    const { editor, api } = await start({ root: copyFixture('explain') });
+    const doc = await editor.open('src/main.ts');
+    const inside = cursor(editor, doc.uri, 'args.length > 0');
+    const answer = await api.ask(askParams('explain this function', inside));
+    expect(answer.task).toBe('explain');
+    expect(noCandidateMessage(answer)).toBeUndefined();
+    const items = candidateItems(answer);
+    expect(items).toEqual([{ label: 'explain-offline', description: 'rule · answer', detail: expect.stringContaining('`main`') as unknown, responseId: answer.responses[0]!.id, use: 'show' }]);
+    const shown = askedAnswer(answer, answer.responses[0]!, ' explain this function ');
+    expect(shown.title).toBe('Explain: explain this function');
+    expect(answerDocument(shown)).toBe(`# Explain: explain this function\n\n${answer.responses[0]!.text}\n`);
+    expect(answerFileName('Question: where is a/b?')).toBe('Question where is a b.md');
+    const places = placeItems(shown.locations, editor.root);
+    expect(places[0]).toMatchObject({ label: 'function main (explained)', description: 'src/main.ts:8' });
+    expect(places.map((p) => [p.label, p.description])).toContainEqual(['calls parseEntries', 'src/parser.ts:15']);
+    expect(placeItems(shown.locations, undefined)[0]!.description).toBe(`${path.join(editor.root, 'src', 'main.ts')}:8`);
+    // Nothing was applied, and assistant/ask showed nothing itself.
+    expect(editor.applied).toEqual([]);
+    expect(editor.shownDocuments).toEqual([]);
   });
 
   it('builds the trace tree from assistant/trace pages: sessions → interactions that open the inserted range', async () => {

@@ -1,9 +1,10 @@
 // Entry point of the VS Code extension: starts assistant-ls, registers the commands and the trace view.
 import * as vscode from 'vscode';
+import { AnswerView } from './answerView.js';
 import { ask } from './commands/ask.js';
 import { rate } from './commands/rate.js';
 import { revert } from './commands/revert.js';
-import { ExtensionCommands, SERVER_PATH_SETTING, TRACE_VIEW_ID } from './core/extensionIds.js';
+import { ANSWER_SCHEME, ExtensionCommands, SERVER_PATH_SETTING, TRACE_VIEW_ID } from './core/extensionIds.js';
 import { reportErrors } from './editorState.js';
 import { ServerHost } from './serverHost.js';
 import { TraceView } from './traceView.js';
@@ -14,6 +15,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const server = new ServerHost(context);
   host = server;
   const traceView = new TraceView(server);
+  const answers = new AnswerView();
   const refresh = (): void => traceView.refresh();
   const restart = (): Promise<void> => reportErrors('Assistant: restarting the server', () => server.restart());
   const view = vscode.window.createTreeView(TRACE_VIEW_ID, { treeDataProvider: traceView, showCollapseAll: true });
@@ -23,7 +25,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     view,
     server.onDidChangeTrace(refresh),
     view.onDidChangeVisibility((e) => e.visible && refresh()),
-    vscode.commands.registerCommand(ExtensionCommands.ask, (text?: unknown) => ask(server, refresh, text)),
+    answers,
+    vscode.workspace.registerTextDocumentContentProvider(ANSWER_SCHEME, answers),
+    server.onDidReceiveAnswer((answer) => void answers.show(answer)),
+    vscode.commands.registerCommand(ExtensionCommands.ask, (text?: unknown) => ask(server, answers, refresh, text)),
+    vscode.commands.registerCommand(ExtensionCommands.answerPlaces, () => answers.pickPlace()),
     vscode.commands.registerCommand(ExtensionCommands.rate, (arg?: unknown) => rate(server, refresh, arg)),
     vscode.commands.registerCommand(ExtensionCommands.revert, (arg?: unknown) => revert(server, refresh, arg)),
     vscode.commands.registerCommand(ExtensionCommands.showTrace, async () => {

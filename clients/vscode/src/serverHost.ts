@@ -2,9 +2,11 @@
 import os from 'node:os';
 import * as vscode from 'vscode';
 import { LanguageClient, TransportKind } from 'vscode-languageclient/node';
-import type { LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
+import type { ClientCapabilities, LanguageClientOptions, ServerOptions, StaticFeature } from 'vscode-languageclient/node';
 import { AssistantApi } from './core/assistantApi.js';
 import type { RequestDeclaration } from './core/assistantApi.js';
+import { ShowAnswerNotification } from './core/protocol.js';
+import type { AssistantClientCapabilities, ShowAnswerParams } from './core/protocol.js';
 import { resolveServerLaunch } from './core/serverLaunch.js';
 import type { ServerLaunch } from './core/serverLaunch.js';
 import { SECTION, settingsForServer } from './core/settings.js';
@@ -16,6 +18,9 @@ export class ServerHost implements vscode.Disposable {
   /** Fires when the server ran a command or the client (re)started: the trace may have changed. */
   readonly onDidChangeTrace = this.changed.event;
   readonly output = vscode.window.createOutputChannel('assistant-ls');
+  private readonly answered = new vscode.EventEmitter<ShowAnswerParams>();
+  /** Fires with each text answer the server sends after a code action or command (`assistant/showAnswer`). */
+  readonly onDidReceiveAnswer = this.answered.event;
 
   constructor(private readonly context: vscode.ExtensionContext) {}
 
@@ -32,6 +37,9 @@ export class ServerHost implements vscode.Disposable {
     const launch = this.launch();
     this.output.appendLine(`Starting assistant-ls (${launch.source}): ${launch.kind === 'module' ? launch.module : launch.command} --stdio`);
     const client = new LanguageClient(CLIENT_ID, 'assistant-ls', serverOptions(launch), this.clientOptions());
+    client.registerFeature(showsAnswers);
+    // By method name, as the requests go (the declaration's type comes from the repository's copy of vscode-jsonrpc).
+    client.onNotification(ShowAnswerNotification.method, (params: ShowAnswerParams) => this.answered.fire(params));
     this.client = client;
     await client.start();
     this.changed.fire();
@@ -86,12 +94,25 @@ export class ServerHost implements vscode.Disposable {
 
   async dispose(): Promise<void> {
     this.changed.dispose();
+    this.answered.dispose();
     const client = this.client;
     this.client = undefined;
     if (client) await client.dispose();
     this.output.dispose();
   }
 }
+
+/** Declares `experimental.assistant.showAnswer`, so text answers come as a notification instead of a document. */
+const showsAnswers: StaticFeature = {
+  fillClientCapabilities(capabilities: ClientCapabilities): void {
+    const experimental = (capabilities.experimental ?? {}) as { assistant?: AssistantClientCapabilities };
+    experimental.assistant = { ...experimental.assistant, showAnswer: true };
+    capabilities.experimental = experimental;
+  },
+  initialize: () => undefined,
+  getState: () => ({ kind: 'static' }),
+  clear: () => undefined,
+};
 
 function serverOptions(launch: ServerLaunch): ServerOptions {
   if (launch.kind === 'module') return { module: launch.module, transport: TransportKind.stdio };

@@ -31,15 +31,15 @@ export interface EditorState {
 export const TRACE_PAGE_SIZE = 200;
 
 /**
- * `assistant/ask` parameters: the text, the active document, and the selection only when something is selected
- * (an empty one would pin the request to the declaration at the cursor instead of the symbol the text names).
+ * `assistant/ask` parameters: the text, the active document, and the selection, empty when only the cursor is there
+ * (the server prefers a symbol the text names to the cursor, so "explain this function" explains the one around the
+ * cursor while "document parseConfig" still documents parseConfig).
  */
 export function askParams(text: string, editor: EditorState | undefined): AskParams {
   const params: AskParams = { text: text.trim() };
   if (!editor) return params;
   params.textDocument = { uri: editor.uri };
-  const { start, end } = editor.selection;
-  if (start.line !== end.line || start.character !== end.character) params.range = { start, end };
+  params.range = { start: editor.selection.start, end: editor.selection.end };
   return params;
 }
 

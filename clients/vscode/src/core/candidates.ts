@@ -1,12 +1,13 @@
 // Turns an `assistant/ask` result into quick-pick items (agent name and the answer's first line) or the message to show instead.
 import type { AskResponse, AskResult } from './protocol.js';
 
-/** One candidate as the quick pick shows it; `responseId` goes to `assistant/apply`. */
+/** One candidate as the quick pick shows it: an edit to apply (`responseId` goes to `assistant/apply`) or a text answer to show. */
 export interface CandidateItem {
   label: string;
   description: string;
   detail: string;
   responseId: string;
+  use: 'apply' | 'show';
 }
 
 /** Lines that are only comment punctuation (`/**`, ` *`, ` * /`, `//`) say nothing about the answer. */
@@ -30,12 +31,23 @@ export function isApplicable(response: AskResponse): boolean {
   return response.status === 'ok' && response.edit !== undefined;
 }
 
-/** The quick-pick items for the applicable responses, in the server's order. */
+/** A text answer to show (an explanation, a workspace question's answer): it answered with text and no edit. */
+export function isTextAnswer(response: AskResponse): boolean {
+  return response.status === 'ok' && response.edit === undefined && response.text.trim() !== '';
+}
+
+/** A response the user can use: an edit to apply or a text to read. */
+export function isUsable(response: AskResponse): boolean {
+  return isApplicable(response) || isTextAnswer(response);
+}
+
+/** The quick-pick items for the usable responses, in the server's order. */
 export function candidateItems(result: AskResult): CandidateItem[] {
-  return result.responses.filter(isApplicable).map((response) => {
+  return result.responses.filter(isUsable).map((response) => {
     const { agent } = response;
     const technology = agent.isLLM ? (agent.model ?? agent.technology) : agent.technology;
-    return { label: agent.name, description: technology, detail: firstMeaningfulLine(response.text) || '(empty answer)', responseId: response.id };
+    const use = isApplicable(response) ? 'apply' : 'show';
+    return { label: agent.name, description: use === 'show' ? `${technology} · answer` : technology, detail: firstMeaningfulLine(response.text) || '(empty answer)', responseId: response.id, use };
   });
 }
 
@@ -44,7 +56,7 @@ export function candidateItems(result: AskResult): CandidateItem[] {
  * gave nothing, else a plain "no candidates". Undefined when there are candidates.
  */
 export function noCandidateMessage(result: AskResult): string | undefined {
-  if (result.responses.some(isApplicable)) return undefined;
+  if (result.responses.some(isUsable)) return undefined;
   if (result.message) return result.message;
   const failures = result.responses.map((r) => `${r.agent.name}: ${r.error ?? r.status}`);
   return failures.length ? `No usable answer (${failures.join('; ')}).` : `No candidates for "${result.task}".`;

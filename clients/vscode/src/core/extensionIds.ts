@@ -7,7 +7,11 @@ export const ExtensionCommands = {
   rate: 'assistantLs.rate',
   revert: 'assistantLs.revert',
   restartServer: 'assistantLs.restartServer',
+  answerPlaces: 'assistantLs.answerPlaces',
 } as const;
+
+/** The scheme of the read-only documents text answers open as. */
+export const ANSWER_SCHEME = 'assistant-answer';
 
 /** The trace view in the Explorer. */
 export const TRACE_VIEW_ID = 'assistantLs.trace';

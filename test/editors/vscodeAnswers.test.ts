@@ -1,0 +1,101 @@
+// Text answers in the real VS Code (code-server 4.139.1 through headless Chromium): the answer as a document beside the code, its places in a quick pick that jumps.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { copyFixture } from '../support/lspClient.js';
+import { CodeServerSession, codeServerUnavailable } from './codeServerSession.js';
+
+const reason = codeServerUnavailable();
+const required = Boolean(process.env.CI) && process.env.ASSISTANT_VSCODE_E2E !== '0';
+if (reason && !required) console.warn(`vscodeAnswers.test.ts skipped: ${reason}`);
+
+function lineOf(workspace: string, file: string, needle: string): number {
+  return fs.readFileSync(path.join(workspace, file), 'utf8').split('\n').findIndex((l) => l.includes(needle)) + 1;
+}
+
+describe.skipIf(Boolean(reason) && !required)(`text answers in VS Code 1.139 (code-server)${reason ? ` — ${reason}` : ''}`, () => {
+  let session: CodeServerSession;
+  let workspace: string;
+
+  beforeAll(async () => {
+    if (reason) throw new Error(`The VS Code test is required on CI (set ASSISTANT_VSCODE_E2E=0 to skip it): ${reason}`);
+    workspace = copyFixture('question');
+    session = await CodeServerSession.start(workspace);
+  }, 180_000);
+
+  afterAll(async () => {
+    await session?.close();
+  });
+
+  /** The editor group the answer opened in, beside the code. */
+  const answerEditor = () => session.page.locator('.editor-group-container').nth(1).locator('.monaco-editor .view-lines');
+  const quickPick = () => session.page.locator('.quick-input-widget');
+
+  it('"Assistant: Ask…" "where is the retry logic implemented?" opens the ranked places beside the code, and picking withRetry puts the cursor on it', async () => {
+    const question = 'where is the retry logic implemented?';
+    await session.step('open src/main.ts', () => session.open('main.ts', 'export async function main'));
+    // The server starts with the editor; the command answers once it has.
+    await session.step('ask the question', async () => {
+      await session.runCommand('Assistant: Ask…');
+      await quickPick().locator('.quick-input-title').getByText('Assistant: Ask', { exact: true }).waitFor({ timeout: 10_000 });
+      await session.page.keyboard.type(question);
+      await session.page.keyboard.press('Enter');
+    });
+    await session.step('the answer and its places', async () => {
+      // The whole answer as a markdown document in the group beside the code.
+      await session.page.locator('.tabs-container').getByText('Question where is the retry logic implemented.md', { exact: false }).first().waitFor({ timeout: 60_000 });
+      await answerEditor().getByText(`# Question: ${question}`, { exact: false }).first().waitFor({ timeout: 10_000 });
+      await answerEditor().getByText('best first:', { exact: false }).first().waitFor({ timeout: 10_000 });
+      // The places, in a quick pick titled by the answer.
+      await quickPick().locator('.quick-input-title').getByText(/^Question: where is the retry logic implemented\?: \d+ places$/).waitFor({ timeout: 10_000 });
+      await quickPick().locator('.quick-input-list').getByText('function withRetry', { exact: true }).first().waitFor({ timeout: 10_000 });
+      expect(await quickPick().locator('.quick-input-list').getByText(/^src\/retry\.ts:\d+$/).count()).toBeGreaterThan(0);
+    });
+    await session.step('go to withRetry', async () => {
+      await session.page.keyboard.type('withRetry');
+      await session.page.keyboard.press('Enter');
+      const line = lineOf(workspace, 'src/retry.ts', 'export async function withRetry');
+      // The code opened in the code's group with the cursor on the name (columns count from 1).
+      await session.page.locator('.statusbar').getByText(`Ln ${line}, Col ${'export async function '.length + 1}`, { exact: false }).first().waitFor({ timeout: 20_000 });
+      await session.page.locator('.editor-group-container').nth(0).locator('.tab.active').getByText('retry.ts', { exact: true }).waitFor({ timeout: 10_000 });
+      // And the answer is still open beside it.
+      expect(await answerEditor().getByText(`# Question: ${question}`, { exact: false }).first().isVisible()).toBe(true);
+    });
+  }, 180_000);
+
+  it('"Assistant: Ask…" "explain this function" with the cursor inside backoffDelay and nothing selected explains backoffDelay', async () => {
+    await session.step('the cursor inside backoffDelay', () => session.goTo(`${lineOf(workspace, 'src/retry.ts', 'const exponential')}:10`));
+    await session.step('ask', async () => {
+      await session.runCommand('Assistant: Ask…');
+      await quickPick().locator('.quick-input-title').getByText('Assistant: Ask', { exact: true }).waitFor({ timeout: 10_000 });
+      await session.page.keyboard.type('explain this function');
+      await session.page.keyboard.press('Enter');
+    });
+    await session.step('the explanation', async () => {
+      await answerEditor().getByText('# Explain: explain this function', { exact: false }).first().waitFor({ timeout: 60_000 });
+      await answerEditor().getByText('**function `backoffDelay`** in `src/retry.ts`', { exact: false }).first().waitFor({ timeout: 10_000 });
+      await quickPick().locator('.quick-input-list').getByText('function backoffDelay (explained)', { exact: true }).first().waitFor({ timeout: 10_000 });
+      await session.page.keyboard.press('Escape');
+    });
+  }, 180_000);
+
+  it('Explain from the code-action menu (Ctrl+.) opens the explanation beside the code', async () => {
+    const line = lineOf(workspace, 'src/retry.ts', 'export async function withRetry');
+    await session.step('the code action', async () => {
+      await session.goTo(`${line}:25`);
+      await session.page.keyboard.press('Control+.');
+      const item = session.page.locator('.action-widget').getByText('Assistant: Explain function withRetry', { exact: true }).first();
+      await item.waitFor({ timeout: 20_000 });
+      await item.click();
+    });
+    await session.step('the explanation', async () => {
+      await answerEditor().getByText('# Explain withRetry', { exact: false }).first().waitFor({ timeout: 60_000 });
+      await answerEditor().getByText('**function `withRetry`** in `src/retry.ts`', { exact: false }).first().waitFor({ timeout: 10_000 });
+      // Its places: the function itself, then the code it calls.
+      await quickPick().locator('.quick-input-title').getByText(/^Explain withRetry: \d+ places?$/).waitFor({ timeout: 10_000 });
+      await quickPick().locator('.quick-input-list').getByText('calls backoffDelay', { exact: true }).first().waitFor({ timeout: 10_000 });
+      await session.page.keyboard.press('Escape');
+      expect(await answerEditor().getByText('# Explain withRetry', { exact: false }).first().isVisible()).toBe(true);
+    });
+  }, 180_000);
+});
