@@ -1442,6 +1442,7 @@ function cutToFit(context: RequestContext, step: Planned, snippet: ContextSnippe
 }
 
 function describe(exclusion: Exclusion): string {
+  if (exclusion.why === 'outside') return `${exclusion.path}: leads outside the workspace`;
   return exclusion.why === 'secret' ? `${exclusion.path}: a secrets file (by its name)` : `${exclusion.path}: ignored by ${exclusion.source ?? 'an ignore file'}`;
 }
 

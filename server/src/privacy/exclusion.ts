@@ -1,6 +1,7 @@
-// Which workspace files never reach a model: secret-looking files and what .gitignore, .git/info/exclude and .assistantignore match, at any depth.
+// Which workspace files never reach a model: secret-looking files, files reached through a symlink out of the workspace, and what .gitignore, .git/info/exclude and .assistantignore match, at any depth.
 import fs from 'node:fs';
 import path from 'node:path';
+import { realPathOf } from '../workspace/confinement.js';
 import { resolvePath } from '../workspace/documentSnapshot.js';
 
 /** Names of files that hold or look like they hold credentials; never indexed or sent, whatever their extension. */
@@ -136,15 +137,18 @@ function stampOf(file: string): string {
 export interface Exclusion {
   /** The workspace-relative path, `/`-separated. */
   path: string;
-  why: 'secret' | 'ignored';
+  /** `outside`: the path is in the workspace, but a symlink on it leads out (`target`: where it really is). */
+  why: 'secret' | 'ignored' | 'outside';
   /** For an ignored file: the ignore file and the pattern that matched, e.g. `.gitignore` and `private/`. */
   source?: string;
   pattern?: string;
+  target?: string;
 }
 
 /** A sentence for the user on why a file was not sent. */
 export function describeExclusion(exclusion: Exclusion): string {
   if (exclusion.why === 'secret') return `${exclusion.path} looks like a file of secrets (by its name), so it is never sent to a model`;
+  if (exclusion.why === 'outside') return `${exclusion.path} leads outside the workspace (it is really ${exclusion.target ?? 'elsewhere'}), so it is never sent to a model`;
   return `${exclusion.path} is matched by ${exclusion.source ?? 'an ignore file'}${exclusion.pattern ? ` (${exclusion.pattern})` : ''}, so it is never sent to a model`;
 }
 
@@ -166,6 +170,11 @@ export class WorkspaceExclusion {
   constructor(root: string) {
     this.root = path.resolve(root);
     this.prefix = this.root.endsWith(path.sep) ? this.root : this.root + path.sep;
+  }
+
+  /** The root once symlinks are resolved (the folder an editor names may itself be reached through one). */
+  realRoot(): string {
+    return realPathOf(this.root);
   }
 
   /** The workspace-relative `/`-path of a file, or undefined when it is outside the workspace. */
@@ -212,6 +221,10 @@ export class ExclusionView {
   private readonly rules = new Map<string, IgnoreRules>();
   private readonly relatives = new Map<string, string | undefined>();
   private readonly directories = new Map<string, Exclusion | undefined>();
+  /** Real paths of the folders asked about, and of the root, for this view (a request asks about few folders, often). */
+  private readonly realFolders = new Map<string, string>();
+  private readonly places = new Map<string, { real: string; relative: string | undefined }>();
+  private realRootPath: string | undefined;
 
   constructor(private readonly workspace: WorkspaceExclusion) {}
 
@@ -225,11 +238,53 @@ export class ExclusionView {
     return relative;
   }
 
-  /** Why a file (absolute path) is kept from models, or undefined. */
+  /**
+   * Why a file (absolute path) is kept from models, or undefined. A file of the workspace is checked by its path and,
+   * when a symlink on that path leads elsewhere in the workspace, by where it really is too.
+   */
   check(fsPath: string): Exclusion | undefined {
     const relative = this.relative(fsPath);
     if (relative === undefined) return isSecretPath(fsPath) ? { path: path.basename(fsPath), why: 'secret' } : undefined;
-    return this.checkRelative(relative);
+    const byPath = this.checkRelative(relative);
+    if (byPath) return byPath;
+    const place = this.realPlace(fsPath);
+    if (place.relative === undefined) return { path: relative, why: 'outside', target: place.real };
+    if (place.relative === relative) return undefined;
+    const byTarget = this.checkRelative(place.relative);
+    return byTarget ? { ...byTarget, path: relative } : undefined;
+  }
+
+  /**
+   * Where a file really is once symlinks are resolved (a file that does not exist yet: its nearest existing folder),
+   * and that place relative to the workspace's real root (`/`-separated), undefined when it is outside.
+   */
+  realPlace(fsPath: string): { real: string; relative: string | undefined } {
+    let place = this.places.get(fsPath);
+    if (place) return place;
+    const real = this.realPath(resolvePath(fsPath));
+    this.realRootPath ??= this.workspace.realRoot();
+    const relative = path.relative(this.realRootPath, real);
+    const outside = relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative);
+    place = { real, relative: outside ? undefined : relative.split(path.sep).join('/') };
+    this.places.set(fsPath, place);
+    return place;
+  }
+
+  /** The real path of a file: its folder's (asked once per folder in this view) and, when it is a symlink itself, its own. */
+  private realPath(fsPath: string): string {
+    const folder = path.dirname(fsPath);
+    let realFolder = this.realFolders.get(folder);
+    if (realFolder === undefined) {
+      realFolder = realPathOf(folder);
+      this.realFolders.set(folder, realFolder);
+    }
+    let link: boolean;
+    try {
+      link = fs.lstatSync(fsPath, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
+    } catch {
+      link = false;
+    }
+    return link ? realPathOf(fsPath) : path.join(realFolder, path.basename(fsPath));
   }
 
   /** Why a workspace-relative file is kept from models, or undefined. */

@@ -86,6 +86,12 @@ export async function chooseCandidate(candidates: Candidate[], targetName: strin
   return { kind: 'one', candidate: usable[index] as Candidate };
 }
 
+/** A run that ran no agent says why in its message (a refusal, no agent for the task); otherwise the user chooses. */
+function chooseFromRun(result: TaskResult, targetName: string, port: EditorPort, signal: AbortSignal): Promise<Choice> {
+  if (result.candidates.length === 0 && result.interaction.message) return Promise.resolve({ kind: 'none', message: result.interaction.message, discarded: false });
+  return chooseCandidate(result.candidates, targetName, port, signal);
+}
+
 /** The heading of a shown answer: a workspace question's own words, else the task and its target. */
 function titleOf(task: TaskId, targetName: string, result: TaskResult): string {
   return answerTitle(task, targetName, taskDefinition(task)?.workspaceWide ? result.interaction.text : undefined);
@@ -107,7 +113,7 @@ export async function runCommandFlow(context: FlowContext, task: TaskId, args: T
 /** Lets the user choose among the run's answers, then applies the chosen edit or shows the chosen text. */
 async function finishCommand(context: FlowContext, task: TaskId, targetName: string, result: TaskResult, signal: AbortSignal, progress: ProgressSink, port: EditorPort): Promise<TaskCommandResult> {
   const interactionId = result.interaction.id;
-  const chosen = await chooseCandidate(result.candidates, targetName, port, signal);
+  const chosen = await chooseFromRun(result, targetName, port, signal);
   if (chosen.kind === 'none') {
     port.showMessage(chosen.discarded ? 'info' : 'warning', chosen.message);
     return { interactionId, applied: false, message: chosen.message, ...(chosen.discarded ? { outcome: 'discarded' as const } : {}) };
@@ -129,7 +135,7 @@ export async function resolveCommandFlow(context: FlowContext, task: TaskId, arg
   const { document, target, parameters } = locateCommandTarget(context.documents, task, args, context.env.root);
   const result = await runTask(context.env, { task, document, target, parameters, text: parameters.question ?? `${task} ${target.name}`, source: 'command', ...(typeof args.agent === 'string' ? { agent: args.agent } : {}) }, signal, progress);
   const interactionId = result.interaction.id;
-  const chosen = await chooseCandidate(result.candidates, target.name, port, signal);
+  const chosen = await chooseFromRun(result, target.name, port, signal);
   if (chosen.kind === 'none') return { kind: 'none', interactionId, message: chosen.message };
   const responseId = chosen.candidate.response.id;
   if (chosen.candidate.shown || !chosen.candidate.proposal) {

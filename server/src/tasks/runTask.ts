@@ -16,6 +16,7 @@ import type { ProgressSink } from '../editorPort.js';
 import { taskDefinition } from './catalogue.js';
 import { answerLocations } from './answerLocations.js';
 import { protectedValues } from '../privacy/workspaceSecrets.js';
+import { workspaceExclusion } from '../privacy/exclusion.js';
 import { buildRequestContext, renderRequestContext } from '../context/requestContext.js';
 import type { RecentPositions } from '../context/recentPositions.js';
 import type { TaskDefinition, TaskRunView, TaskTarget } from './task.js';
@@ -226,6 +227,13 @@ export async function runTask(env: TaskEnvironment, run: TaskRun, signal: AbortS
     responses: [],
   };
   const recorder = new RunRecorder(env.trace, interaction);
+  const refusal = outsideRefusal(env.root, run.document);
+  if (refusal) {
+    // No agent runs on it (an offline one would edit a file outside the workspace), and nothing of it is sent.
+    const { interaction: stored, durable } = await recorder.record([], refusal);
+    if (!run.returnWhenWritten) await durable;
+    return { interaction: stored, candidates: [], durable };
+  }
   if (definition && agents.length > 0) {
     const enrichment = await enrichmentFor(env, run, agents, definition, signal);
     if (enrichment) {
@@ -402,6 +410,16 @@ async function evaluateOutcome(env: TaskEnvironment, definition: TaskDefinition,
 function noAnswerMessage(run: TaskRun, responses: TraceResponse[]): string {
   const reasons = responses.map((r) => `${r.agent.name}: ${r.error ?? r.status}`).join('; ');
   return `No usable answer for ${run.task} on ${run.target.name}${reasons ? ` (${reasons})` : ''}.`;
+}
+
+/**
+ * Why a task will not run on a document: its path is in the workspace but a symlink on it leads outside, as the
+ * repository tools and the workspace's listing never see it either. Undefined for every other document.
+ */
+function outsideRefusal(root: string, document: DocumentSnapshot): string | undefined {
+  const excluded = document.fsPath ? workspaceExclusion(root).check(document.fsPath) : undefined;
+  if (excluded?.why !== 'outside') return undefined;
+  return `${excluded.path} leads outside the workspace (it is really ${excluded.target ?? 'elsewhere'}): the assistant works only on the workspace's own files.`;
 }
 
 function contextOf(root: string, document: DocumentSnapshot, target: TaskTarget): Interaction['context'] {
