@@ -6,7 +6,7 @@ import type { SignatureFacts } from '../../server/src/eval/docFormat.js';
 import { withoutOwnDoc } from '../../server/src/eval/docScenario.js';
 import { excludedDiagnostic } from '../../server/src/eval/diagnosticFilter.js';
 import { isImportRule } from '../../server/src/eval/eslintRunner.js';
-import { isGenerated, isMinified } from '../../server/src/eval/sourceFiles.js';
+import { isGenerated, isMinified } from '../../server/src/workspace/generatedFiles.js';
 import { listDeclarations } from '../../server/src/repo/declarations.js';
 import type { DeclarationTarget } from '../../server/src/repo/declarations.js';
 

@@ -9,7 +9,8 @@ import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
 import { lineStarts, offsetToPosition } from '../edits/textEdits.js';
 import { runCaseTask } from './caseRun.js';
 import { checkDocFormat, signatureFacts, startsItsLine, syntaxErrors } from './docFormat.js';
-import { hasMinifiedLines, repositorySourceFiles } from './sourceFiles.js';
+import { hasMinifiedLines } from '../workspace/generatedFiles.js';
+import { repositorySourceFiles } from './sourceFiles.js';
 import type { SkipCounts } from './sourceFiles.js';
 import type { EvalCase, Scenario, Score } from './scenario.js';
 

@@ -13,7 +13,8 @@ import { runCaseTask } from './caseRun.js';
 import { syntaxErrors } from './docFormat.js';
 import { hash } from './docScenario.js';
 import { KEPT_FAILURE_LINES, MIN_STATEMENTS, readText, reasonLines, snapshotOf, statementCount, TEST_FILE } from './generateScenario.js';
-import { hasMinifiedLines, repositorySourceFiles } from './sourceFiles.js';
+import { hasMinifiedLines } from '../workspace/generatedFiles.js';
+import { repositorySourceFiles } from './sourceFiles.js';
 import type { SkipCounts, SourceFile } from './sourceFiles.js';
 import type { CaseRun, EvalCase, Scenario, Score } from './scenario.js';
 
