@@ -8,6 +8,7 @@ await compileAsTheServer();
 const dist = (...parts) => pathToFileURL(path.join(REPO_ROOT, 'dist', 'server', 'src', ...parts)).href;
 const { LexicalIndex } = await import(dist('repo', 'lexicalIndex.js'));
 const { RepositoryTools } = await import(dist('repo', 'repositoryTools.js'));
+const { WorkspaceFiles } = await import(dist('workspace', 'workspaceFiles.js'));
 
 /** Calls of every tool on declarations the index holds: classes, methods and functions of the project. */
 function callsFor(index, count) {
@@ -38,7 +39,8 @@ function callsFor(index, count) {
 
 sectionMain(async ({ root, coldRuns, warmRuns }) => {
   const build = await timeRuns(coldRuns, async () => {
-    const tools = new RepositoryTools(root, new LexicalIndex(root));
+    // A listing of its own too, so each build walks the folder as a new process does.
+    const tools = new RepositoryTools(root, new LexicalIndex(root, {}, { files: new WorkspaceFiles(root) }));
     await tools.ready();
     return tools;
   });

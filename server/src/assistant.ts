@@ -62,6 +62,7 @@ import { forgetSyntaxTrees, noteTextEdits } from './repo/declarations.js';
 import type { TextEditStep } from './repo/declarations.js';
 import { saveWorkspaceIndex } from './repo/lexicalIndex.js';
 import { writeAssistantFile } from './workspace/assistantFiles.js';
+import { reportListingLimits } from './workspace/workspaceFiles.js';
 import type { EditorPort, ProgressSink } from './editorPort.js';
 import { AssistantError } from './assistantError.js';
 
@@ -120,6 +121,7 @@ export class Assistant {
     if (!checker) options.log('background type-checks run on the main thread: the worker script diagnosticsWorker.js is not beside the server');
     this.ownDiagnostics = projectDiagnosticsCache(this.env.projects, { script: checker ?? null, onError: (uri, e) => options.log(`diagnostics of ${uri}: ${e instanceof Error ? e.message : String(e)}`) });
     for (const problem of registry.problems) options.log(`settings: ${problem}`);
+    reportListingLimits((root, message) => options.log(`workspace files of ${root}: ${message}`));
   }
 
   static async create(options: AssistantOptions): Promise<Assistant> {

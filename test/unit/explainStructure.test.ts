@@ -73,7 +73,7 @@ describe('codeStructure of a function', () => {
 
   it('finds who calls it in files nobody opened, grouped by file and by the declaration they are in', () => {
     const s = structureAt(snapshot('src/parser.ts'), 'parseEntries(text');
-    expect(s.references).toMatchObject({ total: 5, calls: 4, scope: { files: 2, of: 2, truncated: false } });
+    expect(s.references).toMatchObject({ total: 5, calls: 4, scope: { files: 2, truncated: false } });
     expect(s.references!.files).toEqual([
       {
         file: 'src/main.ts',
@@ -246,14 +246,14 @@ describe('explainStructure', () => {
       references: {
         total: 10,
         calls: 10,
-        scope: { files: 3000, of: 4200, truncated: true },
+        scope: { files: 5000, truncated: true },
         files: Array.from({ length: 10 }, (_, i) => ({ file: `src/f${i}.ts`, count: 1, users: [{ name: `u${i}`, lines: [i + 1], asValue: false }] })),
       },
     };
     const text = explainStructure(many);
     expect(text).toContain('- **Calls** 20 functions (20 call sites):');
     expect(text).toContain('  - `f11` → `src/x.ts:12`\n  - and 8 more');
-    expect(text).toContain('- **Callers:** 10 references in 10 files (searched the first 3000 of 4200 files):');
+    expect(text).toContain('- **Callers:** 10 references in 10 files (searched the 5000 files the workspace lists; it has more):');
     expect(text).toContain('  - `src/f7.ts` (1): `u7` (line 8)\n  - and 2 more');
   });
 });

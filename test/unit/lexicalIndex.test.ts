@@ -9,6 +9,7 @@ import { withSyntaxTree } from '../../server/src/repo/declarations.js';
 import { ts } from 'ts-morph';
 import { IgnoreRules, isSecretPath } from '../../server/src/privacy/exclusion.js';
 import { redactSecrets } from '../../server/src/privacy/secrets.js';
+import { WorkspaceFiles } from '../../server/src/workspace/workspaceFiles.js';
 import { copyFixture } from '../support/lspClient.js';
 
 /** A fresh copy of the question fixture, with the git-ignored folder the repository cannot commit. */
@@ -519,7 +520,8 @@ describe('an open document being edited', () => {
 
 describe('bounds', () => {
   it('stops at the file, document and term limits', async () => {
-    const small = new LexicalIndex(workspace(), { maxFiles: 3 });
+    const root = workspace();
+    const small = new LexicalIndex(root, {}, { files: new WorkspaceFiles(root, { maxFiles: 3 }) });
     await small.refresh();
     expect(small.stats()).toMatchObject({ files: 3, truncated: true });
 
@@ -528,10 +530,10 @@ describe('bounds', () => {
     expect(few.stats().documents).toBeLessThanOrEqual(10);
     expect(few.stats().truncated).toBe(true);
 
-    const root = workspace();
+    const other = workspace();
     const big = `export function huge() {\n${Array.from({ length: 2_000 }, (_, i) => `  const word${i}Alpha${i} = ${i};`).join('\n')}\n}\n`;
-    fs.writeFileSync(path.join(root, 'src', 'huge.ts'), big);
-    const capped = new LexicalIndex(root, { maxTermsPerDocument: 64 });
+    fs.writeFileSync(path.join(other, 'src', 'huge.ts'), big);
+    const capped = new LexicalIndex(other, { maxTermsPerDocument: 64 });
     const hits = await capped.search('huge');
     expect(hits[0]).toMatchObject({ path: 'src/huge.ts', name: 'huge' });
     expect(capped.stats().terms).toBeLessThan(400);

@@ -1,15 +1,9 @@
-// The repository's own source files for building cases: the tsconfig's files (or every TypeScript and JavaScript file), minus generated, minified, ignored and secret ones.
+// The repository's own source files for building cases: the tsconfig's files (or the listed source files) that the workspace's listing holds, minus declaration, generated and minified ones.
 import fs from 'node:fs';
 import path from 'node:path';
 import { ts } from 'ts-morph';
-import { workspaceExclusion } from '../privacy/exclusion.js';
-import { isGenerated, isMinified } from '../workspace/generatedFiles.js';
-
-const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
-/** Folders that hold dependencies, build output or generated code by convention. */
-const SKIPPED_FOLDERS = new Set(['node_modules', 'dist', 'build', 'out', 'coverage', 'vendor', 'generated', '__generated__', '.next', '.nuxt', '.git', '.assistant']);
-/** Larger files are left out: they are data or bundles, not code a person documents or fixes. */
-const MAX_FILE_BYTES = 512 * 1024;
+import { toolMadeKind } from '../workspace/generatedFiles.js';
+import { workspaceFiles } from '../workspace/workspaceFiles.js';
 
 /** A source file chosen for cases, with its text. */
 export interface SourceFile {
@@ -24,13 +18,16 @@ export type SkipCounts = Record<'generated' | 'minified' | 'ignored' | 'declarat
 
 /**
  * The files cases are built from, sorted by path. The tsconfig's `include` decides when there is one (a
- * solution-style tsconfig listing nothing falls back to the folder walk); hidden folders and conventional build
- * and dependency folders are skipped; files ignored by `.gitignore`/`.assistantignore` or looking like secrets are
- * left out (model agents would refuse them); so are declaration files and generated or minified code.
+ * solution-style tsconfig listing nothing falls back to the listed source files), filtered by the workspace's
+ * listing (`workspaceFiles`: ignored, secret-looking, built, vendored and hidden-folder files, and files reached
+ * through a symlink out of the workspace are never listed; model agents would refuse most of them); declaration
+ * files and generated or minified code are left out too.
  */
 export function repositorySourceFiles(root: string, skipped?: SkipCounts): SourceFile[] {
   const counts: SkipCounts = skipped ?? { generated: 0, minified: 0, ignored: 0, declaration: 0, large: 0, unreadable: 0 };
-  const exclusion = workspaceExclusion(root).view();
+  const files = workspaceFiles(root);
+  const listing = files.list('script');
+  const tooLarge = new Set(listing.tooLarge);
   const out: SourceFile[] = [];
   for (const fsPath of candidateFileNames(root)) {
     const relative = path.relative(root, fsPath).split(path.sep).join('/');
@@ -39,31 +36,21 @@ export function repositorySourceFiles(root: string, skipped?: SkipCounts): Sourc
       counts.declaration++;
       continue;
     }
-    if (relative.split('/').slice(0, -1).some((part) => SKIPPED_FOLDERS.has(part)) || /\.(min|bundle)\.[cm]?[jt]sx?$/i.test(relative)) {
-      counts.generated++;
-      continue;
-    }
-    if (exclusion.checkRelative(relative)) {
-      counts.ignored++;
+    if (!files.listed(fsPath)) {
+      if (tooLarge.has(relative)) counts.large++;
+      else counts.ignored++;
       continue;
     }
     let text: string;
     try {
-      if (fs.statSync(fsPath).size > MAX_FILE_BYTES) {
-        counts.large++;
-        continue;
-      }
       text = fs.readFileSync(fsPath, 'utf8');
     } catch {
       counts.unreadable++;
       continue;
     }
-    if (isGenerated(text)) {
-      counts.generated++;
-      continue;
-    }
-    if (isMinified(text)) {
-      counts.minified++;
+    const made = toolMadeKind(relative, text);
+    if (made) {
+      counts[made]++;
       continue;
     }
     out.push({ fsPath, relative, text });
@@ -89,5 +76,5 @@ function candidateFileNames(root: string): string[] {
       }
     }
   }
-  return ts.sys.readDirectory(root, SOURCE_EXTENSIONS, ['**/node_modules', '**/dist', '**/build', '**/out', '**/coverage'], ['**/*']).map((f) => path.resolve(f));
+  return workspaceFiles(root).list('source').files.map((file) => file.fsPath);
 }

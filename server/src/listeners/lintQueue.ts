@@ -5,6 +5,7 @@ import { lineStarts, offsetsToRange } from '../edits/textEdits.js';
 import { EslintRunner } from '../eval/eslintRunner.js';
 import { redactSecrets } from '../privacy/secrets.js';
 import { pathToUri } from '../workspace/documentSnapshot.js';
+import { workspaceFiles } from '../workspace/workspaceFiles.js';
 import type { Problem } from './projectTypeCheck.js';
 
 export interface LintOptions {
@@ -25,10 +26,6 @@ export interface LintResult {
   failures?: { count: number; first: string };
 }
 
-const LINTABLE = /\.(?:[cm]?[jt]sx?)$/i;
-/** ESLint never looks in these; dot-folders are version control, caches and editor settings. */
-const NOT_WALKED = new Set(['node_modules']);
-const MAX_FILES = 5_000;
 const DEFAULT_MAX_PROBLEMS = 2_000;
 
 /** Loaded runners per workspace, reused while the configuration file is unchanged (loading one runs its code and may build a TypeScript program). */
@@ -36,7 +33,7 @@ const runners = new Map<string, { stamp: string; runner: EslintRunner }>();
 
 /**
  * The project's ESLint findings (rule findings only: parse errors are the compiler's to report) for the given files,
- * or for every script file of the workspace that ESLint does not ignore. ESLint runs only when the project has it:
+ * or for every listed source file of the workspace (`workspaceFiles`) that ESLint does not ignore. ESLint runs only when the project has it:
  * a configuration at the root and the `eslint` package resolving from there; otherwise `unavailable` says why.
  * Between files the event loop gets a turn, and an abort rejects with `signal.reason`.
  */
@@ -47,7 +44,7 @@ export async function lintProblems(root: string, files: readonly string[] | unde
   signal.throwIfAborted();
   if ('unavailable' in loaded) return { problems: [], unavailable: loaded.unavailable, files: 0, truncated: 0 };
   const runner = loaded.runner;
-  const targets = files ? files.map((f) => path.resolve(f)) : await scriptFiles(workspace, signal);
+  const targets = files ? files.map((f) => path.resolve(f)) : (await workspaceFiles(workspace).listAsync('source', signal)).files.map((file) => file.fsPath);
   const maxProblems = Math.max(0, options.maxProblems ?? DEFAULT_MAX_PROBLEMS);
   const problems: Problem[] = [];
   let total = 0;
@@ -110,31 +107,6 @@ function configStamp(root: string): string {
       }
     })
     .join('|');
-}
-
-/** The workspace's script files, sorted, bounded; ESLint's own ignores decide later which of them it lints. */
-async function scriptFiles(root: string, signal: AbortSignal): Promise<string[]> {
-  const out: string[] = [];
-  const visit = async (dir: string): Promise<void> => {
-    if (out.length >= MAX_FILES) return;
-    await nextTurn(signal);
-    let entries: fs.Dirent[];
-    try {
-      entries = await fs.promises.readdir(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    entries.sort((a, b) => a.name.localeCompare(b.name));
-    for (const entry of entries) {
-      if (out.length >= MAX_FILES) return;
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) {
-        if (!entry.name.startsWith('.') && !NOT_WALKED.has(entry.name)) await visit(full);
-      } else if (entry.isFile() && LINTABLE.test(entry.name) && !entry.name.endsWith('.d.ts')) out.push(full);
-    }
-  };
-  await visit(root);
-  return out;
 }
 
 /**

@@ -11,6 +11,7 @@ import type { TaskEnvironment } from '../tasks/runTask.js';
 import { applyResponse } from '../tasks/applyResponse.js';
 import type { DocumentSource } from '../workspace/documentSnapshot.js';
 import { pathToUri, uriToPath } from '../workspace/documentSnapshot.js';
+import { MAX_WORKSPACE_FILES } from '../workspace/workspaceFiles.js';
 import { projectTypeCheck } from './projectTypeCheck.js';
 import type { Problem } from './projectTypeCheck.js';
 import { runProjectTests } from './projectTests.js';
@@ -111,7 +112,8 @@ export class Listeners {
     this.replace('typecheck', result.problems);
     const errors = result.problems.filter((p) => p.severity === 1).length;
     const left = result.truncated > 0 ? ` (${result.truncated} more not shown)` : '';
-    return { listener: 'typecheck', ran: true, problems: result.problems.length, message: `${errors} type error${errors === 1 ? '' : 's'} in ${result.files} file${result.files === 1 ? '' : 's'}${left}.` };
+    const unchecked = result.filesLeftOut > 0 ? ` ${result.filesLeftOut} file${result.filesLeftOut === 1 ? '' : 's'} of the project not checked: the workspace has more files than it lists (${MAX_WORKSPACE_FILES}).` : '';
+    return { listener: 'typecheck', ran: true, problems: result.problems.length, message: `${errors} type error${errors === 1 ? '' : 's'} in ${result.files} file${result.files === 1 ? '' : 's'}${left}.${unchecked}` };
   }
 
   /** Runs the tests when `oracle.runTests` allows it or the user says yes (they run the project's own code). */

@@ -5,6 +5,7 @@ import type { Range } from 'vscode-languageserver-protocol';
 import { lineStarts, offsetsToRange } from '../edits/textEdits.js';
 import { fileDiagnostics, toDiagnosticInfo } from '../oracle/typeCheck.js';
 import { redactSecrets } from '../privacy/secrets.js';
+import { listedProjectFiles } from '../repo/workspaceProject.js';
 import type { WorkspaceProject, WorkspaceProjects } from '../repo/workspaceProject.js';
 import { pathToUri } from '../workspace/documentSnapshot.js';
 
@@ -34,7 +35,7 @@ export interface ProjectTypeCheckResult {
   files: number;
   /** Problems found beyond `maxProblems` and left out. */
   truncated: number;
-  /** Files of the project not checked because the project is larger than the bound. */
+  /** Files of the project not checked because the workspace's listing stopped at its limit (MAX_WORKSPACE_FILES). */
   filesLeftOut: number;
 }
 
@@ -45,17 +46,14 @@ export interface ProjectTypeCheckOptions {
 }
 
 const DEFAULT_MAX_PROBLEMS = 1_000;
-/** The same bound the workspace-wide repository tools use, so one command cannot pull a monorepo into memory. */
-const MAX_FILES = 3_000;
 const MAX_RELATED = 10;
-const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
-const SKIPPED = ['**/node_modules', '**/dist', '**/build', '**/out', '**/coverage'];
 /** Files refreshed or added between two turns of the event loop. */
 const LOAD_CHUNK = 50;
 
 /**
  * Syntactic and semantic diagnostics of every file of the workspace's tsconfig project and the projects it references
- * (or, without one, of its TypeScript and JavaScript files), each with the options of the config that governs it, as
+ * (or, without one, of its listed source files) that the workspace's listing holds, each with the options of the
+ * config that governs it, as
  * `tsc -b` would report them per file, with the editor's unsaved text wherever a project holds it. Files read from
  * disk are refreshed first, so edits made outside the editor count. The event loop gets a turn between files, and an
  * abort rejects with `signal.reason` at the next one.
@@ -68,8 +66,7 @@ export async function projectTypeCheck(projects: WorkspaceProjects, signal: Abor
     projects.forFile(fsPath).sourceFile(fsPath, buffer.text);
   }
 
-  const names = projectFileNames(projects);
-  const chosen = names.slice(0, MAX_FILES);
+  const { names: chosen, truncated, left } = checkedFileNames(projects);
   // Each file is checked in the project of the config that governs it (a monorepo's packages have their own options).
   const owners = chosen.map((fileName) => projects.forFile(fileName));
   const byProject = new Map<WorkspaceProject, string[]>();
@@ -120,7 +117,7 @@ export async function projectTypeCheck(projects: WorkspaceProjects, signal: Abor
     }
   }
   signal.throwIfAborted();
-  return { problems, files, truncated: Math.max(0, total - problems.length), filesLeftOut: names.length - chosen.length };
+  return { problems, files, truncated: Math.max(0, total - problems.length), filesLeftOut: truncated ? left : 0 };
 }
 
 /** A compiler diagnostic as a problem; positions come from the text the diagnostic was computed on. */
@@ -155,14 +152,13 @@ function clampSeverity(severity: number | undefined): Problem['severity'] {
 }
 
 /**
- * The files `tsc -b` would check: the root tsconfig's and those of the projects it references, or, for a folder
- * without a tsconfig (or one that names no files), its script files, as the workspace's repository tools take them.
- * Sorted, so problems come in a stable order.
+ * The files `tsc -b` would check (the root tsconfig's and those of the projects it references), or, for a folder
+ * without a tsconfig (or one that names no files), its listed source files; in both cases only those the workspace's
+ * listing holds (`listedProjectFiles`). Sorted, so problems come in a stable order.
  */
-function projectFileNames(projects: WorkspaceProjects): string[] {
-  let names = projects.configuredFiles();
-  if (names.length === 0) names = ts.sys.readDirectory(projects.root, SOURCE_EXTENSIONS, SKIPPED, ['**/*']).filter((file) => !file.endsWith('.d.ts'));
-  return names.filter((name) => !name.split(/[\\/]/).includes('node_modules')).sort();
+function checkedFileNames(projects: WorkspaceProjects): { names: string[]; truncated: boolean; left: number } {
+  const found = listedProjectFiles(projects.root, projects.configuredFiles());
+  return { ...found, names: [...found.names].sort() };
 }
 
 function nextTurn(signal: AbortSignal): Promise<void> {

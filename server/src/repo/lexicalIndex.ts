@@ -4,10 +4,12 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ts } from 'ts-morph';
-import { isSecretPath, workspaceExclusion } from '../privacy/exclusion.js';
+import { workspaceExclusion } from '../privacy/exclusion.js';
 import type { WorkspaceExclusion } from '../privacy/exclusion.js';
 import { PRIVATE_KEY_HEADER, redactSecrets } from '../privacy/secrets.js';
 import { isUnsettled } from '../workspace/fileTimes.js';
+import { MAX_WORKSPACE_FILE_BYTES, untilAborted, workspaceFiles } from '../workspace/workspaceFiles.js';
+import type { WorkspaceFiles } from '../workspace/workspaceFiles.js';
 import { pruneCacheFolder, workspaceCacheFile } from '../workspace/userCache.js';
 import { changedSpan } from '../edits/textEdits.js';
 import type { ChangedSpan } from '../edits/textEdits.js';
@@ -77,24 +79,19 @@ export interface SearchOptions {
   refresh?: boolean;
 }
 
+/** How much the index holds; which files, and how many at most, is the workspace's listing's to say (`workspaceFiles`). */
 export interface IndexLimits {
-  /** Most files indexed; the walk stops there. */
-  maxFiles: number;
-  /** Larger files are skipped (generated bundles, data). */
-  maxFileBytes: number;
   /** Most documents over the whole index; files beyond it are left out. */
   maxDocuments: number;
   /** Most distinct terms kept per document (the rarest body terms go first). */
   maxTermsPerDocument: number;
-  /** A walk within this many milliseconds of the last one is skipped. */
+  /** A walk within this many milliseconds of the last one is skipped; the listing is checked for new files as often. */
   refreshIntervalMs: number;
   /** Most open-document texts held in memory. */
   maxOverlays: number;
 }
 
 export const DEFAULT_LIMITS: IndexLimits = {
-  maxFiles: 5_000,
-  maxFileBytes: 1_000_000,
   maxDocuments: 80_000,
   maxTermsPerDocument: 256,
   refreshIntervalMs: 1_000,
@@ -243,12 +240,6 @@ function wordTerms(word: string): readonly string[] {
   wordMemo.set(word, cached);
   return cached;
 }
-
-// ---------------------------------------------------------------------------------------------------------------
-// Which files: .gitignore / .assistantignore patterns, secrets, generated and vendored code.
-
-const SOURCE_FILE = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/i;
-const SKIP_DIRS: ReadonlySet<string> = new Set(['node_modules', 'dist', 'build', 'out', 'coverage', 'bower_components', 'jspm_packages']);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Documents: declarations and comment blocks extracted by syntax alone.
@@ -892,26 +883,6 @@ const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmedi
 /** Longest stretch a walk of the workspace keeps the event loop (milliseconds). */
 const WALK_SLICE_MS = 4;
 
-/** Rejects as soon as `signal` aborts, leaving the shared work running for others. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  signal.throwIfAborted();
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
-  });
-}
-
 /**
  * The lexical index of one workspace folder. Built on the first search, then kept fresh: each search re-checks
  * the files' mtimes and sizes (at most once per `refreshIntervalMs`) and re-reads only those that changed;
@@ -930,6 +901,8 @@ export class LexicalIndex {
   private documentCount = 0;
   private nextDocumentId = 0;
   private readonly exclusion: WorkspaceExclusion;
+  /** The workspace's listing: which files are indexed. */
+  private readonly listing: WorkspaceFiles;
   private lastWalk = 0;
   private walking: Promise<void> | undefined;
   private truncated = false;
@@ -951,11 +924,12 @@ export class LexicalIndex {
   constructor(
     readonly root: string,
     limits: Partial<IndexLimits> = {},
-    options: { cacheFile?: string } = {},
+    options: { cacheFile?: string; files?: WorkspaceFiles } = {},
   ) {
     this.root = path.resolve(root);
     this.limits = { ...DEFAULT_LIMITS, ...limits };
     this.exclusion = workspaceExclusion(this.root);
+    this.listing = options.files ?? workspaceFiles(this.root);
     this.cacheFile = options.cacheFile;
   }
 
@@ -964,16 +938,15 @@ export class LexicalIndex {
     return { files: this.files.size, documents: this.documentCount, terms: this.termNames.length, truncated: this.truncated, fromCache: this.fromCache };
   }
 
-  /** The workspace-relative path of a file, or undefined when it is outside the root, ignored, secret or not source. */
+  /**
+   * The workspace-relative path of a file the listing's rule admits (`unlistedReason`), or undefined when it is
+   * outside the root, ignored, secret, built, vendored, reached through a symlink out of the workspace, or not source.
+   */
   relativePath(fsPath: string): string | undefined {
-    const relative = path.relative(this.root, path.resolve(fsPath));
-    if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) return undefined;
-    const posix = relative.split(path.sep).join('/');
-    if (!SOURCE_FILE.test(posix) || posix.endsWith('.d.ts') || isSecretPath(posix)) return undefined;
-    const segments = posix.split('/');
-    if (segments.slice(0, -1).some((s) => s.startsWith('.') || SKIP_DIRS.has(s))) return undefined;
-    if (this.exclusion.view().ignores(posix)) return undefined;
-    return posix;
+    const view = this.exclusion.view();
+    const relative = view.relative(fsPath);
+    if (relative === undefined || /\.d\.[cm]?ts$/i.test(relative) || this.listing.unlisted(fsPath) !== undefined) return undefined;
+    return relative;
   }
 
   /**
@@ -1052,43 +1025,19 @@ export class LexicalIndex {
       if (!this.saved) this.unsaved = true;
     }
     this.fromCache = 0;
+    // An index's first walk checks the listing's stamps whatever their age: it reads every file anyway.
+    const listing = await this.listing.listAsync('source', undefined, this.lastWalk === 0 ? 0 : this.limits.refreshIntervalMs);
     const ignore = this.exclusion.view();
     const seen = new Set<string>();
-    const stack = [''];
-    let listed = 0;
+    this.truncated = listing.truncated;
     // A walk that finds nothing changed still stats every file: it hands the event loop back every few milliseconds
     // so requests arriving meanwhile (a code-action list, a task) are not held up behind it.
     let slice = performance.now();
-    const due = (): boolean => performance.now() - slice >= WALK_SLICE_MS;
-    const pause = async (): Promise<void> => {
-      await yieldToEventLoop();
-      slice = performance.now();
-    };
-    this.truncated = false;
-    outer: while (stack.length > 0) {
-      const dir = stack.pop() as string;
-      if (due()) await pause();
-      let entries: fs.Dirent[];
-      try {
-        entries = fs.readdirSync(path.join(this.root, dir), { withFileTypes: true });
-      } catch {
-        continue;
-      }
-      entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      for (const entry of entries) {
-        const relative = dir ? `${dir}/${entry.name}` : entry.name;
-        if (entry.isDirectory()) {
-          if (!entry.name.startsWith('.') && !SKIP_DIRS.has(entry.name) && !ignore.ignores(relative, true)) stack.push(relative);
-          continue;
-        }
-        if (!entry.isFile() || !SOURCE_FILE.test(entry.name) || entry.name.endsWith('.d.ts') || isSecretPath(relative) || ignore.ignores(relative)) continue;
-        if (++listed > this.limits.maxFiles) {
-          this.truncated = true;
-          break outer;
-        }
-        seen.add(relative);
-        this.refreshFile(relative);
-        if (due()) await pause();
+    for (const file of listing.files) {
+      if (this.refreshFile(file.relative) !== 'gone') seen.add(file.relative);
+      if (performance.now() - slice >= WALK_SLICE_MS) {
+        await yieldToEventLoop();
+        slice = performance.now();
       }
     }
     // Deleted files, newly ignored files, and files past the limit leave the index; unsaved new documents stay.
@@ -1102,14 +1051,15 @@ export class LexicalIndex {
     if (this.unsaved) this.scheduleSave();
   }
 
-  /** Re-reads one file when its mtime or size changed; true when it did work. */
-  private refreshFile(relative: string): boolean {
+  /** Re-reads one file when its mtime or size changed; true when it did work, `gone` when the file is no longer there. */
+  private refreshFile(relative: string): boolean | 'gone' {
     const fsPath = path.join(this.root, relative);
     let stat: fs.Stats;
     try {
       stat = fs.statSync(fsPath);
     } catch {
-      return false;
+      // Deleted since the listing was made (it is walked again on the next file event or stamp check).
+      return 'gone';
     }
     const existing = this.files.get(relative);
     if (existing && existing.mtimeMs === stat.mtimeMs && existing.size === stat.size) return false;
@@ -1120,7 +1070,7 @@ export class LexicalIndex {
     }
     this.unsaved = true;
     const settled = !isUnsettled(stat, Date.now());
-    if (stat.size > this.limits.maxFileBytes) {
+    if (stat.size > MAX_WORKSPACE_FILE_BYTES) {
       this.removeFile(relative);
       return false;
     }

@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ts } from 'ts-morph';
+import { workspaceFiles } from '../workspace/workspaceFiles.js';
 
 export type TestFrameworkName = 'vitest' | 'jest' | 'mocha' | 'node:test';
 
@@ -40,12 +41,13 @@ export interface TestConvention {
 
 /** The folders test files conventionally live in. */
 const TEST_FOLDERS = new Set(['test', 'tests', '__tests__', 'spec', '__test__']);
-/** Folders never searched for tests: dependencies, output, caches, the assistant's own files. */
-const SKIPPED_FOLDERS = new Set(['node_modules', 'dist', 'build', 'out', 'coverage', 'lib-cov', 'tmp', 'fixtures', '__fixtures__']);
+/**
+ * Folders whose files say nothing of the package's own convention (other projects' files, scratch files), among
+ * those the workspace lists; what is never listed (dependencies, output, hidden folders) the listing leaves out.
+ */
+const NOT_CONVENTION_FOLDERS = new Set(['tmp', 'fixtures', '__fixtures__']);
 const TEST_FILE = /\.(test|spec)\.[cm]?[jt]sx?$/;
 const SOURCE_FILE = /\.[cm]?[jt]sx?$/;
-const MAX_FILES = 4000;
-const MAX_DEPTH = 8;
 const CACHE_MS = 5000;
 
 const cache = new Map<string, { at: number; convention: TestConvention }>();
@@ -78,11 +80,11 @@ export function clearTestConventionCache(): void {
 }
 
 function detectAt(root: string, stopAt: string | undefined): TestConvention {
-  const files = walk(root);
-  const tests = files.filter((f) => TEST_FILE.test(f));
+  const files = packageFiles(root, stopAt, 'source');
+  const tests = packageFiles(root, stopAt, 'test');
   const sources = new Map<string, string[]>();
   for (const file of files) {
-    if (TEST_FILE.test(file) || /\.d\.[cm]?ts$/.test(file)) continue;
+    if (TEST_FILE.test(file)) continue;
     const base = path.posix.basename(file).replace(SOURCE_FILE, '');
     sources.set(base, [...(sources.get(base) ?? []), file]);
   }
@@ -94,7 +96,7 @@ function detectAt(root: string, stopAt: string | undefined): TestConvention {
   const deps = dependencies(pkg);
   const jestGlobalsImport = testTexts.some((t) => /from\s+['"]@jest\/globals['"]|require\(\s*['"]@jest\/globals['"]\s*\)/.test(t)) || ('@jest/globals' in deps && !('@types/jest' in deps));
   const esm = pkg?.type === 'module';
-  const sampleSources = files.filter((f) => !TEST_FILE.test(f) && /\.[cm]?tsx?$/.test(f) && !/\.d\.[cm]?ts$/.test(f)).slice(0, 20);
+  const sampleSources = files.filter((f) => !TEST_FILE.test(f) && /\.[cm]?tsx?$/.test(f)).slice(0, 20);
   const importSuffix = detectImportSuffix(root, [...tests.slice(0, 20), ...sampleSources], esm);
   return { root, framework, evidence, assumed, infix, placement, esm, importSuffix, jestGlobalsImport, examples: tests.slice(0, 20) };
 }
@@ -173,32 +175,35 @@ function frameworkOfConfigFiles(dir: string): { framework: TestFrameworkName; ev
   return undefined;
 }
 
-/** Package-relative paths (with `/`) of the package's script files, bounded in count and depth. */
-function walk(root: string): string[] {
-  const out: string[] = [];
-  const visit = (dir: string, relative: string, depth: number): void => {
-    if (out.length >= MAX_FILES || depth > MAX_DEPTH) return;
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
+/**
+ * Package-relative paths (with `/`) of the package's listed files of a kind, sorted: the workspace's listing
+ * (`workspaceFiles`, of `stopAt`, the workspace folder, when the package is in it) below the package's folder,
+ * without nested packages (a folder two or more levels down with a package.json of its own has its own conventions)
+ * and the folders in NOT_CONVENTION_FOLDERS.
+ */
+function packageFiles(root: string, stopAt: string | undefined, kind: 'source' | 'test'): string[] {
+  const inWorkspace = stopAt !== undefined && !path.relative(stopAt, root).startsWith('..') && !path.isAbsolute(path.relative(stopAt, root));
+  const listingRoot = inWorkspace ? stopAt : root;
+  const prefix = path.relative(listingRoot, root).split(path.sep).join('/');
+  const nested = new Map<string, boolean>();
+  const isNested = (folder: string): boolean => {
+    let found = nested.get(folder);
+    if (found === undefined) {
+      found = fs.existsSync(path.join(root, folder, 'package.json'));
+      nested.set(folder, found);
     }
-    entries.sort((a, b) => a.name.localeCompare(b.name));
-    for (const entry of entries) {
-      if (out.length >= MAX_FILES) return;
-      const rel = relative ? `${relative}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) {
-        if (entry.name.startsWith('.') || SKIPPED_FOLDERS.has(entry.name)) continue;
-        // A nested package has its own conventions.
-        if (depth > 0 && fs.existsSync(path.join(dir, entry.name, 'package.json'))) continue;
-        visit(path.join(dir, entry.name), rel, depth + 1);
-      } else if (entry.isFile() && SOURCE_FILE.test(entry.name)) {
-        out.push(rel);
-      }
-    }
+    return found;
   };
-  visit(root, '', 0);
+  const out: string[] = [];
+  for (const file of workspaceFiles(listingRoot).list(kind).files) {
+    if (prefix && !file.relative.startsWith(`${prefix}/`)) continue;
+    const relative = prefix ? file.relative.slice(prefix.length + 1) : file.relative;
+    const folders = relative.split('/').slice(0, -1);
+    if (folders.some((folder) => NOT_CONVENTION_FOLDERS.has(folder))) continue;
+    let inNested = false;
+    for (let depth = 2; depth <= folders.length && !inNested; depth++) inNested = isNested(folders.slice(0, depth).join('/'));
+    if (!inNested) out.push(relative);
+  }
   return out;
 }
 

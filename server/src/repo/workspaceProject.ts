@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Project, ts } from 'ts-morph';
 import type { SourceFile } from 'ts-morph';
-import { ConfigLocator } from './projectConfigs.js';
+import { MAX_WORKSPACE_FILES, workspaceFiles } from '../workspace/workspaceFiles.js';
+import { ConfigLocator, configFileNames } from './projectConfigs.js';
 
 /** Compiler options for files no tsconfig or jsconfig governs. */
 const DEFAULT_OPTIONS: ts.CompilerOptions = { allowJs: true, checkJs: false, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true };
@@ -103,4 +104,62 @@ export class WorkspaceProjects {
     const config = this.workspace.configFile;
     return config ? this.locator.filesWithReferences(config) : [];
   }
+}
+
+/** How much of the workspace a project holds: the file limit may leave files out. */
+export interface WorkspaceScope {
+  files: number;
+  truncated: boolean;
+}
+
+/**
+ * Adds the workspace's files to the project, so references in files nobody opened are found and a rename reaches
+ * them: the tsconfig's files (what the compiler loads, ignored ones too: a rename must reach every use, though no
+ * model reads them), or, without a tsconfig that names files, the listed source files (`workspaceFiles`); at most
+ * MAX_WORKSPACE_FILES either way. Files holding an editor's text keep it; files read from disk are refreshed, so
+ * callers added since are found and deleted files are forgotten.
+ */
+export function loadWorkspaceFiles(workspace: WorkspaceProject, signal?: AbortSignal): WorkspaceScope {
+  const project = workspace.tsProject();
+  for (const file of project.getSourceFiles()) {
+    signal?.throwIfAborted();
+    try {
+      if (file.isSaved()) file.refreshFromFileSystemSync();
+    } catch {
+      // Unreadable now: it keeps the text it had.
+    }
+  }
+  const { names, truncated } = compilerFileNames(workspace);
+  for (const file of names) {
+    signal?.throwIfAborted();
+    try {
+      if (!project.getSourceFile(file)) project.addSourceFileAtPathIfExists(file);
+    } catch {
+      // An unreadable file is left out; only what it would have told is missing.
+    }
+  }
+  return { files: names.length, truncated };
+}
+
+/** The files the compiler loads for a project: its config's list, else the listed source files; within the file limit. */
+function compilerFileNames(workspace: WorkspaceProject): { names: string[]; truncated: boolean } {
+  const configured = workspace.configFile ? configFileNames(workspace.configFile) : [];
+  if (configured.length > 0) return { names: configured.slice(0, MAX_WORKSPACE_FILES), truncated: configured.length > MAX_WORKSPACE_FILES };
+  const listing = workspaceFiles(workspace.root).list('source');
+  return { names: listing.files.map((file) => file.fsPath), truncated: listing.truncated };
+}
+
+/**
+ * The files a feature lists or shows from a project (type-check problems): those of its configs (`configured`) that
+ * the workspace's listing holds, or, when the configs name none (a solution-style tsconfig, or no tsconfig), the
+ * listed source files. `left`: configured files the listing does not hold.
+ */
+export function listedProjectFiles(root: string, configured: readonly string[]): { names: string[]; truncated: boolean; left: number } {
+  const files = workspaceFiles(root);
+  if (configured.length > 0) {
+    const { files: names, left } = files.filter(configured.map((name) => path.resolve(name)));
+    return { names, truncated: left > 0 && files.list('script').truncated, left };
+  }
+  const listing = files.list('source');
+  return { names: listing.files.map((file) => file.fsPath), truncated: listing.truncated, left: 0 };
 }

@@ -151,7 +151,7 @@ function callersLines(s: CodeStructure): { text: string; nested: string[] } {
   const label = typeLike ? '**Used by**' : '**Callers:**';
   const refs = s.references;
   if (!refs) return { text: `${label} unknown (${s.referencesUnavailable ?? 'the references could not be searched'}).`, nested: [] };
-  const scope = refs.scope.truncated ? ` (searched the first ${refs.scope.files} of ${refs.scope.of} files)` : '';
+  const scope = refs.scope.truncated ? ` (searched the ${refs.scope.files} files the workspace lists; it has more)` : '';
   if (refs.total === 0) return { text: `${label} none in the workspace${scope}.`, nested: [] };
   const files = refs.files.map((f) => `${code(f.file)} (${f.count}): ${usersOf(f)}`);
   const calls = typeLike || refs.calls === refs.total ? '' : `, ${refs.calls} of them ${plural(refs.calls, 'call')}`;

@@ -57,7 +57,7 @@ export function referencesOf(a: Analysis, target: DeclarationTarget, typeLike: b
   }
   const files = [...byFile.values()].sort((x, y) => y.count - x.count || x.file.localeCompare(y.file));
   for (const file of files) for (const user of file.users) user.lines.sort((x, y) => x - y);
-  return { total, calls, files, scope: a.scope ?? { files: 0, of: 0, truncated: false } };
+  return { total, calls, files, scope: a.scope ?? { files: 0, truncated: false } };
 }
 
 function isInImportOrExport(node: ts.Node): boolean {
