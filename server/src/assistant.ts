@@ -62,7 +62,8 @@ import { forgetSyntaxTrees, noteTextEdits } from './repo/declarations.js';
 import type { TextEditStep } from './repo/declarations.js';
 import { saveWorkspaceIndex } from './repo/lexicalIndex.js';
 import { writeAssistantFile } from './workspace/assistantFiles.js';
-import { reportListingLimits } from './workspace/workspaceFiles.js';
+import { reportListingLimits, workspaceFiles } from './workspace/workspaceFiles.js';
+import type { FileEvent } from './workspace/workspaceFiles.js';
 import type { EditorPort, ProgressSink } from './editorPort.js';
 import { AssistantError } from './assistantError.js';
 
@@ -180,6 +181,22 @@ export class Assistant {
     const document = this.options.documents.get(uri);
     if (document && edit) noteTextEdits(syntaxFileName(document), edit.before, edit.steps, edit.after);
     if (document && this.env.registry.serves('fix')) this.ownDiagnostics.request(document);
+  }
+
+  /** The editor reports files that came, changed or went: the workspace's listing walks again when it must. */
+  filesChanged(events: readonly FileEvent[]): void {
+    workspaceFiles(this.options.root).filesChanged(events);
+  }
+
+  /** The editor opened or saved a document: a file the workspace's listing does not hold yet makes it walk again. */
+  documentSeen(uri: string): void {
+    const fsPath = uriToPath(uri);
+    if (fsPath) workspaceFiles(this.options.root).documentSeen(fsPath);
+  }
+
+  /** The editor watches the workspace's files for the server: the listing trusts its events. */
+  watchingFiles(): void {
+    workspaceFiles(this.options.root).setWatched(true);
   }
 
   /** The editor closed a document: what was kept of its versions goes. */

@@ -1,4 +1,4 @@
-// End-to-end over --stdio: one listing of the workspace's files for every feature (an ignored file, built output and a symlink out of the workspace found by none).
+// End-to-end over --stdio: one listing of the workspace's files for every feature (an ignored file, built output and a symlink out of the workspace found by none), and file events keeping it current.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Diagnostic, PublishDiagnosticsParams } from 'vscode-languageserver-protocol';
 import type { AskResult, ListenerRunResult } from '../../protocol/src/index.js';
 import type { EvalRecord } from '../../server/src/eval/records.js';
-import { TestEditor, linkModules } from '../support/lspClient.js';
+import { TestEditor, FULL_CAPABILITIES, linkModules } from '../support/lspClient.js';
 import { evalCli } from '../support/evalSupport.js';
 import { scriptedSuite } from '../support/scriptedSuite.js';
 
@@ -122,5 +122,27 @@ describe('one listing of the workspace', { timeout: 240_000 }, () => {
     const records = fs.readFileSync(`${json.replace(/\.json$/, '')}.records.jsonl`, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as EvalRecord);
     expect(records.map((r) => r.file)).toContain('src/ledger.ts');
     for (const record of records) expect(record.file).not.toMatch(HIDDEN_PATHS);
+  });
+
+  it('registers file watchers where the client can, and sees a file the editor reports at once', async () => {
+    const root = ledgerWorkspace();
+    const capabilities = { ...FULL_CAPABILITIES, workspace: { ...FULL_CAPABILITIES.workspace, didChangeWatchedFiles: { dynamicRegistration: true } } };
+    const { editor } = await TestEditor.start({ root, env: {}, capabilities });
+    suite.track(editor);
+    await expect.poll(() => editor.registrations.map((r) => r.method)).toContain('workspace/didChangeWatchedFiles');
+    const watchers = (editor.registrations.find((r) => r.method === 'workspace/didChangeWatchedFiles')!.registerOptions as { watchers: { globPattern: string }[] }).watchers;
+    expect(watchers.map((w) => w.globPattern)).toEqual(expect.arrayContaining(['**/*', '**/{.gitignore,.assistantignore}']));
+
+    expect((await editor.request<AskResult>('assistant/ask', { text: 'explain visibleLedgerTotal', task: 'explain' })).responses.length).toBeGreaterThan(0);
+    write(root, { 'src/audit.ts': '/** Audits a ledger. */\nexport function auditLedgerEntries(entries: number[]): boolean {\n  return entries.every((entry) => Number.isFinite(entry));\n}\n' });
+    // The listing trusts the editor's events: until the editor reports the file, it is not there.
+    expect((await editor.request<AskResult>('assistant/ask', { text: 'explain auditLedgerEntries', task: 'explain' })).responses).toEqual([]);
+    await editor.connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: editor.uri('src/audit.ts'), type: 1 }] });
+    expect((await editor.request<AskResult>('assistant/ask', { text: 'explain auditLedgerEntries', task: 'explain' })).responses.length).toBeGreaterThan(0);
+
+    // A change to an ignore file reported by the editor hides what it now matches.
+    fs.appendFileSync(path.join(root, '.gitignore'), 'src/audit.ts\n');
+    await editor.connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: editor.uri('.gitignore'), type: 2 }] });
+    expect((await editor.request<AskResult>('assistant/ask', { text: 'explain auditLedgerEntries', task: 'explain' })).responses).toEqual([]);
   });
 });

@@ -75,6 +75,8 @@ export class TestEditor {
   readonly progress: ProgressEvent[] = [];
   readonly createdTokens: (string | number)[] = [];
   readonly shownDocuments: string[] = [];
+  /** What the server registered with client/registerCapability, in order. */
+  readonly registrations: { id: string; method: string; registerOptions?: unknown }[] = [];
   stderr = '';
   /** How the editor answers workspace/applyEdit; default: apply when versions match, like VS Code. */
   onApplyEdit: (params: ApplyWorkspaceEditParams) => ApplyWorkspaceEditResult = (params) => this.applyLocally(params);
@@ -109,7 +111,10 @@ export class TestEditor {
       this.shownDocuments.push(params.uri);
       return { success: true };
     });
-    this.connection.onRequest('client/registerCapability', () => null);
+    this.connection.onRequest('client/registerCapability', (params: { registrations?: { id: string; method: string; registerOptions?: unknown }[] }) => {
+      this.registrations.push(...(params?.registrations ?? []));
+      return null;
+    });
     this.connection.onRequest('workspace/configuration', (params: { items: { section?: string }[] }) => params.items.map((item) => (item.section === 'assistant' ? this.configuration : null)));
     this.connection.onNotification('window/showMessage', (params: { type: number; message: string }) => void this.messages.push(params));
     this.connection.onNotification('window/logMessage', (params: { message: string }) => void this.logs.push(params.message));

@@ -129,6 +129,12 @@ export class LspDocuments implements DocumentSource {
     });
   }
 
+  /** Calls `listener` with the URI of every document the editor opens or saves. */
+  onDidOpenOrSave(listener: (uri: string) => void): void {
+    this.documents.onDidOpen((event) => listener(event.document.uri));
+    this.documents.onDidSave((event) => listener(event.document.uri));
+  }
+
   /** Calls `listener` with every document the editor closes, as it was last (its URI and language). */
   onDidClose(listener: (document: { uri: string; languageId: string }) => void): void {
     this.documents.onDidClose((event) => listener({ uri: event.document.uri, languageId: event.document.languageId }));

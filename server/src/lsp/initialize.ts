@@ -6,6 +6,7 @@ import { ALL_COMMANDS } from '../protocol.js';
 import type { Assistant } from '../assistant.js';
 import { uriToPath } from '../workspace/documentSnapshot.js';
 import { afterInitialized, rememberInitializationOptions } from './configuration.js';
+import { watchFiles } from './fileEvents.js';
 import type { ServerContext } from './serverContext.js';
 import { problemPublisher } from './publishProblems.js';
 
@@ -33,7 +34,8 @@ export function register(ctx: ServerContext): void {
       capabilities: {
         // Positions are UTF-16 code units, which is what JavaScript strings index by.
         ...(positionEncodings ? { positionEncoding: 'utf-16' } : {}),
-        textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
+        // Saves tell the workspace's listing of files it does not hold yet (see fileEvents.ts).
+        textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental, save: { includeText: false } },
         codeActionProvider: { codeActionKinds: [CodeActionKind.RefactorRewrite, CodeActionKind.Source], resolveProvider: true },
         executeCommandProvider: { commands: [...ALL_COMMANDS] },
         workspace: { workspaceFolders: { supported: true } },
@@ -45,6 +47,7 @@ export function register(ctx: ServerContext): void {
   ctx.connection.onInitialized(() => {
     ctx.progress.enable(ctx.capabilities.window?.workDoneProgress === true);
     void afterInitialized(ctx).catch((error: unknown) => ctx.log(`initialized: ${(error as Error).message}`));
+    void watchFiles(ctx).catch((error: unknown) => ctx.log(`file watchers: ${(error as Error).message}`));
   });
 
   ctx.connection.onShutdown(async () => {
