@@ -9,7 +9,7 @@ import type { WorkspaceExclusion } from '../privacy/exclusion.js';
 import { PRIVATE_KEY_HEADER, redactSecrets } from '../privacy/secrets.js';
 import { isUnsettled } from '../workspace/fileTimes.js';
 import { MAX_WORKSPACE_FILE_BYTES, untilAborted, workspaceFiles } from '../workspace/workspaceFiles.js';
-import type { WorkspaceFiles } from '../workspace/workspaceFiles.js';
+import type { FileStamp, WorkspaceFiles } from '../workspace/workspaceFiles.js';
 import { pruneCacheFolder, workspaceCacheFile } from '../workspace/userCache.js';
 import { changedSpan } from '../edits/textEdits.js';
 import type { ChangedSpan } from '../edits/textEdits.js';
@@ -817,7 +817,7 @@ function isSavedDocument(row: unknown): row is SavedDocument {
 }
 
 /** What a saved line checks besides the mtime and size: the status-change time and the inode. */
-function savedStampOf(stat: fs.Stats): string {
+function savedStampOf(stat: FileStamp): string {
   return `${stat.ctimeMs}:${stat.ino}`;
 }
 
@@ -1026,7 +1026,10 @@ export class LexicalIndex {
     }
     this.fromCache = 0;
     // An index's first walk checks the listing's stamps whatever their age: it reads every file anyway.
+    const asked = Date.now();
     const listing = await this.listing.listAsync('source', undefined, this.lastWalk === 0 ? 0 : this.limits.refreshIntervalMs);
+    // A listing walked just now stat'ed every file: its stamps stand for a stat of each (a change since is seen next time).
+    const fresh = listing.walkedAt >= asked;
     const ignore = this.exclusion.view();
     const seen = new Set<string>();
     this.truncated = listing.truncated;
@@ -1034,7 +1037,7 @@ export class LexicalIndex {
     // so requests arriving meanwhile (a code-action list, a task) are not held up behind it.
     let slice = performance.now();
     for (const file of listing.files) {
-      if (this.refreshFile(file.relative) !== 'gone') seen.add(file.relative);
+      if (this.refreshFile(file.relative, fresh ? file.stamp : undefined) !== 'gone') seen.add(file.relative);
       if (performance.now() - slice >= WALK_SLICE_MS) {
         await yieldToEventLoop();
         slice = performance.now();
@@ -1052,11 +1055,11 @@ export class LexicalIndex {
   }
 
   /** Re-reads one file when its mtime or size changed; true when it did work, `gone` when the file is no longer there. */
-  private refreshFile(relative: string): boolean | 'gone' {
+  private refreshFile(relative: string, listed?: FileStamp): boolean | 'gone' {
     const fsPath = path.join(this.root, relative);
-    let stat: fs.Stats;
+    let stat: FileStamp;
     try {
-      stat = fs.statSync(fsPath);
+      stat = listed ?? fs.statSync(fsPath);
     } catch {
       // Deleted since the listing was made (it is walked again on the next file event or stamp check).
       return 'gone';
@@ -1247,7 +1250,7 @@ export class LexicalIndex {
    * Installs a file's documents as the saved index has them, when it was saved at this very stamp; false
    * when the entry does not match or cannot be read (the file is then read and parsed as usual).
    */
-  private takeSaved(relative: string, saved: string, stat: fs.Stats): boolean {
+  private takeSaved(relative: string, saved: string, stat: FileStamp): boolean {
     const [mtimeMs, size, stamp, json] = splitFields(saved, 4);
     if (Number(mtimeMs) !== stat.mtimeMs || Number(size) !== stat.size || stamp !== savedStampOf(stat) || json === undefined) return false;
     let rows: unknown;

@@ -44,6 +44,9 @@ const WALK_SLICE_MS = 4;
  */
 export type FileKind = 'source' | 'declaration' | 'test' | 'script';
 
+/** A file's times, size and inode when it was listed. */
+export type FileStamp = Pick<fs.Stats, 'mtimeMs' | 'ctimeMs' | 'size' | 'ino'>;
+
 /** One listed file. */
 export interface ListedFile {
   /** Workspace-relative, `/`-separated; for a file reached through a symlink, the link's path. */
@@ -51,6 +54,8 @@ export interface ListedFile {
   fsPath: string;
   declaration: boolean;
   test: boolean;
+  /** As the walk found it; a caller that got the listing from a walk it waited for may take it instead of a stat. */
+  stamp: FileStamp;
 }
 
 /** The files of one kind in a workspace folder, with what the limits left out. */
@@ -64,6 +69,8 @@ export interface WorkspaceListing {
   tooLarge: readonly string[];
   /** Symlinks left out because they lead outside the workspace (relative paths). */
   outside: readonly string[];
+  /** When the walk behind the listing ended (Date.now()). */
+  walkedAt: number;
 }
 
 /** A change the editor reported on a file or folder. */
@@ -110,10 +117,16 @@ interface Limits {
   maxFileBytes: number;
 }
 
-/** A folder to read: its path as listed, and where it really is. */
+/** A folder to read: its path as listed, relative and absolute, and where it really is. */
 interface Folder {
   relative: string;
+  absolute: string;
   real: string;
+}
+
+/** `folder/name` for a normalized folder path: what `path.join` gives, without its work on every entry of a walk. */
+function child(folder: string, name: string): string {
+  return folder.endsWith(path.sep) ? folder + name : folder + path.sep + name;
 }
 
 /** What a finished walk found, and the stamps that tell when it is out of date. */
@@ -127,6 +140,7 @@ interface Walked {
   /** A folder or ignore file changed so recently that its next change may leave its stamp as it is. */
   unsettled: boolean;
   checkedAt: number;
+  walkedAt: number;
 }
 
 function stampOf(fsPath: string): string {
@@ -167,7 +181,7 @@ class Walk {
   ) {
     this.realRoot = realPathOf(root);
     this.visited.add(this.realRoot);
-    this.folders.push({ relative: '', real: this.realRoot });
+    this.folders.push({ relative: '', absolute: root, real: this.realRoot });
     this.stamp(path.join(root, '.git', 'info', 'exclude'));
   }
 
@@ -186,6 +200,7 @@ class Walk {
     return this.done;
   }
 
+  /** Records a folder's or an ignore file's stamp ('-' when it does not exist). */
   private stamp(fsPath: string): void {
     let stat: fs.Stats | undefined;
     try {
@@ -198,7 +213,7 @@ class Walk {
   }
 
   private readFolder(folder: Folder): void {
-    const absolute = folder.relative ? path.join(this.root, folder.relative) : this.root;
+    const absolute = folder.absolute;
     this.stamp(absolute);
     let entries: fs.Dirent[];
     try {
@@ -207,7 +222,8 @@ class Walk {
       return;
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const name of IGNORE_FILES) this.stamp(path.join(absolute, name));
+    // An ignore file that comes or goes moves the folder's stamp; one edited in place moves only its own.
+    for (const entry of entries) if ((IGNORE_FILES as readonly string[]).includes(entry.name)) this.stamp(child(absolute, entry.name));
     for (const entry of entries) {
       const relative = folder.relative ? `${folder.relative}/${entry.name}` : entry.name;
       let kind: 'folder' | 'file' | 'link' | undefined = entry.isDirectory() ? 'folder' : entry.isFile() ? 'file' : entry.isSymbolicLink() ? 'link' : undefined;
@@ -218,31 +234,31 @@ class Walk {
       }
       if (kind === 'folder') {
         if (skippedFolder(entry.name) || this.view.ignores(relative, true)) continue;
-        const real = path.join(folder.real, entry.name);
+        const real = child(folder.real, entry.name);
         this.visited.add(real);
-        this.folders.push({ relative, real });
+        this.folders.push({ relative, absolute: child(absolute, entry.name), real });
       } else if (kind === 'file') {
-        this.addFile(relative, path.join(folder.real, entry.name), relative);
+        this.addFile(relative, child(absolute, entry.name), child(folder.real, entry.name), relative);
       } else if (kind === 'link') {
-        this.links.push({ relative, real: path.join(folder.real, entry.name) });
+        this.links.push({ relative, absolute: child(absolute, entry.name), real: child(folder.real, entry.name) });
       }
       if (this.done) return;
     }
   }
 
   /** Lists a file that passed its folders' part of the rule, when its own part and the limits allow. */
-  private addFile(relative: string, real: string, realRelative: string): void {
+  private addFile(relative: string, fsPath: string, real: string, realRelative: string): void {
     if (!SCRIPT_FILE.test(relative) || isSecretPath(relative) || this.view.ignores(relative)) return;
     if (realRelative !== relative && (isSecretPath(realRelative) || throughSkippedFolder(realRelative) || this.view.ignores(realRelative))) return;
     if (this.listedReal.has(real)) return;
-    const fsPath = path.join(this.root, relative);
-    let size: number;
+    let stat: fs.Stats | undefined;
     try {
-      size = fs.statSync(fsPath).size;
+      stat = fs.statSync(fsPath, { throwIfNoEntry: false });
     } catch {
-      return;
+      stat = undefined;
     }
-    if (size > this.limits.maxFileBytes) {
+    if (!stat) return;
+    if (stat.size > this.limits.maxFileBytes) {
       this.tooLarge.push(relative);
       return;
     }
@@ -252,7 +268,8 @@ class Walk {
       return;
     }
     this.listedReal.add(real);
-    this.files.push({ relative, fsPath, declaration: DECLARATION_FILE.test(relative), test: TEST_FILE.test(relative) });
+    const stamp = { mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, size: stat.size, ino: stat.ino };
+    this.files.push({ relative, fsPath, declaration: DECLARATION_FILE.test(relative), test: TEST_FILE.test(relative), stamp });
   }
 
   /** A symlink met on the walk: followed once, when the rule lets its path through and it stays inside the workspace. */
@@ -276,13 +293,13 @@ class Walk {
     }
     const target = realRelative.split(path.sep).join('/');
     if (!folder) {
-      this.addFile(link.relative, real, target);
+      this.addFile(link.relative, link.absolute, real, target);
       return;
     }
     if (this.visited.has(real)) return;
     if (target !== '' && (skippedFolder(path.posix.basename(target)) || throughSkippedFolder(target) || this.view.ignores(target, true))) return;
     this.visited.add(real);
-    this.folders.push({ relative: link.relative, real });
+    this.folders.push({ relative: link.relative, absolute: link.absolute, real });
   }
 }
 
@@ -424,7 +441,8 @@ export class WorkspaceFiles {
   private finish(walk: Walk): void {
     if (this.walk === walk) this.walk = undefined;
     walk.files.sort((a, b) => (a.relative < b.relative ? -1 : a.relative > b.relative ? 1 : 0));
-    this.walked = { files: walk.files, truncated: walk.truncated, tooLarge: walk.tooLarge, outside: walk.outside, stamps: walk.stamps, unsettled: walk.unsettled, checkedAt: Date.now() };
+    const now = Date.now();
+    this.walked = { files: walk.files, truncated: walk.truncated, tooLarge: walk.tooLarge, outside: walk.outside, stamps: walk.stamps, unsettled: walk.unsettled, checkedAt: now, walkedAt: now };
     this.byKind.clear();
     this.byPath = undefined;
     const report = limitsReport(this.walked, this.limits);
@@ -439,7 +457,7 @@ export class WorkspaceFiles {
     if (listing) return listing;
     const walked = this.walked as Walked;
     const wanted = kind === 'script' ? () => true : kind === 'declaration' ? (f: ListedFile) => f.declaration : kind === 'test' ? (f: ListedFile) => f.test : (f: ListedFile) => !f.declaration;
-    listing = { root: this.root, files: walked.files.filter(wanted), truncated: walked.truncated, tooLarge: walked.tooLarge, outside: walked.outside };
+    listing = { root: this.root, files: walked.files.filter(wanted), truncated: walked.truncated, tooLarge: walked.tooLarge, outside: walked.outside, walkedAt: walked.walkedAt };
     this.byKind.set(kind, listing);
     return listing;
   }
