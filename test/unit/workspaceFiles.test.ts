@@ -157,6 +157,23 @@ describe('the workspace listing', () => {
     expect(listed(files, 'source', 0)).toEqual(['src/a.ts']);
   });
 
+  it("filters a tsconfig's names through the listing, walking again for a file created since the walk but not for one the rule leaves out", () => {
+    const root = workspace({ 'src/a.ts': '', 'src/big.ts': 'x'.repeat(64), '.gitignore': 'src/ignored.ts\n' });
+    const files = new WorkspaceFiles(root, { maxFileBytes: 32 });
+    expect(listed(files, 'script')).toEqual(['src/a.ts']);
+    const added = path.join(root, 'src', 'b.ts');
+    const ignored = path.join(root, 'src', 'ignored.ts');
+    fs.writeFileSync(added, '');
+    fs.writeFileSync(ignored, '');
+    const named = ['a.ts', 'b.ts', 'ignored.ts', 'big.ts', 'gone.ts'].map((name) => path.join(root, 'src', name));
+    expect(files.filter(named)).toEqual({ files: named.slice(0, 2), left: 3 });
+    // Nothing came since: the names the listing lacks are those the rule or the limits leave out, and it does not walk.
+    const reads = vi.spyOn(fs, 'readdirSync');
+    expect(files.filter(named)).toEqual({ files: named.slice(0, 2), left: 3 });
+    expect(reads).not.toHaveBeenCalled();
+    reads.mockRestore();
+  });
+
   it('walks asynchronously the same listing, handing the event loop back, and shares one walk between callers', async () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 1_500; i++) files[`src/f${Math.floor(i / 50)}/m${i}.ts`] = '';

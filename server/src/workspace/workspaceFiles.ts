@@ -368,9 +368,24 @@ export class WorkspaceFiles {
    * limits are the listing's. Walks first when the listing is out of date.
    */
   filter(fsPaths: readonly string[]): { files: string[]; left: number } {
-    this.list('script');
-    const files = fsPaths.filter((file) => this.listed(file) !== undefined);
+    const listing = this.list('script');
+    let files = fsPaths.filter((file) => this.listed(file) !== undefined);
+    if (files.length < fsPaths.length && !listing.truncated && fsPaths.some((file) => this.cameSinceWalk(file, listing))) {
+      // Faster than the stamp check (UNWATCHED_CHECK_MS): walk again rather than leave out a file just created.
+      this.invalidate();
+      this.list('script');
+      files = fsPaths.filter((file) => this.listed(file) !== undefined);
+    }
     return { files, left: fsPaths.length - files.length };
+  }
+
+  /** Whether a file the listing lacks would be listed by the rule and the limits: it must have come since the walk. */
+  private cameSinceWalk(fsPath: string, listing: WorkspaceListing): boolean {
+    if (this.listed(fsPath) !== undefined || this.unlisted(fsPath) !== undefined) return false;
+    const stat = fs.statSync(fsPath, { throwIfNoEntry: false });
+    if (!stat?.isFile() || stat.size > this.limits.maxFileBytes) return false;
+    const relative = this.exclusion.relative(fsPath);
+    return relative !== undefined && !listing.tooLarge.includes(relative);
   }
 
   /** Makes the next listing walk again. */
