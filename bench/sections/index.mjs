@@ -1,4 +1,4 @@
-// Benchmark section (own process): the retrieval index (lexicalIndex.ts) built cold, then queried warm.
+// Benchmark section (own process): the retrieval index (repo/lexical/) built cold, then queried warm.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,7 +7,7 @@ import { compileAsTheServer, REPO_ROOT, now, sectionMain, stallMonitor, summariz
 
 await compileAsTheServer();
 
-const { LexicalIndex } = await import(pathToFileURL(path.join(REPO_ROOT, 'dist', 'server', 'src', 'repo', 'lexicalIndex.js')).href);
+const { LexicalIndex } = await import(pathToFileURL(path.join(REPO_ROOT, 'dist', 'server', 'src', 'repo', 'lexical', 'lexicalIndex.js')).href);
 const { WorkspaceFiles } = await import(pathToFileURL(path.join(REPO_ROOT, 'dist', 'server', 'src', 'workspace', 'workspaceFiles.js')).href);
 /** A listing of the folder of its own, so each cold build walks it as a new process does. */
 const freshListing = (root) => ({ files: new WorkspaceFiles(root) });

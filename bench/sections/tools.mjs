@@ -6,7 +6,7 @@ import { compileAsTheServer, REPO_ROOT, now, sectionMain, summarize, timeRuns } 
 await compileAsTheServer();
 
 const dist = (...parts) => pathToFileURL(path.join(REPO_ROOT, 'dist', 'server', 'src', ...parts)).href;
-const { LexicalIndex } = await import(dist('repo', 'lexicalIndex.js'));
+const { LexicalIndex } = await import(dist('repo', 'lexical', 'lexicalIndex.js'));
 const { RepositoryTools } = await import(dist('repo', 'repositoryTools.js'));
 const { WorkspaceFiles } = await import(dist('workspace', 'workspaceFiles.js'));
 

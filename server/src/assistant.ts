@@ -60,7 +60,7 @@ import type { DocumentSource } from './workspace/documentSnapshot.js';
 import { syntaxFileName, uriToPath } from './workspace/documentSnapshot.js';
 import { forgetSyntaxTrees, noteTextEdits } from './repo/declarations.js';
 import type { TextEditStep } from './repo/declarations.js';
-import { saveWorkspaceIndex } from './repo/lexicalIndex.js';
+import { saveWorkspaceIndex } from './repo/lexical/workspaceIndexes.js';
 import { writeAssistantFile } from './workspace/assistantFiles.js';
 import { reportListingLimits, workspaceFiles } from './workspace/workspaceFiles.js';
 import type { FileEvent } from './workspace/workspaceFiles.js';

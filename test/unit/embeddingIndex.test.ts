@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ModelClient } from '../../server/src/agents/modelClient.js';
-import { LexicalIndex } from '../../server/src/repo/lexicalIndex.js';
+import { LexicalIndex } from '../../server/src/repo/lexical/lexicalIndex.js';
 import { embeddingSearch, embeddingText, fuseRankings } from '../../server/src/repo/embeddingIndex.js';
 import type { Embedder } from '../../server/src/repo/embeddingIndex.js';
 import { RepositoryTools } from '../../server/src/repo/repositoryTools.js';

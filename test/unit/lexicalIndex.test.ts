@@ -2,9 +2,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { extractDocuments, extractDocumentsReusing, LexicalIndex, lineStartsOf, movedLineStarts, splitIdentifier, stem, terms } from '../../server/src/repo/lexicalIndex.js';
+import { extractDocuments, extractDocumentsReusing } from '../../server/src/repo/lexical/documentExtraction.js';
+import { LexicalIndex } from '../../server/src/repo/lexical/lexicalIndex.js';
+import { lineStartsOf, movedLineStarts } from '../../server/src/repo/lexical/lineStarts.js';
+import { splitIdentifier, stem, terms } from '../../server/src/repo/lexical/terms.js';
 import { changedSpan } from '../../server/src/edits/textEdits.js';
-import type { StatementMemo } from '../../server/src/repo/lexicalIndex.js';
+import type { StatementMemo } from '../../server/src/repo/lexical/documentExtraction.js';
 import { withSyntaxTree } from '../../server/src/repo/declarations.js';
 import { ts } from 'ts-morph';
 import { IgnoreRules, isSecretPath } from '../../server/src/privacy/exclusion.js';
@@ -237,7 +240,7 @@ describe('refreshing', () => {
 describe('open documents', () => {
   it('extracts the same documents from the code-action path\'s tree of a text as from a parse of its own, on a file being edited too', () => {
     const repo = path.resolve(__dirname, '..', '..');
-    for (const relative of ['server/src/context/requestContext.ts', 'server/src/repo/lexicalIndex.ts', 'test/e2e/documentAction.test.ts', 'bench/run.mjs']) {
+    for (const relative of ['server/src/context/requestContext.ts', 'server/src/repo/lexical/lexicalIndex.ts', 'test/e2e/documentAction.test.ts', 'bench/run.mjs']) {
       const text = fs.readFileSync(path.join(repo, relative), 'utf8');
       const fileName = path.join('/virtual/overlay', relative);
       const edited = `${text.slice(0, 400)}\n// typed\n${text.slice(400)}`;
@@ -282,7 +285,7 @@ describe('what an extraction finds', () => {
 
   it('finds every declaration a walk of the whole tree finds, in function bodies too', () => {
     const repo = path.resolve(__dirname, '..', '..');
-    const files = [['nested.ts', NESTED], ...['server/src/context/requestContext.ts', 'server/src/repo/lexicalIndex.ts', 'server/src/trace/traceStore.ts', 'test/e2e/documentAction.test.ts', 'bench/run.mjs'].map((relative) => [relative, fs.readFileSync(path.join(repo, relative), 'utf8')])];
+    const files = [['nested.ts', NESTED], ...['server/src/context/requestContext.ts', 'server/src/repo/lexical/lexicalIndex.ts', 'server/src/trace/traceStore.ts', 'test/e2e/documentAction.test.ts', 'bench/run.mjs'].map((relative) => [relative, fs.readFileSync(path.join(repo, relative), 'utf8')])];
     for (const [relative, text] of files as [string, string][]) {
       const source = ts.createSourceFile(relative, text, ts.ScriptTarget.Latest, true);
       const walked: string[] = [];
@@ -314,7 +317,7 @@ describe('an open document being edited', () => {
   it('takes the statements it did not change from the last version, and extracts what a whole extraction does', () => {
     let seed = 11;
     const next = (n: number): number => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n;
-    for (const relative of ['server/src/context/requestContext.ts', 'test/e2e/documentAction.test.ts', 'bench/run.mjs', 'server/src/trace/traceStore.ts', 'server/src/repo/lexicalIndex.ts']) {
+    for (const relative of ['server/src/context/requestContext.ts', 'test/e2e/documentAction.test.ts', 'bench/run.mjs', 'server/src/trace/traceStore.ts', 'server/src/repo/lexical/lexicalIndex.ts']) {
       let text = fs.readFileSync(path.join(repo, relative), 'utf8');
       let memo: StatementMemo | undefined;
       for (let i = 0; i < 30; i++) {

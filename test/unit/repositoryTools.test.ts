@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LexicalIndex } from '../../server/src/repo/lexicalIndex.js';
+import { LexicalIndex } from '../../server/src/repo/lexical/lexicalIndex.js';
 import { MAX_TOOL_OUTPUT, RepositoryTools, TOOL_DEFINITIONS, parseToolRequests, toolsPrompt, undeclaredNames } from '../../server/src/repo/repositoryTools.js';
 import { copyFixture } from '../support/lspClient.js';
 

@@ -3,7 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { LexicalIndex, saveWorkspaceIndex, savedIndexFile, stopSavingIndexes, workspaceIndex } from '../../server/src/repo/lexicalIndex.js';
+import { LexicalIndex } from '../../server/src/repo/lexical/lexicalIndex.js';
+import { savedIndexFile } from '../../server/src/repo/lexical/savedIndex.js';
+import { saveWorkspaceIndex, stopSavingIndexes, workspaceIndex } from '../../server/src/repo/lexical/workspaceIndexes.js';
 import { pruneCacheFolder, userCacheDirectory, workspaceCacheFile } from '../../server/src/workspace/userCache.js';
 import { copyFixture } from '../support/lspClient.js';
 

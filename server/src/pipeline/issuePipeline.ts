@@ -7,7 +7,7 @@ import type { ModelSession } from '../agents/modelTask.js';
 import { clip } from '../agents/modelTask.js';
 import { PipelineFailure } from '../agents/orchestrator.js';
 import { RepositoryTools } from '../repo/repositoryTools.js';
-import { workspaceIndex } from '../repo/lexicalIndex.js';
+import { workspaceIndex } from '../repo/lexical/workspaceIndexes.js';
 import { workspaceExclusion } from '../privacy/exclusion.js';
 import type { Proposal } from '../edits/proposal.js';
 import { confine } from '../workspace/confinement.js';

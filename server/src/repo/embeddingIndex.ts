@@ -1,7 +1,7 @@
 // Ranked retrieval over the workspace's declarations by embeddings from a model endpoint: vectors made once per declaration text and kept, the query compared by cosine similarity.
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import type { IndexedDeclaration, LexicalIndex } from './lexicalIndex.js';
+import type { IndexedDeclaration, LexicalIndex } from './lexical/lexicalIndex.js';
 
 /** Makes embeddings; `key` names the model and endpoint, so vectors of different models never mix. */
 export interface Embedder {

@@ -1,8 +1,11 @@
 // The repository tools a model agent can call (search a class, a method or code; a class's members, a signature, a method's body, the imports some code needs, related code), answered from the workspace's index with bounded output.
 import path from 'node:path';
 import { ts } from 'ts-morph';
-import type { CodeLocation, IndexedDeclaration, LexicalIndex, LocationKind } from './lexicalIndex.js';
-import { lineStartsOf, simpleNameOf, workspaceIndex } from './lexicalIndex.js';
+import type { LocationKind } from './lexical/documentExtraction.js';
+import type { CodeLocation, IndexedDeclaration, LexicalIndex } from './lexical/lexicalIndex.js';
+import { simpleNameOf } from './lexical/lexicalIndex.js';
+import { lineStartsOf } from './lexical/lineStarts.js';
+import { workspaceIndex } from './lexical/workspaceIndexes.js';
 import { detectTestConvention, moduleSpecifier } from './testFramework.js';
 import { redactSecrets } from '../privacy/secrets.js';
 import { embeddingSearch, fuseRankings, locationKey } from './embeddingIndex.js';

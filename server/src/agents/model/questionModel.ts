@@ -2,8 +2,8 @@
 import type { AgentRequest } from '../agent.js';
 import type { ModelTaskStrategy, Prompt } from '../modelTask.js';
 import { fillTemplate, standardValues } from '../modelTask.js';
-import { workspaceIndex } from '../../repo/lexicalIndex.js';
-import type { CodeLocation, LexicalIndex } from '../../repo/lexicalIndex.js';
+import { workspaceIndex } from '../../repo/lexical/workspaceIndexes.js';
+import type { CodeLocation, LexicalIndex } from '../../repo/lexical/lexicalIndex.js';
 import { fenceFor, fenceLanguage, placeOf, questionOf, retrieveLocations } from '../offline/questionAgent.js';
 
 const SYSTEM =

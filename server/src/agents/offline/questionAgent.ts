@@ -2,8 +2,8 @@
 import path from 'node:path';
 import type { AgentDescriptor, TaskId } from '../../protocol.js';
 import type { Agent, AgentAnswer, AgentRequest, AnswerPlace } from '../agent.js';
-import { workspaceIndex } from '../../repo/lexicalIndex.js';
-import type { CodeLocation, LexicalIndex, SearchOptions } from '../../repo/lexicalIndex.js';
+import { workspaceIndex } from '../../repo/lexical/workspaceIndexes.js';
+import type { CodeLocation, LexicalIndex, SearchOptions } from '../../repo/lexical/lexicalIndex.js';
 import { isSupportedLanguage, pathToUri } from '../../workspace/documentSnapshot.js';
 
 /** The question of a request: the `question` parameter (commands), else the user's words (ask). */

@@ -1,0 +1,200 @@
+// BM25F ranking for the lexical index: the vocabulary, the collection's statistics per field, and each document's score for a query.
+import type { DocumentDraft } from './documentExtraction.js';
+import type { IndexedDocument, IndexedFile } from './indexedDocuments.js';
+import { terms } from './terms.js';
+
+/** Fields in boost order; a document's terms carry one count per field. */
+const FIELDS = ['name', 'signature', 'comment', 'context', 'body'] as const;
+export const FIELD_COUNT = FIELDS.length;
+/** Name > signature > comment > file context > body identifiers. */
+const FIELD_WEIGHTS = [6, 2.5, 2, 1, 1] as const;
+/** Length normalisation per field: names are short by nature, bodies vary wildly. */
+const FIELD_B = [0.3, 0.5, 0.6, 0.3, 0.75] as const;
+const K1 = 1.2;
+
+/** Binary search in an ascending Uint32Array; -1 when absent. */
+function indexOfTerm(sorted: Uint32Array, id: number): number {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const value = sorted[mid] as number;
+    if (value === id) return mid;
+    if (value < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+function isTestPath(relativePath: string): boolean {
+  return /(^|\/)(test|tests|__tests__|spec|specs|e2e)\//i.test(relativePath) || /\.(test|spec)\.[cm]?[jt]sx?$/i.test(relativePath);
+}
+
+/** A document that matched a query: its score, and the query terms it matched. */
+export interface RankedDocument {
+  document: IndexedDocument;
+  score: number;
+  matched: string[];
+}
+
+/**
+ * The index's vocabulary (term ids, for the documents' sorted arrays) and what BM25F reads of the whole collection:
+ * the documents each term is in, the summed length of each field, the documents counted.
+ */
+export class TermStatistics {
+  private readonly termIds = new Map<string, number>();
+  private readonly termNames: string[] = [];
+  /** Documents containing each term id. */
+  private readonly df: number[] = [];
+  private readonly lengthSums = new Float64Array(FIELD_COUNT);
+  private documentCount = 0;
+  /** Counts vocabulary resets: a save in progress gives up when the term ids it reads change meaning. */
+  private vocabularyEpoch = 0;
+
+  constructor(private readonly maxTermsPerDocument: number) {}
+
+  /** Documents counted. */
+  get documents(): number {
+    return this.documentCount;
+  }
+
+  /** Terms in the vocabulary, live or not. */
+  get size(): number {
+    return this.termNames.length;
+  }
+
+  /** Vocabulary resets so far: a term id read before a reset means something else after it. */
+  get epoch(): number {
+    return this.vocabularyEpoch;
+  }
+
+  termName(id: number): string | undefined {
+    return this.termNames[id];
+  }
+
+  /**
+   * Terms of changed and deleted files stay in the vocabulary; when most of it is dead, it starts over (and the index
+   * with it: the walk that follows rebuilds it), so a long session does not grow without bound. True when it did.
+   */
+  reset(): boolean {
+    if (this.termNames.length < 50_000) return false;
+    const live = this.df.reduce((count, df) => count + (df > 0 ? 1 : 0), 0);
+    if (live * 4 > this.termNames.length) return false;
+    this.vocabularyEpoch++;
+    this.termIds.clear();
+    this.termNames.length = 0;
+    this.df.length = 0;
+    this.lengthSums.fill(0);
+    this.documentCount = 0;
+    return true;
+  }
+
+  termId(term: string): number {
+    let id = this.termIds.get(term);
+    if (id === undefined) {
+      id = this.termNames.length;
+      this.termIds.set(term, id);
+      this.termNames.push(term);
+      this.df.push(0);
+    }
+    return id;
+  }
+
+  /** Counts a new document's terms and field lengths in the collection's statistics (`uncount` takes them out). */
+  count(termArray: Uint32Array, lengths: Uint16Array): void {
+    for (const id of termArray) this.df[id] = (this.df[id] as number) + 1;
+    lengths.forEach((length, field) => (this.lengthSums[field] = (this.lengthSums[field] as number) + length));
+    this.documentCount++;
+  }
+
+  /** Takes documents out of the counts (`count` put them in). */
+  uncount(documents: readonly IndexedDocument[]): void {
+    for (const document of documents) {
+      for (const id of document.terms) this.df[id] = (this.df[id] as number) - 1;
+      document.lengths.forEach((length, field) => (this.lengthSums[field] = (this.lengthSums[field] as number) - length));
+      this.documentCount--;
+    }
+  }
+
+  /** A draft's term ids (ascending), their counts per field, and each field's length in terms. Nothing changes them after. */
+  termsOf(draft: DocumentDraft): Pick<IndexedDocument, 'terms' | 'counts' | 'lengths'> {
+    const counts = new Map<string, number[]>();
+    const lengths = new Uint16Array(FIELD_COUNT);
+    draft.fields.forEach((fieldText, field) => {
+      const fieldTerms = terms(fieldText);
+      lengths[field] = Math.min(fieldTerms.length, 0xffff);
+      for (const term of fieldTerms) {
+        let row = counts.get(term);
+        if (!row) counts.set(term, (row = new Array<number>(FIELD_COUNT).fill(0)));
+        row[field] = (row[field] as number) + 1;
+      }
+    });
+    let entries = [...counts.entries()];
+    if (entries.length > this.maxTermsPerDocument) {
+      const weight = (row: number[]): number => row.reduce((sum, count, field) => sum + count * (FIELD_WEIGHTS[field] as number), 0);
+      entries = entries.sort((a, b) => weight(b[1]) - weight(a[1])).slice(0, this.maxTermsPerDocument);
+    }
+    const rows = entries.map(([term, row]) => ({ id: this.termId(term), row })).sort((a, b) => a.id - b.id);
+    const termArray = new Uint32Array(rows.length);
+    const countArray = new Uint16Array(rows.length * FIELD_COUNT);
+    rows.forEach(({ id, row }, i) => {
+      termArray[i] = id;
+      row.forEach((count, field) => (countArray[i * FIELD_COUNT + field] = Math.min(count, 0xffff)));
+    });
+    return { terms: termArray, counts: countArray, lengths };
+  }
+
+  /** The documents of `files` that match `query`, best first: at most `limit`, and at most `maxPerFile` of one file. */
+  rank(query: string, files: Iterable<IndexedFile>, limit: number, maxPerFile: number | undefined): RankedDocument[] {
+    const queryTerms = [...new Set(terms(query, 'query'))];
+    const known = queryTerms.map((term) => ({ term, id: this.termIds.get(term) })).filter((q): q is { term: string; id: number } => q.id !== undefined && (this.df[q.id] as number) > 0);
+    if (known.length === 0 || this.documentCount === 0 || limit <= 0) return [];
+    const n = this.documentCount;
+    const weighted = known.map((q) => {
+      const df = this.df[q.id] as number;
+      return { ...q, idf: Math.log(1 + (n - df + 0.5) / (df + 0.5)) };
+    });
+    const averages = Array.from(this.lengthSums, (sum) => Math.max(sum / n, 1));
+    // Questions about tests should find tests; other questions want the code under test first.
+    const aboutTests = /\b(test|tests|tested|testing|spec|specs)\b/i.test(query);
+
+    const scored: RankedDocument[] = [];
+    for (const file of files) {
+      const filePenalty = !aboutTests && isTestPath(file.relativePath) ? 0.5 : 1;
+      for (const document of file.documents) {
+        let score = 0;
+        const matched: string[] = [];
+        for (const q of weighted) {
+          const at = indexOfTerm(document.terms, q.id);
+          if (at < 0) continue;
+          let tf = 0;
+          for (let field = 0; field < FIELD_COUNT; field++) {
+            const count = document.counts[at * FIELD_COUNT + field] as number;
+            if (count === 0) continue;
+            const b = FIELD_B[field] as number;
+            tf += ((FIELD_WEIGHTS[field] as number) * count) / (1 - b + (b * (document.lengths[field] as number)) / (averages[field] as number));
+          }
+          score += (q.idf * tf) / (K1 + tf);
+          matched.push(q.term);
+        }
+        if (score <= 0) continue;
+        // A location matching more of the question's words beats one matching a single word very often.
+        const coverage = matched.length / weighted.length;
+        const kindPrior = document.kind === 'comment' ? 0.8 : document.kind === 'module' ? 0.9 : 1;
+        scored.push({ document, score: score * (0.5 + 0.5 * coverage) * kindPrior * filePenalty, matched });
+      }
+    }
+    scored.sort((a, b) => b.score - a.score || a.document.file.localeCompare(b.document.file) || a.document.startLine - b.document.startLine);
+
+    const perFile = new Map<string, number>();
+    const chosen: typeof scored = [];
+    for (const hit of scored) {
+      if (chosen.length >= limit) break;
+      const count = perFile.get(hit.document.file) ?? 0;
+      if (maxPerFile !== undefined && count >= maxPerFile) continue;
+      perFile.set(hit.document.file, count + 1);
+      chosen.push(hit);
+    }
+    return chosen;
+  }
+}

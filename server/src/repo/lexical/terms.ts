@@ -1,0 +1,138 @@
+// Tokenisation for the lexical index: identifiers split by case, stop words, synonyms, a light stemmer; the same for code and queries.
+
+/** Words that carry no meaning in prose or questions. */
+const STOP_WORDS: ReadonlySet<string> = new Set(
+  (
+    'a an the and or but nor not no so to of for in on at by from into onto with without within about over under ' +
+    'is are was were be been being am do does did done doing have has had having can could would should will shall may might must ' +
+    'i me my we us our you your he him his she her it its they them their this that these those there here ' +
+    'what which who whom whose whether where when why how all any each every some such own same other than then too very just also ' +
+    'if else while as up out off again once only more most much many few both either neither s t e g eg ie etc'
+  ).split(' '),
+);
+
+/** Question wording that names no code: "where is X implemented", "which function handles Y". */
+const QUERY_NOISE: ReadonlySet<string> = new Set(
+  (
+    'implemented implement implements implementation defined define defines definition declared declare located locate ' +
+    'find logic code codebase project repository repo workspace file files function functions method methods ' +
+    'happen happens happening work works working place places part parts thing things somewhere anywhere please show tell ' +
+    'explain look see know want need like use used using uses'
+  ).split(' '),
+);
+
+/** Words that are syntax in code, dropped when they stand alone (their use in identifiers, like `getUser`, stays). */
+const KEYWORDS: ReadonlySet<string> = new Set(
+  (
+    'break case catch class const continue debugger default delete do else enum export extends false finally for function ' +
+    'if import in instanceof new null return super switch this throw true try typeof var void while with as implements ' +
+    'interface let package private protected public static yield async await of type readonly declare abstract any ' +
+    'boolean number string symbol unknown never undefined object from get set keyof infer is namespace module require ' +
+    'override satisfies accessor bigint unique asserts'
+  ).split(' '),
+);
+
+/**
+ * Abbreviations and variants folded onto one word: code says `cfg`, `req`, `init`; questions say
+ * "configuration", "request", "initialise". A stemmer alone cannot join those.
+ */
+const SYNONYM_GROUPS: Record<string, readonly string[]> = {
+  config: ['config', 'configs', 'configuration', 'configurations', 'configure', 'configured', 'configures', 'configuring', 'cfg', 'conf', 'settings', 'setting'],
+  auth: ['auth', 'authn', 'authz', 'authentication', 'authenticate', 'authenticated', 'authorization', 'authorisation', 'authorize', 'authorise', 'authorized'],
+  init: ['init', 'initialize', 'initialise', 'initialized', 'initialised', 'initialization', 'initialisation', 'initializes'],
+  env: ['env', 'environment', 'environments'],
+  db: ['db', 'database', 'databases'],
+  error: ['error', 'errors', 'err', 'errs'],
+  message: ['message', 'messages', 'msg', 'msgs'],
+  request: ['request', 'requests', 'req', 'reqs'],
+  response: ['response', 'responses', 'res', 'resp'],
+  arg: ['arg', 'args', 'argument', 'arguments', 'argv'],
+  param: ['param', 'params', 'parameter', 'parameters'],
+  dir: ['dir', 'dirs', 'directory', 'directories', 'folder', 'folders'],
+  util: ['util', 'utils', 'utility', 'utilities', 'helper', 'helpers'],
+  ms: ['ms', 'millisecond', 'milliseconds', 'millis'],
+  max: ['max', 'maximum', 'maximal'],
+  min: ['min', 'minimum', 'minimal'],
+  app: ['app', 'apps', 'application', 'applications'],
+  fn: ['fn', 'func', 'callback', 'callbacks', 'cb'],
+  attempt: ['attempt', 'attempts', 'attempted', 'tries', 'try'],
+};
+
+const SYNONYMS: ReadonlyMap<string, string> = new Map(Object.entries(SYNONYM_GROUPS).flatMap(([canonical, words]) => words.map((w) => [w, canonical] as const)));
+
+/** Splits an identifier into its lower-case words: `parseHTTPConfig_v2` → parse, http, config, v, 2. */
+export function splitIdentifier(word: string): string[] {
+  return word
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .replace(/([A-Za-z])([0-9])/g, '$1 $2')
+    .replace(/([0-9])([A-Za-z])/g, '$1 $2')
+    .split(/[\s_$]+/)
+    .filter((part) => part.length > 0)
+    .map((part) => part.toLowerCase());
+}
+
+/** A light suffix stripper: enough to join retry/retries/retrying and load/loader/loading, cheap, and the same both ways. */
+export function stem(word: string): string {
+  let w = word;
+  if (w.length <= 3) return w;
+  if (w.endsWith('ies') && w.length > 4) return `${w.slice(0, -3)}y`;
+  if (w.endsWith('ied') && w.length > 4) return `${w.slice(0, -3)}y`;
+  if (w.endsWith('sses')) w = w.slice(0, -2);
+  else if (w.endsWith('s') && !/(ss|us|is)$/.test(w)) w = w.slice(0, -1);
+  for (const suffix of ['ation', 'ing', 'ion', 'ed', 'er', 'ly']) {
+    if (w.endsWith(suffix) && w.length - suffix.length >= (suffix === 'ion' ? 4 : 3)) {
+      w = w.slice(0, -suffix.length);
+      // mapping → mapp → map, logged → logg → log
+      if (/([^aeiouls])\1$/.test(w)) w = w.slice(0, -1);
+      break;
+    }
+  }
+  if (w.length >= 4 && w.endsWith('e')) w = w.slice(0, -1);
+  return w;
+}
+
+function normalise(part: string): string | undefined {
+  if (part.length < 2 || STOP_WORDS.has(part) || /^[0-9]+$/.test(part)) return undefined;
+  return SYNONYMS.get(part) ?? stem(part);
+}
+
+const WORD = /[A-Za-z_$][A-Za-z0-9_$]*/g;
+
+/**
+ * The terms of a text: every word split by case and underscores, normalised, plus the whole identifier as one
+ * term when it has several parts, so an exact `parseConfig` beats a `parse` here and a `config` there.
+ */
+export function terms(text: string, mode: 'code' | 'query' = 'code'): string[] {
+  const out: string[] = [];
+  for (const match of text.matchAll(WORD)) {
+    const word = match[0];
+    if (mode === 'code' && KEYWORDS.has(word)) continue;
+    if (mode === 'query') {
+      const lower = word.toLowerCase();
+      if (QUERY_NOISE.has(lower) || STOP_WORDS.has(lower)) continue;
+    }
+    for (const term of wordTerms(word)) out.push(term);
+  }
+  return out;
+}
+
+/** Identifiers repeat all over a code base: each word is split and normalised once (the memo is bounded). */
+const wordMemo = new Map<string, readonly string[]>();
+const WORD_MEMO_SIZE = 50_000;
+
+function wordTerms(word: string): readonly string[] {
+  let cached = wordMemo.get(word);
+  if (cached) return cached;
+  const parts = splitIdentifier(word);
+  const out: string[] = [];
+  for (const part of parts) {
+    const term = normalise(part);
+    if (term) out.push(term);
+  }
+  if (parts.length > 1) out.push(parts.join(''));
+  cached = out;
+  if (wordMemo.size >= WORD_MEMO_SIZE) wordMemo.clear();
+  wordMemo.set(word, cached);
+  return cached;
+}
