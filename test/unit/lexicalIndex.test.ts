@@ -240,7 +240,7 @@ describe('refreshing', () => {
 describe('open documents', () => {
   it('extracts the same documents from the code-action path\'s tree of a text as from a parse of its own, on a file being edited too', () => {
     const repo = path.resolve(__dirname, '..', '..');
-    for (const relative of ['server/src/context/requestContext.ts', 'server/src/repo/lexical/lexicalIndex.ts', 'test/e2e/documentAction.test.ts', 'bench/run.mjs']) {
+    for (const relative of ['server/src/context/programSymbols.ts', 'server/src/repo/lexical/lexicalIndex.ts', 'test/e2e/documentAction.test.ts', 'bench/run.mjs']) {
       const text = fs.readFileSync(path.join(repo, relative), 'utf8');
       const fileName = path.join('/virtual/overlay', relative);
       const edited = `${text.slice(0, 400)}\n// typed\n${text.slice(400)}`;
@@ -285,7 +285,7 @@ describe('what an extraction finds', () => {
 
   it('finds every declaration a walk of the whole tree finds, in function bodies too', () => {
     const repo = path.resolve(__dirname, '..', '..');
-    const files = [['nested.ts', NESTED], ...['server/src/context/requestContext.ts', 'server/src/repo/lexical/lexicalIndex.ts', 'server/src/trace/traceStore.ts', 'test/e2e/documentAction.test.ts', 'bench/run.mjs'].map((relative) => [relative, fs.readFileSync(path.join(repo, relative), 'utf8')])];
+    const files = [['nested.ts', NESTED], ...['server/src/context/programSymbols.ts', 'server/src/repo/lexical/lexicalIndex.ts', 'server/src/trace/traceStore.ts', 'test/e2e/documentAction.test.ts', 'bench/run.mjs'].map((relative) => [relative, fs.readFileSync(path.join(repo, relative), 'utf8')])];
     for (const [relative, text] of files as [string, string][]) {
       const source = ts.createSourceFile(relative, text, ts.ScriptTarget.Latest, true);
       const walked: string[] = [];
@@ -317,7 +317,7 @@ describe('an open document being edited', () => {
   it('takes the statements it did not change from the last version, and extracts what a whole extraction does', () => {
     let seed = 11;
     const next = (n: number): number => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n;
-    for (const relative of ['server/src/context/requestContext.ts', 'test/e2e/documentAction.test.ts', 'bench/run.mjs', 'server/src/trace/traceStore.ts', 'server/src/repo/lexical/lexicalIndex.ts']) {
+    for (const relative of ['server/src/context/programSymbols.ts', 'test/e2e/documentAction.test.ts', 'bench/run.mjs', 'server/src/trace/traceStore.ts', 'server/src/repo/lexical/lexicalIndex.ts']) {
       let text = fs.readFileSync(path.join(repo, relative), 'utf8');
       let memo: StatementMemo | undefined;
       for (let i = 0; i < 30; i++) {
@@ -404,7 +404,7 @@ describe('an open document being edited', () => {
   });
 
   it('reads again only the statements typed in, and keeps the parts of at most eight versions', () => {
-    const relative = 'server/src/context/requestContext.ts';
+    const relative = 'server/src/listeners/testReport.ts';
     let text = fs.readFileSync(path.join(repo, relative), 'utf8');
     let memo = extractDocumentsReusing(relative, text, undefined, undefined).memo;
     const statements = memo.parts.size;
@@ -420,7 +420,7 @@ describe('an open document being edited', () => {
     // Typing in one function, version after version: that function alone is read again, and looked for by its text
     // (the others are found by their place).
     for (let version = 2; version <= 12; version++) {
-      typeAt(text.indexOf('function buildRequestContext'));
+      typeAt(text.indexOf('function parseVitestJson'));
       expect(memo.byText).toBe(1);
       expect(generations().filter((made) => made === version)).toHaveLength(1);
       expect(generations().filter((made) => made === 1)).toHaveLength(statements - 1);

@@ -2,8 +2,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildRequestContext, namesInRequest, renderRequestContext, renderedLength } from '../../server/src/context/requestContext.js';
-import type { ContextSnippet, RequestContext, RequestContextInput } from '../../server/src/context/requestContext.js';
+import { renderRequestContext, renderedLength } from '../../server/src/context/contextRendering.js';
+import type { ContextSnippet, RequestContext, RequestContextInput } from '../../server/src/context/contextShapes.js';
+import { buildRequestContext } from '../../server/src/context/requestContext.js';
+import { namesInRequest } from '../../server/src/context/requestNames.js';
 import { RecentPositions } from '../../server/src/context/recentPositions.js';
 import type { VisitedPosition } from '../../server/src/context/recentPositions.js';
 import { declarationsNamed, withSyntaxTree } from '../../server/src/repo/declarations.js';

@@ -10,7 +10,7 @@ import type { DocumentSnapshot } from '../../server/src/workspace/documentSnapsh
 import { prng } from '../support/rawLsp.js';
 
 const REPO = path.resolve(__dirname, '..', '..');
-const SOURCES = ['server/src/context/requestContext.ts', 'server/src/repo/declarations.ts', 'server/src/tasks/renameTask.ts', 'server/src/trace/traceStore.ts'].map((relative) => fs.readFileSync(path.join(REPO, relative), 'utf8'));
+const SOURCES = ['server/src/listeners/testReport.ts', 'server/src/repo/declarations.ts', 'server/src/tasks/renameTask.ts', 'server/src/trace/traceStore.ts'].map((relative) => fs.readFileSync(path.join(REPO, relative), 'utf8'));
 
 /** Every node's kind and extent, in walk order, with the file's parse errors: what must match between two parses. */
 function shape(source: ts.SourceFile): string {
@@ -51,7 +51,7 @@ describe('changeBetween', () => {
 describe('withSyntaxTree', () => {
   it('parses a file being edited incrementally, and every tree matches a whole parse of its text', () => {
     const random = prng(8);
-    const fileName = '/virtual/edited/requestContext.ts';
+    const fileName = '/virtual/edited/testReport.ts';
     let text = SOURCES[0] as string;
     parseDocument(fileName, text);
     let reused = 0;
@@ -142,7 +142,7 @@ function edited(fileName: string, text: string): void {
 
 describe('a task asking for the text being edited', () => {
   it('takes the tree of edits instead of a whole parse; the tree is never moved again, and the keystrokes after go to a tree of edits of their own', async () => {
-    const fileName = '/virtual/adopted/requestContext.ts';
+    const fileName = '/virtual/adopted/testReport.ts';
     const random = prng(34);
     const first = SOURCES[0] as string;
     withSyntaxTree(fileName, first, () => undefined);
@@ -200,7 +200,7 @@ describe('the changes the editor reports (noteTextEdits)', () => {
   });
 
   it('keep the nodes of the code between two far-apart changes, which the one span between the texts would parse again', () => {
-    const fileName = '/virtual/far/requestContext.ts';
+    const fileName = '/virtual/far/testReport.ts';
     const base = SOURCES[0] as string;
     const keptBetween = (noted: boolean): { kept: number; between: number } => {
       forgetSyntaxTrees(fileName, true);

@@ -17,7 +17,8 @@ import { taskDefinition } from './catalogue.js';
 import { answerLocations } from './answerLocations.js';
 import { protectedValues } from '../privacy/workspaceSecrets.js';
 import { workspaceExclusion } from '../privacy/exclusion.js';
-import { buildRequestContext, renderRequestContext } from '../context/requestContext.js';
+import { renderRequestContext } from '../context/contextRendering.js';
+import { buildRequestContext } from '../context/requestContext.js';
 import type { RecentPositions } from '../context/recentPositions.js';
 import type { TaskDefinition, TaskRunView, TaskTarget } from './task.js';
 
