@@ -492,7 +492,7 @@ async function main() {
       method: {
         servers: 'child processes over --stdio, driven with vscode-jsonrpc; memory is the peak RSS (VmHWM) summed over the server and its children; the code-action measurements run in a process of their own per server, with the Node flags in codeActionClientFlags (one thread, no optimizing compiler, a large young generation), so that the client\'s own compiler and collector threads do not take the core a server is about to run on',
         codeActionClientFlags: QUIET_CLIENT,
-        inProcess: 'the retrieval index, the repository tools, the type-check oracle and the trace are timed in processes of their own on the modules in dist/server, with the V8 setting the server gives itself (compilerTuning.ts)',
+        inProcess: 'the retrieval index, the repository tools, the type-check oracle and the trace are timed in processes of their own on the modules in dist/server',
         initialize: 'round trip of initialize once the process answers requests; spawnToInitialized also holds Node start-up',
         codeActions: 'empty range at the first non-blank character of evenly spread lines, after the server went idle following the open; `rounds` times over the positions on each of `servers` fresh servers of each kind, the kinds taking turns, the samples pooled (perServerP99: each server\'s own p99)',
         codeActionsAfterEdits: 'a space typed at every k-th of those positions (an incremental didChange), then the code actions there at once, timed; the space is deleted again after each, untimed. typescript-language-server waits 500 ms before answering a code-action request while diagnostics of the file are pending, by design',

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance, monitorEventLoopDelay } from 'node:perf_hooks';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 
 export const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 export const REPO_ROOT = path.resolve(BENCH_DIR, '..');
@@ -200,15 +200,6 @@ export async function waitUntilIdle(pid, { quietMs = 600, maxMs = 60_000 } = {})
     else if (now() - quietSince >= quietMs) break;
   }
   return round(now() - start);
-}
-
-/**
- * Gives a section's process the V8 setting the server gives its own (`server/src/compilerTuning.ts`: the inlining
- * budget), so that the server's modules it times in process compile as they do in the server. Called before they load.
- */
-export async function compileAsTheServer() {
-  const { tuneCompiler } = await import(pathToFileURL(path.join(REPO_ROOT, 'dist', 'server', 'src', 'compilerTuning.js')).href);
-  tuneCompiler();
 }
 
 /**

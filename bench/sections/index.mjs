@@ -3,9 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { compileAsTheServer, REPO_ROOT, now, sectionMain, stallMonitor, summarize, timeRuns } from '../support.mjs';
-
-await compileAsTheServer();
+import { REPO_ROOT, now, sectionMain, stallMonitor, summarize, timeRuns } from '../support.mjs';
 
 const { LexicalIndex } = await import(pathToFileURL(path.join(REPO_ROOT, 'dist', 'server', 'src', 'repo', 'lexical', 'lexicalIndex.js')).href);
 const { WorkspaceFiles } = await import(pathToFileURL(path.join(REPO_ROOT, 'dist', 'server', 'src', 'workspace', 'workspaceFiles.js')).href);

@@ -2,9 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { compileAsTheServer, REPO_ROOT, positionsOf, sectionMain, timeRuns } from '../support.mjs';
-
-await compileAsTheServer();
+import { REPO_ROOT, positionsOf, sectionMain, timeRuns } from '../support.mjs';
 
 const dist = (relative) => import(pathToFileURL(path.join(REPO_ROOT, 'dist', 'server', 'src', relative)).href);
 const { WorkspaceProjects } = await dist('repo/workspaceProject.js');

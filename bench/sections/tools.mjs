@@ -1,9 +1,7 @@
 // Benchmark section (own process): each repository tool (repositoryTools.ts) cold (a fresh index) and warm, on names taken from the project itself.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { compileAsTheServer, REPO_ROOT, now, sectionMain, summarize, timeRuns } from '../support.mjs';
-
-await compileAsTheServer();
+import { REPO_ROOT, now, sectionMain, summarize, timeRuns } from '../support.mjs';
 
 const dist = (...parts) => pathToFileURL(path.join(REPO_ROOT, 'dist', 'server', 'src', ...parts)).href;
 const { LexicalIndex } = await import(dist('repo', 'lexical', 'lexicalIndex.js'));

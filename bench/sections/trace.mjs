@@ -3,9 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { compileAsTheServer, REPO_ROOT, now, sectionMain, stallMonitor, timeRuns } from '../support.mjs';
-
-await compileAsTheServer();
+import { REPO_ROOT, now, sectionMain, stallMonitor, timeRuns } from '../support.mjs';
 
 const dist = (relative) => import(pathToFileURL(path.join(REPO_ROOT, 'dist', 'server', 'src', relative)).href);
 const { TraceStore } = await dist('trace/traceStore.js');

@@ -3,7 +3,6 @@ import type { MessageWriter } from 'vscode-languageserver/node';
 import net from 'node:net';
 import type { Readable } from 'node:stream';
 import { format } from 'node:util';
-import { tuneCompiler } from './compilerTuning.js';
 import { FramedMessageReader, FramingError } from './lsp/framedReader.js';
 import { FramedMessageWriter } from './lsp/framedWriter.js';
 import { startServer } from './lsp/server.js';
@@ -47,7 +46,6 @@ function keepServingOnUnhandledRejections(): void {
 }
 
 function main(argv: string[]): void {
-  tuneCompiler();
   if (argv[0] === 'eval') {
     // The evaluation harness (server/src/eval/): its own command line, loaded only when asked for.
     void import('./eval/cli.js')
