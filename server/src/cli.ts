@@ -6,7 +6,6 @@ import { format } from 'node:util';
 import { FramedMessageReader, FramingError } from './lsp/framedReader.js';
 import { FramedMessageWriter } from './lsp/framedWriter.js';
 import { startServer } from './lsp/server.js';
-import { lowerHelperThreads } from './threadPriority.js';
 
 const USAGE = `assistant-ls: a language server with a traceable, multi-agent development assistant.
 
@@ -25,7 +24,6 @@ OpenAI-compatible endpoint; ASSISTANT_MODEL chooses the model.`;
  * "Robustness"), with 0 when the client had sent `shutdown`, 1 otherwise.
  */
 function serve(input: Readable, writer: MessageWriter): void {
-  lowerHelperThreads();
   const reader = new FramedMessageReader(input, (response) => void writer.write(response).catch(() => undefined));
   const { gate } = startServer(reader, writer);
   const end = (): never => process.exit(gate.shutdownReceived ? 0 : 1);

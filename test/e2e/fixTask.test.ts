@@ -1,10 +1,7 @@
 // End-to-end Fix task over --stdio: a client diagnostic becomes a quickfix; the offline agent adds the import; a model's fix that leaves the error is rejected by the oracle and retried with the verdict.
-import fs from 'node:fs';
-import os from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CodeAction, Diagnostic } from 'vscode-languageserver-protocol';
 import type { TaskCommandResult, TraceResult } from '../../protocol/src/index.js';
-import { CHECKER_NICE } from '../../server/src/oracle/checkerThread.js';
 import { TestEditor, copyFixture } from '../support/lspClient.js';
 import { startScriptedModel } from '../support/scriptedModel.js';
 import type { ScriptedModel } from '../support/scriptedModel.js';
@@ -72,15 +69,6 @@ describe('Fix a diagnostic', () => {
     expect(titles).toEqual([`Assistant: Fix "Cannot find name 'mesage'. Did you mean 'message'?"`]);
     // The built server carries the worker's script; without it the checks would run on the main thread, and say so.
     expect(editor.logs.filter((line) => /type-check/.test(line))).toEqual([]);
-    // On Linux the worker lowered its own thread's priority, and only its own: the main thread kept the one it was
-    // started with (this process's).
-    if (process.platform === 'linux' && os.getPriority() < CHECKER_NICE) {
-      const pid = editor.child.pid!;
-      const niceOf = (tid: string): number => Number(fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
-      const nices = fs.readdirSync(`/proc/${pid}/task`).map((tid) => ({ tid, nice: niceOf(tid) }));
-      expect(nices.filter((t) => t.nice === CHECKER_NICE)).toHaveLength(1);
-      expect(niceOf(String(pid))).toBe(os.getPriority());
-    }
   });
 
   it("checks a monorepo package's file with that package's tsconfig: Fix for its real error, none for the root's missing options", async () => {

@@ -6,9 +6,6 @@ import type { DiagnosticInfo } from '../tasks/task.js';
 const STOPPED = 'the type-check thread was stopped';
 
 /** What the worker is started with. */
-/** The nice value the worker gives its own thread (Linux): background work, below the main thread's requests and the editor. */
-export const CHECKER_NICE = 10;
-
 export interface CheckerThreadData {
   /** The workspace folder its project is made for. */
   root: string;
