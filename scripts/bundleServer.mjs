@@ -20,31 +20,22 @@ const shims = [
 const VENDOR_FILE = 'ts-morph.cjs';
 
 /**
- * Every `import ... from 'ts-morph'` of the server becomes this module, which loads the vendor file beside the chunk
- * through `server/src/codeCache.ts`: compiling TypeScript is most of a server's start, and an ES module cannot be
- * given a code cache on Node 20. The module is ESM with one constant per export of ts-morph (their names read here,
- * at build time), so that the server's code reads them as plain variables: an import of a CommonJS module would be
- * an object of getters, called on every `ts.` in a tree walk. `ts` itself goes through `plainNamespace`.
+ * Every `import ... from 'ts-morph'` of the server becomes this CommonJS module, which loads the vendor file beside
+ * the chunk through `server/src/codeCache.ts`: compiling TypeScript is most of a server's start, and an ES module
+ * cannot be given a code cache on Node 20.
  */
 const codeCachedTsMorph = {
   name: 'code-cached-ts-morph',
   setup(pluginBuild) {
     pluginBuild.onResolve({ filter: /^ts-morph$/ }, () => ({ path: 'ts-morph', namespace: 'code-cached' }));
-    pluginBuild.onLoad({ filter: /.*/, namespace: 'code-cached' }, () => {
-      const names = Object.keys(createRequire(path.join(repoRoot, 'package.json'))('ts-morph')).filter((name) => name !== 'ts' && name !== 'default' && /^[A-Za-z_$][\w$]*$/.test(name));
-      const source = (file) => JSON.stringify(path.join(repoRoot, 'server', 'src', file));
-      return {
-        contents: [
-          `import { requireWithCodeCache } from ${source('codeCache.ts')};`,
-          `import { plainNamespace } from ${source('plainNamespace.ts')};`,
-          `const tsMorph = requireWithCodeCache(require('node:path').join(__dirname, ${JSON.stringify(VENDOR_FILE)}));`,
-          'export const ts = plainNamespace(tsMorph.ts);',
-          ...names.map((name) => `export const ${name} = tsMorph.${name};`),
-        ].join('\n'),
-        loader: 'js',
-        resolveDir: repoRoot,
-      };
-    });
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'code-cached' }, () => ({
+      contents: [
+        `const { loadWithCodeCache } = require(${JSON.stringify(path.join(repoRoot, 'server', 'src', 'codeCache.ts'))});`,
+        `module.exports = loadWithCodeCache(require('node:path').join(__dirname, ${JSON.stringify(VENDOR_FILE)})).exports;`,
+      ].join('\n'),
+      loader: 'js',
+      resolveDir: repoRoot,
+    }));
   },
 };
 

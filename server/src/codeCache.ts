@@ -50,7 +50,8 @@ function writeCache(cacheFile: string, identity: string, data: Buffer): void {
 
 /**
  * Runs a CommonJS file as `require` would (its own `require`, `module`, `__filename` and `__dirname`) and returns its
- * exports, compiling it from the code cache beside it when that cache was made from this file by this Node. Otherwise
+ * exports, compiling it from the code cache beside it when that cache was made from this file by this Node: the one
+ * entry to the cache, called by the bundle's `ts-morph` module (`scripts/bundleServer.mjs`). Otherwise
  * compiles it from source and writes the cache after running it, so the functions its loading compiled are in it.
  * The cache is only ever read from beside the file: code loaded from a folder others can write would be theirs.
  */
@@ -75,9 +76,4 @@ export function loadWithCodeCache(file: string): { exports: unknown; cache: Code
   const cache: CodeCacheOutcome = found === 'absent' ? 'miss' : found === 'other' || script.cachedDataRejected === true ? 'stale' : 'hit';
   if (cache !== 'hit') writeCache(cacheFile, identity, script.createCachedData());
   return { exports: module.exports, cache };
-}
-
-/** `require(file)` through the code cache: what the bundle's `ts-morph` import resolves to. */
-export function requireWithCodeCache(file: string): unknown {
-  return loadWithCodeCache(file).exports;
 }
