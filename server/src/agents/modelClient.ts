@@ -2,7 +2,6 @@
 import OpenAI from 'openai';
 import type { TokenUsage } from './agent.js';
 import { Redactor } from '../privacy/secrets.js';
-import { httpFetch } from './httpFetch.js';
 
 export interface ModelEndpoint {
   baseURL?: string;
@@ -87,9 +86,8 @@ export class ModelClient {
   private readonly client: OpenAI;
 
   constructor(readonly endpoint: ModelEndpoint) {
-    // The package's own retries cannot see stalled streams, so every retry is done here, uniformly. Its requests go
-    // through `httpFetch` (node:http) rather than the built-in fetch, which costs more per call.
-    this.client = new OpenAI({ apiKey: endpoint.apiKey, baseURL: endpoint.baseURL, maxRetries: 0, timeout: endpoint.timeoutMs, fetch: httpFetch });
+    // The package's own retries cannot see stalled streams, so every retry is done here, uniformly.
+    this.client = new OpenAI({ apiKey: endpoint.apiKey, baseURL: endpoint.baseURL, maxRetries: 0, timeout: endpoint.timeoutMs });
   }
 
   /**
