@@ -12,19 +12,21 @@ const USAGE = `usage: npm run bench -- [options]
   --quick                  smaller sizes and fewer runs (a smoke run of a minute or two)
   --project <path>         a project to measure (repeatable); "repo" is this repository, "synthetic" the generated one
                            (default: repo and synthetic)
+  --first-file <path>      the file the first-response rows open in the --project given before it, relative to it
+                           (default: the project's largest file; a project without that file skips the rows)
   --synthetic-lines <n>    size of the generated project (default 100000; quick 10000)
   --big-file-lines <n>     size of its large file (default 5000; quick 1000)
   --trace-sizes <a,b,...>  trace sizes in interactions (default 1000,10000,100000; quick 1000,10000)
   --json <file>            where the results go (default bench-results.json in the current directory)
   --no-tsls                leave out typescript-language-server
-  --only <a,b,...>         measure only these sections: lsp, index, tools, oracle, orchestration, trace
+  --only <a,b,...>         measure only these sections: lsp, index, tools, oracle, orchestration, first, trace
                            (default: all of them)`;
 
 /** The sections `--only` can name. */
-const SECTIONS = ['lsp', 'index', 'tools', 'oracle', 'orchestration', 'trace'];
+const SECTIONS = ['lsp', 'index', 'tools', 'oracle', 'orchestration', 'first', 'trace'];
 
 function parseArgs(argv) {
-  const options = { quick: false, projects: [], json: path.resolve('bench-results.json'), tsls: true, only: new Set(SECTIONS) };
+  const options = { quick: false, projects: [], firstFiles: [], json: path.resolve('bench-results.json'), tsls: true, only: new Set(SECTIONS) };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => {
@@ -34,6 +36,10 @@ function parseArgs(argv) {
     };
     if (arg === '--quick') options.quick = true;
     else if (arg === '--project') options.projects.push(value());
+    else if (arg === '--first-file') {
+      if (options.projects.length === 0) throw new Error(`--first-file names a file of the --project given before it\n${USAGE}`);
+      options.firstFiles[options.projects.length - 1] = value();
+    }
     else if (arg === '--synthetic-lines') options.syntheticLines = Number(value());
     else if (arg === '--big-file-lines') options.bigFileLines = Number(value());
     else if (arg === '--trace-sizes') options.traceSizes = value().split(',').map(Number);
@@ -56,8 +62,8 @@ function parseArgs(argv) {
   options.bigFileLines ??= q ? 1_000 : 5_000;
   options.traceSizes ??= q ? [1_000, 10_000] : [1_000, 10_000, 100_000];
   options.runs = q
-    ? { startup: 2, positions: 30, rounds: 1, servers: 1, edits: 10, indexCold: 1, indexWarm: 50, oracleCold: 1, oracleWarm: 3, tasks: 5, appends: 50, queries: 30, pauses: 2, pauseWindowMs: 1_000 }
-    : { startup: 10, positions: 250, rounds: 2, servers: 3, edits: 50, indexCold: 5, indexWarm: 500, oracleCold: 3, oracleWarm: 20, tasks: 50, appends: 500, queries: 200, pauses: 5, pauseWindowMs: 2_000 };
+    ? { startup: 2, positions: 30, rounds: 1, servers: 1, edits: 10, indexCold: 1, indexWarm: 50, oracleCold: 1, oracleWarm: 3, tasks: 5, appends: 50, queries: 30, pauses: 2, pauseWindowMs: 1_000, firstRounds: 1 }
+    : { startup: 10, positions: 250, rounds: 2, servers: 3, edits: 50, indexCold: 5, indexWarm: 500, oracleCold: 3, oracleWarm: 20, tasks: 50, appends: 500, queries: 200, pauses: 5, pauseWindowMs: 2_000, firstRounds: 3 };
   return options;
 }
 
@@ -254,6 +260,53 @@ async function firstTaskOfLaterSession(project, env, model, taskFile, original, 
   }
 }
 
+/**
+ * Targets of the first-response rows (issue 33), each a ratio of our median to typescript-language-server's first
+ * code-action list after opening the same file: the first offline Document task, the first workspace question.
+ */
+const FIRST_TARGETS = { documentTask: 0.15, question: 0.3 };
+
+/** The declarations of `targets` without a doc comment first, so that the first is one Document is offered on. */
+function undocumentedFirst(text, targets) {
+  const lines = text.split('\n');
+  const documented = ({ line }) => {
+    let above = line - 1;
+    while (above >= 0 && (lines[above].trim() === '' || lines[above].trim().startsWith('@'))) above--;
+    return above >= 0 && lines[above].trim().endsWith('*/');
+  };
+  return [...targets.filter((t) => !documented(t)), ...targets.filter(documented)];
+}
+
+/**
+ * What a fresh session answers first, on `file` (relative to the project; the project's large file when not given):
+ * the offline Document task right after opening it, and a workspace question on a cold index, asking where one of
+ * its declarations is implemented; each against typescript-language-server's first code action on that file, all in
+ * `bench/sections/first.mjs`, taking turns. A project without the file, or without a declaration in it, is skipped
+ * with a note.
+ */
+async function firstResponses(project, file, options) {
+  const full = file === undefined ? project.largeFile.path : path.resolve(project.root, file);
+  const shown = path.relative(project.root, full);
+  if (!fs.existsSync(full)) return { file: shown, skipped: `no ${shown} in ${project.root}` };
+  const text = fs.readFileSync(full, 'utf8');
+  const targets = undocumentedFirst(text, documentTargets(text, true)).slice(0, 20);
+  if (targets.length === 0) return { file: shown, skipped: `no function or method in ${shown} to document` };
+  // The question names an exported declaration when there is one: what others in the workspace would ask about.
+  const lines = text.split('\n');
+  const asked = targets.find((t) => /^\s*export\b/.test(lines[t.line])) ?? targets[0];
+  const question = `where is ${/^[A-Za-z_$][\w$]*/.exec(lines[asked.line].slice(asked.character))?.[0]} implemented?`;
+  const args = { project: { root: project.root, file: full, targets, question }, rounds: options.runs.firstRounds, tsls: options.tsls };
+  const result = await runSection('first', args, { nodeOptions: QUIET_CLIENT });
+  const theirs = result.tslsFirstCodeAction?.median;
+  return {
+    file: shown,
+    fileLines: text.split('\n').length,
+    ...result,
+    ratios: { note: 'our median / typescript-language-server\'s first code action, median', documentTask: ratio(result.documentTask.total.median, theirs), question: ratio(result.question.ask.median, theirs) },
+    targets: FIRST_TARGETS,
+  };
+}
+
 /** Repository tools the issue names, measured warm (p50, p99) and on their first call. */
 const REPOSITORY_TOOLS = ['search_class', 'search_method', 'search_code', 'get_class_info', 'get_signature', 'get_method_body', 'get_imports', 'get_relevant_code'];
 
@@ -301,7 +354,7 @@ async function pooledPositions(project, servers, positions, runs, lsp) {
   }
 }
 
-async function measureProject(spec, options) {
+async function measureProject(spec, options, firstFile) {
   // The machine's speed around each project, since it can change within a run: its figures compare at like speeds.
   const speedBefore = await machineSpeed();
   const project = describeProject(spec, options);
@@ -349,6 +402,7 @@ async function measureProject(spec, options) {
   const tools = await measure('tools', 'repository tools', () => runSection('tools', { ...section, coldRuns: options.runs.indexCold, warmRuns: options.runs.indexWarm }));
   const oracle = await measure('oracle', 'type-check oracle', () => runSection('oracle', { ...section, coldRuns: options.runs.oracleCold, warmRuns: options.runs.oracleWarm }));
   const orchestrationResult = await measure('orchestration', 'orchestration', () => orchestration(project, options.runs.tasks));
+  const first = await measure('first', 'first responses', () => firstResponses(project, firstFile, options));
   if (project.temporary) fs.rmSync(project.root, { recursive: true, force: true });
   return {
     name: project.name,
@@ -361,13 +415,14 @@ async function measureProject(spec, options) {
     repositoryTools: { ...(tools ?? {}), ...(retrievalIndex ? { retrievalIndex } : {}) },
     oracle,
     orchestration: orchestrationResult,
+    firstResponses: first,
   };
 }
 
 /** Each target of the issue, judged on the figures measured; a missing figure is "n/a", never a pass. */
 function judge(results) {
   const rows = [];
-  const add = (target, project, value, pass, unit = 'ms') => rows.push({ target, project, value: value ?? null, unit, pass: value === null || value === undefined ? 'n/a' : pass ? 'pass' : 'FAIL' });
+  const add = (target, project, value, pass, unit = 'ms', note = undefined) => rows.push({ target, project, value: value ?? null, unit, pass: value === null || value === undefined ? 'n/a' : pass ? 'pass' : 'FAIL', ...(note ? { note } : {}) });
   for (const p of results.projects) {
     const ours = p.lsp['assistant-ls'];
     const theirs = p.lsp['typescript-language-server'];
@@ -388,6 +443,15 @@ function judge(results) {
     add('orchestration overhead < 10 ms per task (median)', p.name, overhead, overhead < 10);
     const typed = p.orchestration?.afterTyping?.overhead?.median;
     add('orchestration overhead < 10 ms per task right after typing (median)', p.name, typed, typed < 10);
+    const first = p.firstResponses;
+    if (first) {
+      const on = first.fileLines ? ` (${first.file}, ${first.fileLines} lines)` : '';
+      const why = first.skipped ?? first.error;
+      const documentTask = first.ratios?.documentTask;
+      add(`first offline Document task after opening a file ≤ ${FIRST_TARGETS.documentTask}× typescript-language-server's first code action${on}`, p.name, documentTask, documentTask <= FIRST_TARGETS.documentTask, '×', why);
+      const question = first.ratios?.question;
+      add(`first workspace question, cold index ≤ ${FIRST_TARGETS.question}× typescript-language-server's first code action${on}`, p.name, question, question <= FIRST_TARGETS.question, '×', why);
+    }
   }
   const largest = results.trace.filter((t) => !t.error).sort((a, b) => b.size - a.size)[0];
   if (largest) {
@@ -442,6 +506,13 @@ export function render(results) {
     stat('orchestration overhead per task right after typing', p.name, o?.afterTyping?.overhead);
     stat('  of which CPU of the server\'s main thread', p.name, o?.afterTyping?.serverMainThreadCpu);
     rows.push(['prompt tokens per task / whole file', p.name, `${fmt(o?.promptTokens?.median)} / ${fmt(o?.wholeFileTokens)}`, `×${fmt(o?.promptToWholeFile)}`, fmt(o?.tasks), '']);
+    const f = p.firstResponses;
+    if (f?.documentTask) {
+      stat(`typescript-language-server: first code actions after opening ${f.file} (${f.fileLines} lines)`, p.name, f.tslsFirstCodeAction);
+      stat(`first offline Document task after opening it, list and task (the task alone ${fmt(f.documentTask.task.median)})`, p.name, f.documentTask.total);
+      stat(`first workspace question, cold index ("${f.question.text}")`, p.name, f.question.ask);
+      rows.push(['ratio to tsls\'s first code action: first Document task · first question', p.name, `${fmt(f.ratios.documentTask)} · ${fmt(f.ratios.question)}`, '', '', '']);
+    } else if (f) rows.push([`first responses: ${f.skipped ?? f.error}`, p.name, '', '', '', '']);
   }
   for (const t of results.trace) {
     if (t.error) {
@@ -455,7 +526,7 @@ export function render(results) {
     stat(`${label}: query by position`, 'trace', t.queryByPosition);
   }
   const measures = table(['measure (ms)', 'project', 'median', 'p99', 'n', 'peak MB'], rows);
-  const targets = table(['target', 'project', 'measured', 'result'], results.targets.map((t) => [t.target, t.project, t.value === null ? '—' : `${fmt(t.value)} ${t.unit}`, t.pass]));
+  const targets = table(['target', 'project', 'measured', 'result'], results.targets.map((t) => [t.target, t.project, t.value === null ? (t.note ? `— (${t.note})` : '—') : `${fmt(t.value)} ${t.unit}`, t.pass]));
   const speed = results.meta.machineSpeed;
   const byProject = results.projects.filter((p) => p.machineSpeed).map((p) => `${p.name} ${fmt(p.machineSpeed.before)} → ${fmt(p.machineSpeed.after)}`);
   const machine = speed ? `Machine speed (a fixed parse, ms; lower is faster): ${fmt(speed.before)} at the start, ${fmt(speed.after)} at the end${byProject.length > 0 ? `; around each project: ${byProject.join(', ')}` : ''}.` : '';
@@ -498,6 +569,7 @@ async function main() {
         codeActionsAfterEdits: 'a space typed at every k-th of those positions (an incremental didChange), then the code actions there at once, timed; the space is deleted again after each, untimed. typescript-language-server waits 500 ms before answering a code-action request while diagnostics of the file are pending, by design',
         codeActionsDuringPauses: 'a space typed at one of `pauses` places spread over the file, a pause of 300 ms, then the code actions asked for every 10 ms for pauseWindowMs at those positions in turn, while the server checks the changed file (ours 400 ms after a change); then the space is deleted and the server left to go idle; worstPerRound = the longest request of each round',
         retrievalIndex: 'built cold (a new index reading and parsing every file, the file-system cache warm after the first run), then from its saved index (fromSaved: a new index given the file a first one saved, taking every unchanged file from it), then queried warm',
+        first: 'per round, three fresh processes with empty cache folders (XDG_CACHE_HOME) on the file of --first-file (else the large file): typescript-language-server\'s first code-action list right after the open, at the first declaration; ours with no model, from the code-action request right after the open through the offline Document task it offers to the answer, the edit applied (documentTask.list: the list\'s part; when Document is not offered at a declaration the next is tried, counted); ours asked "where is <a declaration of the file, exported if one is> implemented?" through assistant/ask right after initialized, on a cold index; rounds taking turns; ratios of the medians to typescript-language-server\'s; run in a process with the code-action client\'s Node flags',
         trace: 'past sessions written in bulk as segment files (200 interactions per session), then opened as a new session; appends go through TraceStore.add',
         orchestration: 'Document through workspace/executeCommand with only the model agent; overhead = wall time minus the time the endpoint held the requests; after the first task the server is let go idle (settleMs: what it does after the open, the first type-check of the file among it, as before the code-action measurements); the first task and the next warm-up tasks (up to 10) are reported apart; each server has a cache folder of its own (XDG_CACHE_HOME), so the first task is that of a first session on the project, and laterSessionFirstTaskMs is the first task of a new server given the folder of the measured one, whose index it saved when it shut down; the client applies edits and reports them as incremental didChange, and undoes each after the task the same way; serverMainThreadCpu = CPU time of the server\'s main thread during each measured task (Linux, from /proc; null elsewhere), benchProcessCpu = CPU time of the bench process (the editor side and the endpoint) during it; afterTyping = the same tasks, each right after a space typed at the start of the line above the declaration (an incremental didChange) and the code-action request there, as a task usually runs',
       },
@@ -507,7 +579,7 @@ async function main() {
     targets: [],
   };
   try {
-    for (const spec of options.projects) results.projects.push(await measureProject(spec, options));
+    for (const [i, spec] of options.projects.entries()) results.projects.push(await measureProject(spec, options, options.firstFiles[i]));
   } finally {
     removeScratchDirectories();
   }

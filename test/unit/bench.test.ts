@@ -121,6 +121,22 @@ describe('npm run bench -- --quick', () => {
     expectStats(project.orchestration.afterTyping.overhead, 'orchestration overhead after typing');
     expect(project.orchestration.afterTyping.serverMainThreadCpu.n).toBe(project.orchestration.afterTyping.tasks);
     expect(stdout).toContain('orchestration overhead per task right after typing');
+    // A fresh session's first answers on the large file, each against typescript-language-server's first code action.
+    const first = project.firstResponses;
+    expect(first.file).toBe(project.largeFile.path);
+    expectStats(first.tslsFirstCodeAction, 'typescript-language-server first code action');
+    expectStats(first.documentTask.total, 'first Document task');
+    expect(first.documentTask.list.median).toBeLessThan(first.documentTask.total.median);
+    expectStats(first.question.ask, 'first workspace question');
+    expect(first.question.locations).toBeGreaterThan(0);
+    expect(first.ratios.documentTask).toBe(Math.round((first.documentTask.total.median / first.tslsFirstCodeAction.median) * 100) / 100);
+    expect(first.targets).toEqual({ documentTask: 0.15, question: 0.3 });
+    for (const row of ['first offline Document task after opening a file ≤ 0.15×', 'first workspace question, cold index ≤ 0.3×']) {
+      const target = results.targets.find((t: { target: string }) => t.target.startsWith(row));
+      expect(target, row).toMatchObject({ project: 'synthetic', unit: '×' });
+      expect(['pass', 'FAIL']).toContain(target.pass);
+      expect(stdout).toContain(row);
+    }
     expect(results.trace.map((t: { size: number }) => t.size)).toEqual([100, 300]);
     for (const trace of results.trace) {
       expectStats(trace.append, 'trace append');
@@ -132,4 +148,20 @@ describe('npm run bench -- --quick', () => {
     expect(results.targets.length).toBeGreaterThan(5);
     for (const target of results.targets) expect(['pass', 'FAIL', 'n/a']).toContain(target.pass);
   }, 180_000);
+
+  it('skips the first-response rows, with a note, on a project without the file named', async () => {
+    const json = path.join(dir, 'skipped.json');
+    const { stdout } = await runBench(['--quick', '--only', 'first', '--project', 'synthetic', '--synthetic-lines', '500', '--big-file-lines', '100', '--first-file', 'src/absent.ts', '--trace-sizes', '100', '--json', json]);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the results are plain JSON, checked field by field.
+    const results = JSON.parse(fs.readFileSync(json, 'utf8')) as any;
+    expect(results.projects[0].firstResponses).toMatchObject({ file: 'src/absent.ts', skipped: expect.stringContaining('no src/absent.ts in ') });
+    const rows = results.targets.filter((t: { target: string }) => t.target.startsWith('first '));
+    expect(rows).toHaveLength(2);
+    for (const row of rows) expect(row).toMatchObject({ value: null, pass: 'n/a', note: expect.stringContaining('no src/absent.ts') });
+    expect(stdout).toContain('— (no src/absent.ts in ');
+  }, 60_000);
+
+  it('refuses --first-file before any --project', async () => {
+    await expect(runBench(['--first-file', 'src/a.ts'])).rejects.toThrow('--first-file names a file of the --project given before it');
+  });
 });
