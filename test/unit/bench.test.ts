@@ -19,7 +19,7 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 function runBench(args: string[]): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [path.join(REPO_ROOT, 'bench', 'run.mjs'), ...args], { cwd: dir, timeout: 170_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [path.join(REPO_ROOT, 'bench', 'run.mjs'), ...args], { cwd: dir, timeout: 240_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
       if (error) reject(new Error(`${error.message}\n${stderr}`));
       else resolve({ stdout, stderr });
     });
@@ -147,7 +147,7 @@ describe('npm run bench -- --quick', () => {
     }
     expect(results.targets.length).toBeGreaterThan(5);
     for (const target of results.targets) expect(['pass', 'FAIL', 'n/a']).toContain(target.pass);
-  }, 180_000);
+  }, 250_000);
 
   it('skips the first-response rows, with a note, on a project without the file named', async () => {
     const json = path.join(dir, 'skipped.json');
