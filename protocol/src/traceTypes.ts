@@ -147,8 +147,13 @@ export interface TraceResponse {
   text: string;
   /** The proposed edit, as computed on `context.version`. */
   edit?: WorkspaceEdit;
-  /** Why the agent gave no usable answer. */
+  /**
+   * Why the agent gave no usable answer, in a user's words ("the endpoint refused the API key (401)", "no answer
+   * within 60 s"): what the choice list, the warnings and `assistant/ask` show.
+   */
   error?: string;
+  /** The failure as the endpoint or the agent reported it, when `error` says it shorter. */
+  errorDetail?: string;
   /** The oracle's verdict on the proposal, for tasks that check their proposals. */
   verdict?: Verdict;
   /** How many times the agent was asked (more than one when the oracle sent it back with feedback). */

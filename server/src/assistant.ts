@@ -29,6 +29,7 @@ import type {
   TaskCommandResult,
   TaskId,
   TraceParams,
+  TraceResponse,
   TraceResult,
   TraceSession,
 } from './protocol.js';
@@ -43,6 +44,7 @@ import { PlanCache } from './tasks/runTask.js';
 import type { TaskEnvironment } from './tasks/runTask.js';
 import { applyResponse, recordOutcome } from './tasks/applyResponse.js';
 import { revertResponse } from './tasks/revertResponse.js';
+import { failureNotice } from './tasks/failures.js';
 import { resolveCommandFlow, runCommandFlow } from './tasks/commandFlow.js';
 import type { FlowContext, ResolvedTask } from './tasks/commandFlow.js';
 import { askFlow } from './tasks/askFlow.js';
@@ -220,11 +222,19 @@ export class Assistant {
     return resolveCommandFlow(this.flow(), task, args, signal, progress, port);
   }
 
-  /** Records that the client applied a resolved code action's edit. */
-  async responseApplied(interactionId: string, responseId: string): Promise<void> {
+  /** Records that the client applied a resolved code action's edit, and names the agents that failed beside it. */
+  async responseApplied(interactionId: string, responseId: string, port: EditorPort): Promise<void> {
     const interaction = this.env.trace.get(interactionId);
-    if (!interaction || !interaction.responses.some((r) => r.id === responseId)) throw new AssistantError('unknown-interaction', `No response ${responseId} in interaction ${interactionId}.`);
+    const response = interaction?.responses.find((r) => r.id === responseId);
+    if (!interaction || !response) throw new AssistantError('unknown-interaction', `No response ${responseId} in interaction ${interactionId}.`);
     await recordOutcome(this.env, interactionId, responseId, { applied: true, outcome: 'applied' }, this.env.plans.get(responseId));
+    this.warnOfFailures(interaction, response, port);
+  }
+
+  /** A warning naming the interaction's failed agents, once another agent's answer was used. */
+  private warnOfFailures(interaction: Interaction, used: TraceResponse, port: EditorPort): void {
+    const notice = failureNotice(interaction.responses, used);
+    if (notice) port.showMessage('warning', notice);
   }
 
   ask(params: AskParams, signal: AbortSignal, progress: ProgressSink): Promise<AskResult> {
@@ -272,7 +282,9 @@ export class Assistant {
     if (!response.edit) throw new AssistantError('invalid-params', `Response ${params.responseId} has no edit to apply (${response.error ?? response.status}).`);
     if (interaction.sessionId !== this.session.id) throw new AssistantError('unavailable', 'This interaction belongs to another server session; run the task again here.');
     if (response.used) return { applied: false, outcome: 'failed', message: 'This response was already applied.' };
-    return applyResponse(this.env, this.options.documents, port, interaction.id, response.id, `Assistant: ${interaction.task} ${interaction.context.symbol ?? ''}`.trim());
+    const result = await applyResponse(this.env, this.options.documents, port, interaction.id, response.id, `Assistant: ${interaction.task} ${interaction.context.symbol ?? ''}`.trim());
+    if (result.applied) this.warnOfFailures(interaction, response, port);
+    return result;
   }
 
   trace(params: TraceParams): TraceResult {

@@ -62,15 +62,32 @@ export type ModelErrorKind = 'auth' | 'rate-limit' | 'server' | 'bad-request' | 
 /** Longest answer read from a model (about 250,000 tokens): beyond it the request is abandoned, so memory stays bounded. */
 export const MAX_ANSWER_CHARS = 1_000_000;
 
-/** A model failure, with a message fit to show to the user. */
+/** What a failure's short reason is made from (see `failureReason.ts`), besides its kind. */
+export interface ModelErrorFacts {
+  /** How long to wait before asking again, from the endpoint's `retry-after`. */
+  retryAfterMs?: number;
+  /** The HTTP status the endpoint answered with. */
+  status?: number;
+  /** The limit that ran out, for `timeout` and `idle`. */
+  limitMs?: number;
+  /** An `incomplete` answer cut off at the model's token limit, or a `bad-request` held back by a content filter. */
+  cause?: 'token-limit' | 'content-filter';
+}
+
+/**
+ * A model failure: `message` says in full what happened, for the trace and the log; `failureReason` turns the kind
+ * and the facts into the short reason the user is shown.
+ */
 export class ModelError extends Error {
+  readonly retryAfterMs: number | undefined;
   constructor(
     readonly kind: ModelErrorKind,
     message: string,
-    readonly retryAfterMs?: number,
+    readonly facts: ModelErrorFacts = {},
   ) {
     super(message);
     this.name = 'ModelError';
+    this.retryAfterMs = facts.retryAfterMs;
   }
 }
 
@@ -159,7 +176,7 @@ export class ModelClient {
     const controller = new AbortController();
     const onAbort = (): void => controller.abort(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
-    const overall = setTimeout(() => controller.abort(new ModelError('timeout', timeoutMessage)), this.endpoint.timeoutMs);
+    const overall = setTimeout(() => controller.abort(new ModelError('timeout', timeoutMessage, { limitMs: this.endpoint.timeoutMs })), this.endpoint.timeoutMs);
     let answered = false;
     try {
       const result = await run(controller);
@@ -186,7 +203,7 @@ export class ModelClient {
     let idleTimer: NodeJS.Timeout | undefined;
     const armIdle = (): void => {
       clearTimeout(idleTimer);
-      idleTimer = setTimeout(() => controller.abort(new ModelError('idle', `the model sent nothing for ${this.endpoint.idleTimeoutMs} ms`)), this.endpoint.idleTimeoutMs);
+      idleTimer = setTimeout(() => controller.abort(new ModelError('idle', `the model sent nothing for ${this.endpoint.idleTimeoutMs} ms`, { limitMs: this.endpoint.idleTimeoutMs })), this.endpoint.idleTimeoutMs);
     };
     armIdle();
     try {
@@ -244,8 +261,8 @@ function tooLarge(): ModelError {
 }
 
 function finish(text: string, finishReason: string | null | undefined, usage: TokenUsage | undefined, calls: ToolCall[] = []): Completion {
-  if (finishReason === 'length') throw new ModelError('incomplete', 'the model’s answer was cut off at its token limit');
-  if (finishReason === 'content_filter') throw new ModelError('bad-request', 'the endpoint’s content filter withheld the answer');
+  if (finishReason === 'length') throw new ModelError('incomplete', 'the model’s answer was cut off at its token limit', { cause: 'token-limit' });
+  if (finishReason === 'content_filter') throw new ModelError('bad-request', 'the endpoint’s content filter withheld the answer', { cause: 'content-filter' });
   // A call without a name cannot be answered or sent back; one without an id gets one, so its result can refer to it.
   const toolCalls = calls.filter((call) => call.name !== '').map((call, i) => (call.id ? call : { ...call, id: `call_${i}` }));
   return { text, finishReason: finishReason ?? 'stop', ...(usage ? { usage } : {}), ...(toolCalls.length > 0 ? { toolCalls } : {}) };
@@ -268,15 +285,15 @@ function usageOf(usage: { prompt_tokens?: number; completion_tokens?: number } |
 function toModelError(error: unknown, endpoint: ModelEndpoint): ModelError {
   if (error instanceof ModelError) return error;
   const where = endpoint.baseURL ? new URL(endpoint.baseURL).host : 'the OpenAI API';
-  if (error instanceof OpenAI.APIConnectionTimeoutError) return new ModelError('timeout', `${where} did not answer within ${endpoint.timeoutMs} ms`);
+  if (error instanceof OpenAI.APIConnectionTimeoutError) return new ModelError('timeout', `${where} did not answer within ${endpoint.timeoutMs} ms`, { limitMs: endpoint.timeoutMs });
   if (error instanceof OpenAI.APIConnectionError) return new ModelError('connection', `cannot reach ${where}: ${error.message}`);
   if (error instanceof OpenAI.APIError && typeof error.status === 'number') {
     const detail = error.message.replace(/^\d+\s*/, '');
-    if (error.status === 401 || error.status === 403) return new ModelError('auth', `${where} refused the API key (${error.status}): ${detail}`);
-    if (error.status === 429) return new ModelError('rate-limit', `${where} is rate-limiting requests (429): ${detail}`, retryAfter(error.headers));
-    if (error.status >= 500) return new ModelError('server', `${where} failed (${error.status}): ${detail}`, retryAfter(error.headers));
-    if (error.status === 404) return new ModelError('bad-request', `${where} does not know model "${endpoint.model}" or this API (404): ${detail}`);
-    return new ModelError('bad-request', `${where} rejected the request (${error.status}): ${detail}`);
+    if (error.status === 401 || error.status === 403) return new ModelError('auth', `${where} refused the API key (${error.status}): ${detail}`, { status: error.status });
+    if (error.status === 429) return new ModelError('rate-limit', `${where} is rate-limiting requests (429): ${detail}`, { status: 429, retryAfterMs: retryAfter(error.headers) });
+    if (error.status >= 500) return new ModelError('server', `${where} failed (${error.status}): ${detail}`, { status: error.status, retryAfterMs: retryAfter(error.headers) });
+    if (error.status === 404) return new ModelError('bad-request', `${where} does not know model "${endpoint.model}" or this API (404): ${detail}`, { status: 404 });
+    return new ModelError('bad-request', `${where} rejected the request (${error.status}): ${detail}`, { status: error.status });
   }
   if (error instanceof SyntaxError || (error instanceof Error && /JSON|Unexpected token|parse/i.test(error.message))) {
     return new ModelError('malformed', `${where} sent an answer that is not valid JSON`);

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { PipelineState, TraceResponse, Verdict } from '../protocol.js';
 import type { Agent, AgentAnswer, AgentRequest, AnswerPlace, TokenUsage } from './agent.js';
 import type { Proposal } from '../edits/proposal.js';
+import { BudgetExceeded, failureReason } from './failureReason.js';
 
 /** One agent's outcome, before the task turns its text into an edit. */
 export interface AgentOutcome {
@@ -14,7 +15,10 @@ export interface AgentOutcome {
   proposal?: Proposal;
   /** Further answers of the same agent, each to become its own candidate. */
   alternatives?: AgentAnswer[];
+  /** Why the agent gave no usable answer, in the user's words (see `failureReason`). */
   error?: string;
+  /** The failure as the agent or the endpoint reported it, when `error` says it shorter. */
+  errorDetail?: string;
   startedAt: string;
   durationMs: number;
   usage?: TokenUsage;
@@ -31,8 +35,10 @@ export class PipelineFailure extends Error {
   constructor(
     message: string,
     readonly pipeline: PipelineState,
+    /** What stopped the pipeline (a model error), so the failure's reason can name it. */
+    cause?: unknown,
   ) {
-    super(message);
+    super(message, cause === undefined ? undefined : { cause });
     this.name = 'PipelineFailure';
   }
 }
@@ -44,8 +50,6 @@ export interface OrchestrationOptions {
   /** Called as agents start and finish, for progress reports. */
   onProgress?: (message: string) => void;
 }
-
-class BudgetExceeded extends Error {}
 
 /**
  * Runs every agent at once and waits for all of them; an agent that throws, times out or is
@@ -60,7 +64,7 @@ export async function runAgents(agents: readonly Agent[], request: AgentRequest,
       const controller = new AbortController();
       const onAbort = (): void => controller.abort(options.signal.reason);
       options.signal.addEventListener('abort', onAbort, { once: true });
-      const timer = setTimeout(() => controller.abort(new BudgetExceeded()), options.agentTimeoutMs);
+      const timer = setTimeout(() => controller.abort(new BudgetExceeded(options.agentTimeoutMs)), options.agentTimeoutMs);
       const base = { responseId: randomUUID(), agent, startedAt: startedAt.toISOString() };
       const elapsed = (): number => Date.now() - startedAt.getTime();
       try {
@@ -85,10 +89,12 @@ export async function runAgents(agents: readonly Agent[], request: AgentRequest,
         };
       } catch (error) {
         if (controller.signal.reason instanceof BudgetExceeded) {
-          return { ...base, status: 'timeout', text: '', error: `no answer within ${options.agentTimeoutMs} ms`, durationMs: elapsed() };
+          return { ...base, status: 'timeout', text: '', error: failureReason(controller.signal.reason), durationMs: elapsed() };
         }
         if (options.signal.aborted) return { ...base, status: 'cancelled', text: '', error: 'cancelled', durationMs: elapsed() };
-        return { ...base, status: 'error', text: '', error: error instanceof Error ? error.message : String(error), durationMs: elapsed(), ...(error instanceof PipelineFailure ? { pipeline: error.pipeline } : {}) };
+        const reason = failureReason(error);
+        const detail = error instanceof Error ? error.message : String(error);
+        return { ...base, status: 'error', text: '', error: reason, ...(detail !== reason ? { errorDetail: detail } : {}), durationMs: elapsed(), ...(error instanceof PipelineFailure ? { pipeline: error.pipeline } : {}) };
       } finally {
         clearTimeout(timer);
         options.signal.removeEventListener('abort', onAbort);

@@ -32,7 +32,7 @@ export function register(ctx: ServerContext): void {
       if (command === Commands.responseApplied) {
         const args = params.arguments?.[0] as ResponseAppliedArgs | undefined;
         expectResponseIds(command, args);
-        await (await ctx.assistant()).responseApplied(args!.interactionId, args!.responseId);
+        await (await ctx.assistant()).responseApplied(args!.interactionId, args!.responseId, ctx.port());
         commit(controller);
         return null;
       }

@@ -296,6 +296,6 @@ export async function runClassPipeline({ request, session }: ClassPipelineInput,
     };
   } catch (error) {
     if (error instanceof PipelineFailure || signal.aborted) throw error;
-    throw new PipelineFailure(error instanceof Error ? error.message : String(error), run.state());
+    throw new PipelineFailure(error instanceof Error ? error.message : String(error), run.state(), error);
   }
 }

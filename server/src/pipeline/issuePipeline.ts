@@ -313,6 +313,6 @@ export async function runIssuePipeline({ request, session, name = 'issue' }: Iss
     return { text: `${patch.output.patch.trim()}${explanation}`, proposal, verdict, pipeline: state };
   } catch (error) {
     if (error instanceof PipelineFailure || signal.aborted) throw error;
-    throw new PipelineFailure(error instanceof Error ? error.message : String(error), run.state());
+    throw new PipelineFailure(error instanceof Error ? error.message : String(error), run.state(), error);
   }
 }

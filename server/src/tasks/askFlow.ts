@@ -12,6 +12,7 @@ import type { DocumentSnapshot, DocumentSource } from '../workspace/documentSnap
 import { syntaxFileName, workspaceSnapshot } from '../workspace/documentSnapshot.js';
 import { taskDefinition } from './catalogue.js';
 import { runTask } from './runTask.js';
+import { failureLines } from './failures.js';
 import type { Candidate, TaskEnvironment } from './runTask.js';
 import type { DiagnosticInfo, TaskTarget } from './task.js';
 
@@ -137,7 +138,9 @@ export async function askFlow(context: AskContext, params: AskParams, signal: Ab
   if (!found) return unanswered(task, 'Which code is this about? Select it, put the cursor on it, or name it (e.g. "document the load method").');
   const result = await runTask(env, { task, document: found.document, target: found.target, parameters: found.parameters, text, source: 'text', classification }, signal, progress);
   const usable = result.candidates.filter((c) => c.proposal || c.shown).length;
-  const message = result.interaction.message ?? `${usable} candidate${usable === 1 ? '' : 's'} for ${task} on ${found.target.name}; apply one with assistant/apply.`;
+  // With usable answers, the agents that failed beside them are named too (without any, the record's message does).
+  const failed = failureLines(result.candidates.map((c) => c.response));
+  const message = result.interaction.message ?? `${usable} candidate${usable === 1 ? '' : 's'} for ${task} on ${found.target.name}; apply one with assistant/apply.${failed.length > 0 ? ` ${failed.join('; ')}.` : ''}`;
   return {
     interactionId: result.interaction.id,
     task,

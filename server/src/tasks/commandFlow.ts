@@ -15,6 +15,7 @@ import { answerTitle, presentAnswer } from './presentAnswer.js';
 import type { Candidate, TaskEnvironment, TaskResult } from './runTask.js';
 import type { TaskTarget } from './task.js';
 import { diagnosticFromLsp } from './diagnostics.js';
+import { failureLines, failureNotice } from './failures.js';
 
 export interface FlowContext {
   env: TaskEnvironment;
@@ -79,7 +80,9 @@ export async function chooseCandidate(candidates: Candidate[], targetName: strin
   // Several answers of one agent (suggested names, compiler fixes) need titles of their own to be told apart.
   const titles = usable.map((c, i) => (usable.filter((u) => u.response.agent.name === c.response.agent.name).length > 1 ? `${i + 1}. ${c.response.agent.name}: ${firstLine(c.response.text).slice(0, 50)}` : `Use ${c.response.agent.name}`));
   const preview = usable.map((c, i) => `${i + 1}. ${c.response.agent.name}: ${firstLine(c.response.text)}`).join('\n');
-  const picked = await port.choose(`${usable.length} answers for ${targetName}:\n${preview}`, [...titles, 'Discard']);
+  // The agents that failed are named below the answers, never offered as choices.
+  const failed = failureLines(candidates.map((c) => c.response));
+  const picked = await port.choose(`${usable.length} answers for ${targetName}:\n${preview}${failed.length > 0 ? `\n${failed.join('\n')}` : ''}`, [...titles, 'Discard']);
   signal.throwIfAborted();
   const index = picked === undefined ? -1 : titles.indexOf(picked);
   if (index < 0) return { kind: 'none', message: `Discarded the answers for ${targetName}.`, discarded: true };
@@ -122,11 +125,13 @@ async function finishCommand(context: FlowContext, task: TaskId, targetName: str
   const responseId = chosen.candidate.response.id;
   if (chosen.candidate.shown) {
     const shown = await presentAnswer(context.env, port, interactionId, task, titleOf(task, targetName, result), chosen.candidate);
+    warnOfFailures(port, result.candidates, chosen.candidate);
     return { interactionId, applied: false, outcome: 'shown', responseId, ...(shown.message ? { message: shown.message } : {}) };
   }
   progress.report('applying the edit', 95);
   const applied = await applyResponse(context.env, context.documents, port, interactionId, responseId, `Assistant: ${task} ${targetName}`);
   if (!applied.applied && applied.message) port.showMessage('warning', applied.message);
+  if (applied.applied) warnOfFailures(port, result.candidates, chosen.candidate);
   return { interactionId, applied: applied.applied, outcome: applied.outcome, responseId, ...(applied.message ? { message: applied.message } : {}) };
 }
 
@@ -140,6 +145,7 @@ export async function resolveCommandFlow(context: FlowContext, task: TaskId, arg
   const responseId = chosen.candidate.response.id;
   if (chosen.candidate.shown || !chosen.candidate.proposal) {
     await presentAnswer(context.env, port, interactionId, task, titleOf(task, target.name, result), chosen.candidate);
+    warnOfFailures(port, result.candidates, chosen.candidate);
     return { kind: 'shown', interactionId };
   }
   const current = proposalOnCurrentText(chosen.candidate.proposal, context.documents);
@@ -156,6 +162,16 @@ export async function resolveCommandFlow(context: FlowContext, task: TaskId, arg
   // Kept so the follow-up command can record where the edit landed.
   context.env.plans.set(responseId, current.proposal);
   return { kind: 'edit', edit: proposalToWorkspaceEdit(current.proposal), interactionId, responseId };
+}
+
+/** Tells the user which other agents failed, once an answer is applied or shown (an edit the client applies itself is
+ * told of when it reports it applied: `Assistant.responseApplied`). */
+function warnOfFailures(port: EditorPort, candidates: readonly Candidate[], used: Candidate): void {
+  const notice = failureNotice(
+    candidates.map((c) => c.response),
+    used.response,
+  );
+  if (notice) port.showMessage('warning', notice);
 }
 
 function firstLine(text: string): string {

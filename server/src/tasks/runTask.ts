@@ -369,6 +369,7 @@ async function evaluateOutcome(env: TaskEnvironment, definition: TaskDefinition,
       attempts: attempt,
       ...(outcome.usage ? { usage: outcome.usage } : {}),
       ...(outcome.error ? { error: outcome.error } : {}),
+      ...(outcome.errorDetail ? { errorDetail: outcome.errorDetail } : {}),
       ...(outcome.pipeline && answer.id === outcome.responseId ? { pipeline: outcome.pipeline } : {}),
     };
     if (outcome.status !== 'ok') {

@@ -1,0 +1,26 @@
+// Which agents of a run gave nothing usable, and the words that tell the user: in the choice list, and once another answer is used.
+import type { TraceResponse } from '../protocol.js';
+
+/** One line per agent that failed: "gpt-4o-mini failed: the endpoint refused the API key (401)". */
+export function failureLines(responses: readonly TraceResponse[]): string[] {
+  const byAgent = new Map<string, TraceResponse[]>();
+  for (const response of responses) byAgent.set(response.agent.name, [...(byAgent.get(response.agent.name) ?? []), response]);
+  const lines: string[] = [];
+  for (const [name, own] of byAgent) {
+    // An agent failed when none of its answers is usable; one answer of several that the oracle rejected is not a
+    // failure of the agent. A cancelled agent did what the user asked.
+    if (own.some((r) => r.status === 'ok' || r.status === 'cancelled')) continue;
+    const first = own[0] as TraceResponse;
+    lines.push(`${name} failed: ${first.error ?? first.status}`);
+  }
+  return lines;
+}
+
+/**
+ * The warning shown when one agent's answer is applied or shown while others failed, so a failing model is never
+ * silent behind an offline answer; undefined when no agent failed.
+ */
+export function failureNotice(responses: readonly TraceResponse[], used: TraceResponse): string | undefined {
+  const lines = failureLines(responses.filter((r) => r.agent.name !== used.agent.name));
+  return lines.length > 0 ? `Used the answer of ${used.agent.name}; ${lines.join('; ')}.` : undefined;
+}

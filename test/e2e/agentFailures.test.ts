@@ -1,0 +1,110 @@
+// Over --stdio: each agent's failure named in a user's words, in the choice, the warnings and assistant/ask.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { CodeAction } from 'vscode-languageserver-protocol';
+import type { AskResult, AssistantSettings, TaskCommandResult, TraceResult } from '../../protocol/src/index.js';
+import { RESOLVE_CAPABILITIES, TestEditor, copyFixture, until } from '../support/lspClient.js';
+import { startScriptedModel } from '../support/scriptedModel.js';
+import type { ScriptStep, ScriptedModel } from '../support/scriptedModel.js';
+import { LOAD_DOC, scriptedAgent, taskSteps } from '../support/scriptedAgents.js';
+
+let model: ScriptedModel;
+const editors: TestEditor[] = [];
+beforeEach(async () => {
+  model = await startScriptedModel();
+});
+afterEach(async () => {
+  await Promise.all(editors.splice(0).map((e) => e.dispose()));
+  await model.close();
+});
+
+const WARNING = 2;
+/** An answer the Document task refuses: code, and no comment. */
+const CODE_ONLY = '```ts\nasync load(): Promise<Config> {\n  return this.cached;\n}\n```';
+
+/** The editor with the offline agents and the given model agents on the scripted endpoint. */
+async function start(agents: AssistantSettings['agents'], options: { orchestrator?: Partial<AssistantSettings['orchestrator']>; resolve?: boolean } = {}) {
+  const { editor } = await TestEditor.start({
+    root: copyFixture('basic'),
+    ...(options.resolve ? { capabilities: RESOLVE_CAPABILITIES } : {}),
+    initializationOptions: { assistant: { agents, useEnvironment: false, orchestrator: { agentTimeoutMs: 20_000, maxAttempts: 1, ...options.orchestrator } } },
+  });
+  editors.push(editor);
+  const doc = await editor.open('src/config.ts');
+  return { editor, doc };
+}
+
+async function documentLoad(editor: TestEditor, uri: string): Promise<CodeAction> {
+  const position = editor.position(uri, 'async load');
+  const actions = await editor.request<CodeAction[]>('textDocument/codeAction', { textDocument: { uri }, range: { start: position, end: position }, context: { diagnostics: [] } });
+  const action = actions.find((a) => a.title.startsWith('Assistant: Document'));
+  if (!action) throw new Error(`no Document action: ${actions.map((a) => a.title).join(', ')}`);
+  return action;
+}
+
+function run(editor: TestEditor, action: CodeAction, workDoneToken?: string): Promise<TaskCommandResult> {
+  return editor.request<TaskCommandResult>('workspace/executeCommand', { command: action.command!.command, arguments: action.command!.arguments, ...(workDoneToken ? { workDoneToken } : {}) });
+}
+
+describe('failed agents are named', () => {
+  it('applies the offline answer beside a model that answers 401, and warns naming the model and the 401', async () => {
+    const { editor, doc } = await start([scriptedAgent(model, 'gpt-4o-mini')]);
+    model.setDefault({ kind: 'error', status: 401, message: 'Incorrect API key provided: sk-test' });
+    const result = await run(editor, await documentLoad(editor, doc.uri));
+    expect(result).toMatchObject({ applied: true, outcome: 'applied' });
+    expect(editor.questions).toEqual([]);
+    await until(() => editor.messages.some((m) => m.type === WARNING), 5000, 'the warning');
+    expect(editor.messages).toContainEqual({ type: WARNING, message: 'Used the answer of doc-offline; gpt-4o-mini failed: the endpoint refused the API key (401).' });
+    // The short reason is what the user reads; the endpoint's own words stay in the trace.
+    const trace = await editor.request<TraceResult>('assistant/trace', { id: result.interactionId });
+    expect(trace.interactions[0]!.responses.find((r) => r.agent.name === 'gpt-4o-mini')).toMatchObject({ status: 'error', error: 'the endpoint refused the API key (401)', errorDetail: expect.stringContaining('Incorrect API key provided') });
+  });
+
+  it('lists every failed agent with its reason in the choice, offers only the usable answers, and warns once one is applied', async () => {
+    const agents = [scriptedAgent(model, 'gpt-4o-mini'), scriptedAgent(model, 'local'), scriptedAgent(model, 'broken', { stream: false }), scriptedAgent(model, 'wordy')];
+    const { editor, doc } = await start(agents, { orchestrator: { agentTimeoutMs: 1500 } });
+    const steps: Record<string, ScriptStep> = {
+      'gpt-4o-mini': { kind: 'text', content: LOAD_DOC },
+      local: { kind: 'stall', afterHeaders: true },
+      broken: { kind: 'garbage' },
+      wordy: { kind: 'text', content: CODE_ONLY },
+    };
+    model.setDefault(taskSteps((agent) => steps[agent] ?? { kind: 'error', status: 500 }));
+    editor.onQuestion = (params) => params.actions!.find((a) => a.title === 'Use gpt-4o-mini') ?? null;
+    const result = await run(editor, await documentLoad(editor, doc.uri));
+    expect(result.applied).toBe(true);
+    expect(editor.questions).toHaveLength(1);
+    const question = editor.questions[0]!;
+    expect(question.actions!.map((a) => a.title)).toEqual(['Use doc-offline', 'Use gpt-4o-mini', 'Discard']);
+    const failures = ['local failed: no answer within 1.5 s', 'broken failed: the endpoint’s answer could not be read', 'wordy failed: the answer holds no documentation comment'];
+    expect(question.message.split('\n').slice(-3)).toEqual(failures);
+    await until(() => editor.messages.some((m) => m.type === WARNING), 5000, 'the warning');
+    expect(editor.messages).toContainEqual({ type: WARNING, message: `Used the answer of gpt-4o-mini; ${failures.join('; ')}.` });
+    expect(editor.buffer(doc.uri).text).toContain('Loads the configuration from disk once and caches it.');
+  });
+
+  it('names the failure in assistant/ask’s message and the failed response’s error, and warns when the other answer is applied', async () => {
+    const { editor, doc } = await start([scriptedAgent(model, 'gpt-4o-mini')]);
+    model.setDefault({ kind: 'error', status: 401 });
+    const answer = await editor.request<AskResult>('assistant/ask', { text: 'write documentation for the load method', textDocument: { uri: doc.uri }, task: 'document' });
+    expect(answer.message).toBe('1 candidate for document on ConfigStore.load; apply one with assistant/apply. gpt-4o-mini failed: the endpoint refused the API key (401).');
+    expect(answer.responses.find((r) => r.agent.name === 'gpt-4o-mini')).toMatchObject({ status: 'error', error: 'the endpoint refused the API key (401)' });
+    const offline = answer.responses.find((r) => r.agent.name === 'doc-offline')!;
+    expect(editor.messages).toEqual([]);
+    await editor.request('assistant/apply', { interactionId: answer.interactionId, responseId: offline.id });
+    await until(() => editor.messages.length > 0, 5000, 'the warning');
+    expect(editor.messages).toEqual([{ type: WARNING, message: 'Used the answer of doc-offline; gpt-4o-mini failed: the endpoint refused the API key (401).' }]);
+  });
+
+  it('warns once the client applied a resolved code action’s edit', async () => {
+    const { editor, doc } = await start([scriptedAgent(model, 'gpt-4o-mini')], { resolve: true });
+    model.setDefault({ kind: 'error', status: 403 });
+    const position = editor.position(doc.uri, 'async load');
+    const [action] = await editor.request<CodeAction[]>('textDocument/codeAction', { textDocument: { uri: doc.uri }, range: { start: position, end: position }, context: { diagnostics: [], only: ['refactor.rewrite.assistant.document'] } });
+    const resolved = await editor.request<CodeAction>('codeAction/resolve', action);
+    expect(resolved.edit).toBeDefined();
+    expect(editor.messages).toEqual([]);
+    await editor.request('workspace/executeCommand', resolved.command);
+    await until(() => editor.messages.length > 0, 5000, 'the warning');
+    expect(editor.messages).toEqual([{ type: WARNING, message: 'Used the answer of doc-offline; gpt-4o-mini failed: the endpoint refused the API key (403).' }]);
+  });
+});

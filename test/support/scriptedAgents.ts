@@ -1,0 +1,24 @@
+// The scripted endpoint as model agents in the server's settings, beside the offline agents, for journeys with a failing, slow or hung model.
+import type { ModelAgentSettings } from '../../protocol/src/index.js';
+import type { RecordedRequest, ScriptStep, ScriptedModel } from './scriptedModel.js';
+
+/** A model agent entry of `assistant.agents` on the scripted endpoint; its name is also the model it asks for. */
+export function scriptedAgent(model: ScriptedModel, name: string, extra: Partial<ModelAgentSettings> = {}): ModelAgentSettings {
+  return { name, baseURL: model.baseURL, apiKey: 'sk-test', model: name, tasks: ['document'], maxRetries: 0, ...extra };
+}
+
+/** Whether a request is the model classifier's (free text is classified by the first model agent before the task runs). */
+export function isClassification(request: RecordedRequest): boolean {
+  return JSON.stringify(request.body?.messages ?? '').includes('None of the above');
+}
+
+/**
+ * A step for every request: classifications are answered "document" at once, so the journey reaches its task
+ * whatever the agents do; the task's requests get `respond`, chosen by the model (the agent) that asks.
+ */
+export function taskSteps(respond: (agent: string, request: RecordedRequest) => ScriptStep): ScriptStep {
+  return { kind: 'dynamic', respond: (request) => (isClassification(request) ? { kind: 'text', content: 'document' } : respond(String(request.body?.model), request)) };
+}
+
+/** A doc comment a model might write for `ConfigStore.load`. */
+export const LOAD_DOC = '/**\n * Loads the configuration from disk once and caches it.\n * @returns The configuration.\n */';
