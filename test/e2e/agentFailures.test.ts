@@ -1,4 +1,4 @@
-// Over --stdio: each agent's failure named in a user's words, in the choice, the warnings and assistant/ask.
+// Over --stdio: each agent's failure named in a user's words, progress counted over all of a task's agents, a cancelled run recorded as such.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CodeAction } from 'vscode-languageserver-protocol';
 import type { AskResult, AssistantSettings, TaskCommandResult, TraceResult } from '../../protocol/src/index.js';
@@ -43,6 +43,11 @@ async function documentLoad(editor: TestEditor, uri: string): Promise<CodeAction
 
 function run(editor: TestEditor, action: CodeAction, workDoneToken?: string): Promise<TaskCommandResult> {
   return editor.request<TaskCommandResult>('workspace/executeCommand', { command: action.command!.command, arguments: action.command!.arguments, ...(workDoneToken ? { workDoneToken } : {}) });
+}
+
+/** The messages of the reports on one progress token, in order. */
+function reports(editor: TestEditor, token: string): string[] {
+  return editor.progress.filter((p) => p.token === token && p.value.kind === 'report').map((p) => p.value.message ?? '');
 }
 
 describe('failed agents are named', () => {
@@ -106,5 +111,56 @@ describe('failed agents are named', () => {
     await editor.request('workspace/executeCommand', resolved.command);
     await until(() => editor.messages.length > 0, 5000, 'the warning');
     expect(editor.messages).toEqual([{ type: WARNING, message: 'Used the answer of doc-offline; gpt-4o-mini failed: the endpoint refused the API key (403).' }]);
+  });
+});
+
+describe('progress over all of a task’s agents', () => {
+  it('says "1 of 2 agents done" with the model’s line and its seconds while the model streams', async () => {
+    const { editor, doc } = await start([scriptedAgent(model, 'gpt-4o-mini')]);
+    // About 5 s of streaming, long after the offline agent is done.
+    model.setDefault({ kind: 'text', content: LOAD_DOC, chunkSize: 8, delayMs: 400 });
+    editor.onQuestion = (params) => params.actions!.find((a) => a.title === 'Use gpt-4o-mini') ?? null;
+    const result = await run(editor, await documentLoad(editor, doc.uri), 'slow');
+    expect(result.applied).toBe(true);
+    const messages = reports(editor, 'slow');
+    // The model's seconds go on while it works: two of them at least, in order.
+    const seconds = messages.flatMap((m) => /^1 of 2 agents done · gpt-4o-mini: (\d+) s$/.exec(m)?.[1] ?? []).map(Number);
+    expect(new Set(seconds).size, messages.join('\n')).toBeGreaterThanOrEqual(2);
+    expect(seconds).toEqual([...seconds].sort((a, b) => a - b));
+    // Never a count of one agent alone while another still works.
+    expect(messages.every((m) => /^[01] of 2 agents done · /.test(m) || m === '2 of 2 agents done')).toBe(true);
+  });
+
+  it('keeps an agent running through a second attempt, saying so', async () => {
+    const { editor, doc } = await start([scriptedAgent(model, 'gpt-4o-mini')], { orchestrator: { maxAttempts: 2 } });
+    model.enqueue({ kind: 'text', content: CODE_ONLY, delayMs: 300 }, { kind: 'text', content: LOAD_DOC, chunkSize: 10, delayMs: 150 });
+    editor.onQuestion = (params) => params.actions!.find((a) => a.title === 'Use gpt-4o-mini') ?? null;
+    const result = await run(editor, await documentLoad(editor, doc.uri), 'retry');
+    expect(result.applied).toBe(true);
+    expect(model.requests).toHaveLength(2);
+    const messages = reports(editor, 'retry');
+    expect(messages.some((m) => /^1 of 2 agents done · gpt-4o-mini: attempt 2 \(the last was rejected\), \d s$/.test(m))).toBe(true);
+  });
+});
+
+describe('a cancelled run', () => {
+  it('closes the hung model’s request within 500 ms, applies nothing, and records the agents as cancelled', async () => {
+    const { editor, doc } = await start([scriptedAgent(model, 'gpt-4o-mini')]);
+    model.setDefault({ kind: 'stall', afterHeaders: true });
+    const pending = run(editor, await documentLoad(editor, doc.uri), 'hung');
+    await model.waitForRequests(1);
+    await until(() => reports(editor, 'hung').some((m) => m.startsWith('1 of 2 agents done')), 5000, 'the offline agent done');
+    const cancelledAt = Date.now();
+    await editor.connection.sendNotification('window/workDoneProgress/cancel', { token: 'hung' });
+    await expect(pending).rejects.toMatchObject({ code: -32800 });
+    expect((await model.waitForClose(0, 2000)) - cancelledAt).toBeLessThan(500);
+    expect(editor.applied).toEqual([]);
+    expect(editor.buffer(doc.uri).text).toBe(doc.text);
+    const [interaction] = (await editor.request<TraceResult>('assistant/trace', { task: 'document' })).interactions;
+    expect(interaction).toMatchObject({ message: 'Cancelled before an answer was chosen.' });
+    expect(interaction!.responses.map((r) => [r.agent.name, r.status, r.used])).toEqual([
+      ['doc-offline', 'ok', false],
+      ['gpt-4o-mini', 'cancelled', false],
+    ]);
   });
 });

@@ -1,6 +1,6 @@
 // A model agent on any OpenAI-compatible endpoint: builds the task's prompt from the chosen context and asks the model.
 import type { AgentDescriptor, ModelAgentSettings, TaskId, TaskOrNone } from '../protocol.js';
-import type { Agent, AgentAnswer, AgentProgress, AgentRequest, TokenUsage } from './agent.js';
+import type { Agent, AgentAnswer, AgentRequest, TokenUsage } from './agent.js';
 import { ModelClient } from './modelClient.js';
 import type { ChatMessage, ModelEndpoint } from './modelClient.js';
 import { modelStrategy, modelTasks } from './modelTasks.js';
@@ -34,7 +34,7 @@ export class OpenAIAgent implements Agent {
     this.client = new ModelClient(config.endpoint);
   }
 
-  async run(request: AgentRequest, signal: AbortSignal, progress?: AgentProgress): Promise<AgentAnswer> {
+  async run(request: AgentRequest, signal: AbortSignal): Promise<AgentAnswer> {
     const strategy = modelStrategy(request.task);
     if (!strategy) return { text: '' };
     // A file the workspace keeps from models is not sent, whatever the task. A question is built from retrieval
@@ -45,7 +45,6 @@ export class OpenAIAgent implements Agent {
     const override = this.config.prompts?.[request.task];
     const usage: TokenUsage = {};
     const ask: AskModel = async (prompt, callSignal) => {
-      progress?.(`asking ${this.descriptor.model}`);
       // The workspace context goes after the task's own prompt, marked as reference, so it informs without redirecting.
       const context = request.context && prompt.withContext !== false ? `\n\nContext from the workspace, for reference only (change nothing outside what is asked):\n${request.context}` : '';
       const messages: ChatMessage[] = [
@@ -63,8 +62,7 @@ export class OpenAIAgent implements Agent {
     };
     const session: ModelSession = {
       chat: async (messages, callSignal, tools) => {
-        progress?.(`asking ${this.descriptor.model}`);
-        const completion = await this.client.complete(messages, callSignal, { knownSecrets, ...(tools ? { tools } : {}) });
+          const completion = await this.client.complete(messages, callSignal, { knownSecrets, ...(tools ? { tools } : {}) });
         usage.promptTokens = (usage.promptTokens ?? 0) + (completion.usage?.promptTokens ?? 0);
         usage.completionTokens = (usage.completionTokens ?? 0) + (completion.usage?.completionTokens ?? 0);
         return completion;

@@ -47,8 +47,8 @@ export interface OrchestrationOptions {
   /** Budget of each agent, in milliseconds. */
   agentTimeoutMs: number;
   signal: AbortSignal;
-  /** Called as agents start and finish, for progress reports. */
-  onProgress?: (message: string) => void;
+  /** Called with what an agent says it is doing, for progress reports. */
+  onActivity?: (agent: Agent, message: string) => void;
 }
 
 /**
@@ -57,7 +57,6 @@ export interface OrchestrationOptions {
  */
 export async function runAgents(agents: readonly Agent[], request: AgentRequest, options: OrchestrationOptions): Promise<AgentOutcome[]> {
   options.signal.throwIfAborted();
-  let finished = 0;
   const outcomes = await Promise.all(
     agents.map(async (agent): Promise<AgentOutcome> => {
       const startedAt = new Date();
@@ -69,7 +68,7 @@ export async function runAgents(agents: readonly Agent[], request: AgentRequest,
       const elapsed = (): number => Date.now() - startedAt.getTime();
       try {
         const answer = await raceAbort(
-          agent.run(request, controller.signal, (m) => options.onProgress?.(`${agent.descriptor.name}: ${m}`)),
+          agent.run(request, controller.signal, (m) => options.onActivity?.(agent, m)),
           controller.signal,
         );
         const text = answer.text ?? '';
@@ -98,8 +97,6 @@ export async function runAgents(agents: readonly Agent[], request: AgentRequest,
       } finally {
         clearTimeout(timer);
         options.signal.removeEventListener('abort', onAbort);
-        finished++;
-        options.onProgress?.(`${finished}/${agents.length} agents done`);
       }
     }),
   );

@@ -15,6 +15,7 @@ import { proposalToWorkspaceEdit } from '../edits/proposal.js';
 import type { ProgressSink } from '../editorPort.js';
 import { taskDefinition } from './catalogue.js';
 import { answerLocations } from './answerLocations.js';
+import { AgentsProgress } from './agentsProgress.js';
 import { protectedValues } from '../privacy/workspaceSecrets.js';
 import { workspaceExclusion } from '../privacy/exclusion.js';
 import { renderRequestContext } from '../context/contextRendering.js';
@@ -94,6 +95,9 @@ export interface TaskResult {
   durable: Promise<void>;
 
 }
+
+/** The interaction's message in the trace when the user cancelled the run. */
+export const CANCELLED_MESSAGE = 'Cancelled before an answer was chosen.';
 
 /** Most tokens of workspace context a model prompt carries besides its target. */
 const CONTEXT_BUDGET_TOKENS = 1_500;
@@ -252,15 +256,13 @@ export async function runTask(env: TaskEnvironment, run: TaskRun, signal: AbortS
     return await runAgentsAndCheck(env, run, definition, agents, interaction, recorder, signal, progress);
   } catch (error) {
     // Cancelled or failed: the interaction is still recorded, saying so.
-    const message = signal.aborted ? 'Cancelled before an answer was chosen.' : `Failed: ${error instanceof Error ? error.message : String(error)}`;
+    const message = signal.aborted ? CANCELLED_MESSAGE : `Failed: ${error instanceof Error ? error.message : String(error)}`;
     await recorder.record([], message).then(({ durable }) => durable).catch(() => undefined);
     throw error;
   }
 }
 
 async function runAgentsAndCheck(env: TaskEnvironment, run: TaskRun, definition: TaskDefinition, agents: Agent[], interaction: Interaction, recorder: RunRecorder, signal: AbortSignal, progress: ProgressSink): Promise<TaskResult> {
-
-  progress.report(`${agents.length} agent${agents.length > 1 ? 's' : ''} working on ${run.target.name}`, 5);
   const view: TaskRunView = { document: run.document, target: run.target, parameters: run.parameters ?? {} };
   const base: AgentRequest = {
     task: run.task,
@@ -277,37 +279,52 @@ async function runAgentsAndCheck(env: TaskEnvironment, run: TaskRun, definition:
     ...(run.context ? { context: run.context } : {}),
     ...(run.knownSecrets ? { knownSecrets: run.knownSecrets } : {}),
   };
-  // Pipeline steps reach the editor as progress lines and, for clients that render runs, as step notifications.
+  const tracker = new AgentsProgress(
+    agents.map((a) => a.descriptor.name),
+    progress,
+  );
+  // Pipeline steps reach the editor as the agent's line of the progress and, for clients that render runs, as step notifications.
   const stepsOf = (agent: Agent): AgentRequest['onStep'] => (step, pipeline) => {
-    progress.report(`${agent.descriptor.name}: ${step.name} ${step.status === 'running' ? (step.summary ?? 'running') : step.status}${step.status !== 'running' && step.summary ? `: ${step.summary}` : ''}`);
+    tracker.activity(agent.descriptor.name, `${step.name} ${step.status === 'running' ? (step.summary ?? 'running') : step.status}${step.status !== 'running' && step.summary ? `: ${step.summary}` : ''}`);
     progress.step?.({ interactionId: interaction.id, agent: agent.descriptor.name, pipeline, step });
   };
   const at = new Date().toISOString();
-  const final: Candidate[] = [];
-  let pending = agents.map((agent) => ({ agent, history: [] as AgentRequest['history'] }));
-  for (let attempt = 1; pending.length > 0; attempt++) {
-    const rounds = await Promise.all(
-      pending.map(async ({ agent, history }) => {
-        const [outcome] = await runAgents([agent], { ...base, history, onStep: stepsOf(agent) }, { agentTimeoutMs: env.agentTimeoutMs, signal, onProgress: (m) => progress.report(m) });
-        const evaluated = await evaluateOutcome(env, definition, view, interaction.id, outcome as AgentOutcome, at, attempt, signal);
-        return { agent, history, evaluated };
-      }),
-    );
-    signal.throwIfAborted();
-    const next: typeof pending = [];
-    for (const { agent, history, evaluated } of rounds) {
+  // Each agent goes through its attempts on its own: a rejected proposal is asked again at once, not after the
+  // slowest of the other agents.
+  const attemptsOf = async (agent: Agent): Promise<Candidate[]> => {
+    const name = agent.descriptor.name;
+    let history: AgentRequest['history'] = [];
+    for (let attempt = 1; ; attempt++) {
+      const [outcome] = await runAgents([agent], { ...base, history, onStep: stepsOf(agent) }, { agentTimeoutMs: env.agentTimeoutMs, signal, onActivity: (_agent, message) => tracker.activity(name, message) });
+      if (definition.check && outcome?.status === 'ok') tracker.activity(name, 'checking the answer');
+      const evaluated = await evaluateOutcome(env, definition, view, interaction.id, outcome as AgentOutcome, at, attempt, signal).catch((error: unknown): Evaluated[] => {
+        // Cancelled while the oracle checked it: the trace keeps the answer, marked cancelled like the others.
+        if (!signal.aborted) throw error;
+        return [{ candidate: { response: cancelledResponse(outcome as AgentOutcome, attempt) } }];
+      });
       const rejected = evaluated.filter((e) => e.rejection !== undefined);
       // A pipeline corrects itself (self-fix, patch retries); running it again whole would only repeat that work.
-      const retry = agent.descriptor.isLLM && !definition.selfCorrecting && attempt < env.maxAttempts && rejected.length > 0 && rejected.length === evaluated.length;
-      if (retry) {
-        const first = rejected[0] as Evaluated;
-        next.push({ agent, history: [...history, { answer: first.candidate.response.text, feedback: first.rejection as string }] });
-        progress.report(`${agent.descriptor.name}: proposal rejected (${first.rejection}); asking again`);
-      } else {
-        final.push(...evaluated.map((e) => e.candidate));
+      const retry = !signal.aborted && agent.descriptor.isLLM && !definition.selfCorrecting && attempt < env.maxAttempts && rejected.length > 0 && rejected.length === evaluated.length;
+      if (!retry) {
+        tracker.done(name);
+        return evaluated.map((e) => e.candidate);
       }
+      const first = rejected[0] as Evaluated;
+      history = [...history, { answer: first.candidate.response.text, feedback: first.rejection as string }];
+      tracker.activity(name, `attempt ${attempt + 1} (the last was rejected)`);
     }
-    pending = next;
+  };
+  tracker.start();
+  let final: Candidate[];
+  try {
+    final = (await Promise.all(agents.map(attemptsOf))).flat();
+  } finally {
+    tracker.stop();
+  }
+  if (signal.aborted) {
+    // The trace says what each agent had got to: answers that came in, and the agents cancelled on their way.
+    await recorder.record(final.map((c) => c.response), CANCELLED_MESSAGE).then(({ durable }) => durable).catch(() => undefined);
+    signal.throwIfAborted();
   }
 
   const ranked = rankCandidates(final);
@@ -407,6 +424,11 @@ async function evaluateOutcome(env: TaskEnvironment, definition: TaskDefinition,
     evaluated.push({ candidate: { response: withEdit, proposal: converted.proposal } });
   }
   return evaluated;
+}
+
+/** An agent's answer that was still being checked when the run was cancelled. */
+function cancelledResponse(outcome: AgentOutcome, attempt: number): TraceResponse {
+  return { id: outcome.responseId, agent: outcome.agent.descriptor, status: 'cancelled', text: outcome.text, error: 'cancelled', used: false, startedAt: outcome.startedAt, durationMs: outcome.durationMs, attempts: attempt };
 }
 
 function noAnswerMessage(run: TaskRun, responses: TraceResponse[]): string {

@@ -1,0 +1,84 @@
+// The progress of one task's agents as the user reads it: "1 of 2 agents done · gpt-4o-mini: 12 s", updated while they run.
+import type { ProgressSink } from '../editorPort.js';
+
+/** How often the running agents' seconds are told again while nothing else happens. */
+export const PROGRESS_TICK_MS = 1000;
+
+/** The share of the progress bar the agents fill: what comes before (context) and after (recording, applying) is small. */
+const FIRST_PERCENT = 5;
+const LAST_PERCENT = 90;
+
+interface AgentState {
+  startedAt: number;
+  /** What the agent does now, when it says more than "working": a pipeline step, a second attempt, the oracle. */
+  activity?: string;
+  done: boolean;
+}
+
+/**
+ * Counts over every agent of the task, not per call: an agent is done once its last attempt has been checked, so
+ * retries and pipeline steps keep it among the running ones, each with the seconds since it started. The sink
+ * throttles what reaches the editor; the tick only keeps the seconds moving while an agent is silent.
+ */
+export class AgentsProgress {
+  private readonly agents = new Map<string, AgentState>();
+  private timer: NodeJS.Timeout | undefined;
+  private last: string | undefined;
+
+  constructor(
+    names: readonly string[],
+    private readonly sink: ProgressSink,
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    const startedAt = this.now();
+    for (const name of names) this.agents.set(name, { startedAt, done: false });
+  }
+
+  /** Reports the start, then again every tick until `stop`. */
+  start(): void {
+    this.report();
+    this.timer = setInterval(() => this.report(), PROGRESS_TICK_MS);
+    // A tick never keeps the process alive: the task it reports on does.
+    this.timer.unref();
+  }
+
+  /** The agent says what it is doing; undefined goes back to the plain count of seconds. */
+  activity(name: string, activity: string | undefined): void {
+    const state = this.agents.get(name);
+    if (!state || state.done || state.activity === activity) return;
+    state.activity = activity;
+    this.report();
+  }
+
+  done(name: string): void {
+    const state = this.agents.get(name);
+    if (!state || state.done) return;
+    state.done = true;
+    this.report();
+    if ([...this.agents.values()].every((s) => s.done)) this.stop();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** "1 of 2 agents done · gpt-4o-mini: 12 s", with what a running agent does when it says. */
+  message(): string {
+    const states = [...this.agents.entries()];
+    const done = states.filter(([, s]) => s.done).length;
+    const now = this.now();
+    const running = states.filter(([, s]) => !s.done).map(([name, s]) => `${name}: ${s.activity ? `${s.activity}, ` : ''}${Math.floor((now - s.startedAt) / 1000)} s`);
+    return [`${done} of ${states.length} agent${states.length === 1 ? '' : 's'} done`, ...running].join(' · ');
+  }
+
+  /** Tells the sink, unless nothing it would show changed since the last time. */
+  private report(): void {
+    const message = this.message();
+    if (message === this.last) return;
+    this.last = message;
+    const total = this.agents.size;
+    const done = [...this.agents.values()].filter((s) => s.done).length;
+    this.sink.report(message, FIRST_PERCENT + ((LAST_PERCENT - FIRST_PERCENT) * done) / Math.max(1, total));
+  }
+}

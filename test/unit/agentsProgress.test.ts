@@ -1,0 +1,48 @@
+// Unit tests of AgentsProgress: the count over all of a task's agents, a line per running agent, its seconds and what it does.
+import { describe, expect, it } from 'vitest';
+import { AgentsProgress } from '../../server/src/tasks/agentsProgress.js';
+
+function tracked(names: string[]) {
+  let now = 0;
+  const reports: { message: string; percentage?: number }[] = [];
+  const progress = new AgentsProgress(names, { report: (message, percentage) => void reports.push({ message, percentage }) }, () => now);
+  return { progress, reports, advance: (ms: number) => void (now += ms) };
+}
+
+describe('AgentsProgress', () => {
+  it('counts every agent of the task and gives each running one a line with its seconds', () => {
+    const { progress, reports, advance } = tracked(['doc-offline', 'gpt-4o-mini']);
+    progress.start();
+    expect(reports.at(-1)).toEqual({ message: '0 of 2 agents done · doc-offline: 0 s · gpt-4o-mini: 0 s', percentage: 5 });
+    advance(300);
+    progress.done('doc-offline');
+    expect(reports.at(-1)).toEqual({ message: '1 of 2 agents done · gpt-4o-mini: 0 s', percentage: 47.5 });
+    advance(11_900);
+    expect(progress.message()).toBe('1 of 2 agents done · gpt-4o-mini: 12 s');
+    progress.done('gpt-4o-mini');
+    expect(reports.at(-1)).toEqual({ message: '2 of 2 agents done', percentage: 90 });
+  });
+
+  it('shows what an agent does (a pipeline step, another attempt) until it says something else', () => {
+    const { progress, reports, advance } = tracked(['issue-model']);
+    progress.start();
+    advance(4_000);
+    progress.activity('issue-model', 'patch running');
+    expect(reports.at(-1)!.message).toBe('0 of 1 agent done · issue-model: patch running, 4 s');
+    progress.activity('issue-model', undefined);
+    expect(reports.at(-1)!.message).toBe('0 of 1 agent done · issue-model: 4 s');
+    progress.stop();
+  });
+
+  it('reports nothing when nothing it shows changed, and ignores agents it does not know or that are done', () => {
+    const { progress, reports } = tracked(['a', 'b']);
+    progress.start();
+    progress.activity('a', undefined);
+    progress.activity('nobody', 'x');
+    progress.done('a');
+    progress.done('a');
+    progress.activity('a', 'late');
+    expect(reports.map((r) => r.message)).toEqual(['0 of 2 agents done · a: 0 s · b: 0 s', '1 of 2 agents done · b: 0 s']);
+    progress.stop();
+  });
+});
