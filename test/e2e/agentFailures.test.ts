@@ -156,6 +156,9 @@ describe('a cancelled run', () => {
     expect((await model.waitForClose(0, 2000)) - cancelledAt).toBeLessThan(500);
     expect(editor.applied).toEqual([]);
     expect(editor.buffer(doc.uri).text).toBe(doc.text);
+    // The progress ends cancelled, never claiming the stopped agent done.
+    expect(reports(editor, 'hung')).not.toContain('2 of 2 agents done');
+    expect(editor.progress.filter((p) => p.token === 'hung').at(-1)!.value).toEqual({ kind: 'end', message: 'cancelled' });
     const [interaction] = (await editor.request<TraceResult>('assistant/trace', { task: 'document' })).interactions;
     expect(interaction).toMatchObject({ message: 'Cancelled before an answer was chosen.' });
     expect(interaction!.responses.map((r) => [r.agent.name, r.status, r.used])).toEqual([

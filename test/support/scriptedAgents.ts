@@ -2,9 +2,12 @@
 import type { ModelAgentSettings } from '../../protocol/src/index.js';
 import type { RecordedRequest, ScriptStep, ScriptedModel } from './scriptedModel.js';
 
-/** A model agent entry of `assistant.agents` on the scripted endpoint; its name is also the model it asks for. */
+/**
+ * A model agent entry of `assistant.agents` on the scripted endpoint; its name is also the model it asks for. It keeps
+ * the default retries: a request on a kept-alive connection the endpoint closes at that moment is sent again.
+ */
 export function scriptedAgent(model: ScriptedModel, name: string, extra: Partial<ModelAgentSettings> = {}): ModelAgentSettings {
-  return { name, baseURL: model.baseURL, apiKey: 'sk-test', model: name, tasks: ['document'], maxRetries: 0, ...extra };
+  return { name, baseURL: model.baseURL, apiKey: 'sk-test', model: name, tasks: ['document'], ...extra };
 }
 
 /** Whether a request is the model classifier's (free text is classified by the first model agent before the task runs). */
