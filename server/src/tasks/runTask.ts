@@ -306,7 +306,8 @@ async function runAgentsAndCheck(env: TaskEnvironment, run: TaskRun, definition:
       // A pipeline corrects itself (self-fix, patch retries); running it again whole would only repeat that work.
       const retry = !signal.aborted && agent.descriptor.isLLM && !definition.selfCorrecting && attempt < env.maxAttempts && rejected.length > 0 && rejected.length === evaluated.length;
       if (!retry) {
-        tracker.done(name);
+        // A cancelled agent is not done: the progress ends saying the work was cancelled.
+        if (!signal.aborted) tracker.done(name);
         return evaluated.map((e) => e.candidate);
       }
       const first = rejected[0] as Evaluated;

@@ -1,5 +1,6 @@
 -- assistant-ls client for Neovim 0.7+: starts the server per project root and adds the :Assistant* commands.
 local answer = require('assistant.answer')
+local cancel = require('assistant.cancel')
 local progress = require('assistant.progress')
 local quickfix = require('assistant.quickfix')
 
@@ -81,6 +82,17 @@ function M.find_root(bufnr)
   return vim.fn.getcwd()
 end
 
+local message_levels = { [1] = levels.ERROR, [2] = levels.WARN, [3] = levels.INFO, [4] = levels.DEBUG }
+
+--- The server's messages (a failed agent named beside the answer used, a refused edit) through vim.notify, at their
+--- level, like the plugin's own: 0.7 writes all but errors with nvim_out_write, which notification plugins never see.
+local function show_message(_, result)
+  if type(result) == 'table' and type(result.message) == 'string' then
+    notify(result.message, message_levels[result.type] or levels.INFO)
+  end
+  return vim.NIL
+end
+
 local function client_config(root)
   local settings = object(M.config.settings)
   -- Text answers come as assistant/showAnswer, shown whole in a buffer, instead of a message Neovim would cut.
@@ -94,8 +106,8 @@ local function client_config(root)
     init_options = { assistant = settings },
     settings = { assistant = settings },
     capabilities = capabilities,
-    -- Per-client handlers, so other servers' progress keeps the default handling untouched.
-    handlers = { ['$/progress'] = progress.handler, [M.methods.show_answer] = answer.handler },
+    -- Per-client handlers, so other servers keep the default handling untouched.
+    handlers = { ['$/progress'] = progress.handler, [M.methods.show_answer] = answer.handler, ['window/showMessage'] = show_message },
   }
 end
 
@@ -178,18 +190,37 @@ local function notify_server(client, method, params)
   return client.notify(method, params)
 end
 
---- Sends a request and calls `on_result(result)`; errors are shown, not raised.
+local function cancel_request(client, id)
+  if has_011 then
+    return client:cancel_request(id)
+  end
+  return client.cancel_request(id)
+end
+
+-- The JSON-RPC code of a request the client or the user cancelled.
+local REQUEST_CANCELLED = -32800
+
+--- Sends a request and calls `on_result(result)`; errors are shown, not raised. Until it is answered,
+--- :AssistantCancel can stop it.
 function M.request(client, method, params, on_result, bufnr)
-  local ok = request(client, method, params, function(err, result)
+  local request_id
+  local ok, id = request(client, method, params, function(err, result)
+    cancel.request_answered(client.id, request_id)
     if err then
-      notify(('%s failed: %s'):format(method, err.message or vim.inspect(err)), levels.ERROR)
+      -- Neovim drops the answer to a cancelled request (M.cancel told the user); should one arrive, it says nothing new.
+      if err.code ~= REQUEST_CANCELLED then
+        notify(('%s failed: %s'):format(method, err.message or vim.inspect(err)), levels.ERROR)
+      end
       return
     end
     on_result(result)
   end, bufnr)
   if not ok then
     notify(method .. ' failed: the server is not running', levels.ERROR)
+    return
   end
+  request_id = id
+  cancel.request_sent(client.id, id, method)
 end
 
 local function utf16_col(line, byte_col)
@@ -268,6 +299,28 @@ local function show_apply_result(result, response)
   end
 end
 
+--- One line per agent that gave nothing usable ("gpt-4o-mini failed: the endpoint refused the API key (401)"); an
+--- agent with a usable answer, or one the user cancelled, did not fail.
+function M.failure_lines(responses)
+  local failed, order, usable = {}, {}, {}
+  for _, response in ipairs(responses or {}) do
+    local agent = type(response.agent) == 'table' and response.agent.name or '?'
+    if response.status == 'ok' or response.status == 'cancelled' then
+      usable[agent] = true
+    elseif not failed[agent] then
+      failed[agent] = ('%s failed: %s'):format(agent, is_null(response.error) and tostring(response.status) or response.error)
+      table.insert(order, agent)
+    end
+  end
+  local lines = {}
+  for _, agent in ipairs(order) do
+    if not usable[agent] then
+      table.insert(lines, failed[agent])
+    end
+  end
+  return lines
+end
+
 -- The heading of an answer to free text: a question's own words, else the task and the request.
 local function ask_title(task, text)
   if task == 'question' then
@@ -311,8 +364,14 @@ function M.ask(opts)
       notify(is_null(result.message) and ('no candidate for ' .. tostring(result.task)) or result.message, levels.WARN)
       return
     end
+    -- The agents that failed are named in the prompt, not offered as choices.
+    local failures = M.failure_lines(result.responses)
     local function show(response)
       answer.show({ title = ask_title(result.task, text), text = response.text, locations = response.locations })
+      -- Shown here, not through the server, which warns of the failed agents when it applies an answer.
+      if #failures > 0 then
+        notify(('Used the answer of %s; %s.'):format(response.agent and response.agent.name or '?', table.concat(failures, '; ')), levels.WARN)
+      end
     end
     if #candidates == 1 and texts == 1 then
       return show(candidates[1])
@@ -321,7 +380,7 @@ function M.ask(opts)
     table.insert(items, { discard = true })
     vim.ui.select(items, {
       -- The server's message names assistant/apply, which is this plugin's business, not the user's.
-      prompt = texts == 0 and ('Assistant %s: apply which candidate?'):format(tostring(result.task)) or ('Assistant %s: use which answer?'):format(tostring(result.task)),
+      prompt = (texts == 0 and ('Assistant %s: apply which candidate?'):format(tostring(result.task)) or ('Assistant %s: use which answer?'):format(tostring(result.task))) .. (#failures > 0 and (' (' .. table.concat(failures, '; ') .. ')') or ''),
       kind = 'assistant_candidate',
       format_item = function(item)
         return item.discard and 'Discard' or M.candidate_label(item)
@@ -483,6 +542,27 @@ function M.agents()
   end, bufnr)
 end
 
+--- :AssistantCancel: stops what the assistant is doing for this editor: the plugin's requests in flight
+--- (`$/cancelRequest`) and the work the server reports progress of (`window/workDoneProgress/cancel`), which is also
+--- how a code action chosen in the built-in menu is stopped. The model's request is closed; nothing is applied.
+function M.cancel()
+  local stopped = {}
+  for _, client in ipairs(all_clients({ name = M.client_name })) do
+    local titles = cancel.cancel(client.id, function(id)
+      cancel_request(client, id)
+    end, function(method, params)
+      notify_server(client, method, params)
+    end)
+    vim.list_extend(stopped, titles)
+  end
+  -- Neovim drops the answers of cancelled requests (RequestCancelled never reaches a handler), so this is the word.
+  if #stopped == 0 then
+    notify('nothing to cancel')
+  else
+    notify('cancelled ' .. table.concat(stopped, ', ') .. '; nothing applied')
+  end
+end
+
 local function define_commands()
   local command = vim.api.nvim_create_user_command
   command('AssistantAsk', M.ask, { nargs = '+', range = true, desc = 'Ask the assistant; apply a chosen candidate' })
@@ -497,6 +577,7 @@ local function define_commands()
   command('AssistantRevert', M.revert, { nargs = 0, desc = 'Revert what the assistant inserted at the cursor' })
   command('AssistantDocument', M.document, { nargs = 0, range = true, desc = 'Document the declaration at the cursor' })
   command('AssistantAgents', M.agents, { nargs = 0, desc = 'List the assistant agents' })
+  command('AssistantCancel', M.cancel, { nargs = 0, desc = 'Stop what the assistant is doing (requests and progress)' })
 end
 
 --- setup({ cmd?, filetypes?, settings?, root_markers? }): starts assistant-ls for the file types, one client per root.

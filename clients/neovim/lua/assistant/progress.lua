@@ -1,16 +1,26 @@
 -- Work-done progress of assistant-ls echoed as `title: message`, on top of Neovim's own $/progress handling.
+local cancel = require('assistant.cancel')
+
 local P = {}
+
+--- Said after the message of work the server can stop; `''` leaves it out.
+P.cancel_hint = ' · :AssistantCancel stops it'
 
 -- Titles come only with `begin`; `report` and `end` name the token, so remember each token's title.
 local titles = {}
 
+--- `text` cut to fit the command line with `tail` after it, so the tail (how to cancel) is never what is cut.
+function P.fit(text, tail)
+  -- Longer than the command line would turn into a hit-enter prompt in the middle of work.
+  local width = math.max(20, (tonumber(vim.v.echospace) or (vim.o.columns - 12)) - 1) - vim.fn.strdisplaywidth(tail)
+  if vim.fn.strdisplaywidth(text) > width then
+    text = vim.fn.strcharpart(text, 0, math.max(1, width - 3)) .. '...'
+  end
+  return text .. tail
+end
+
 --- Shows one progress line; a function of its own so a status line plugin (or a test) can take it over.
 function P.echo(text)
-  -- Longer than the command line would turn into a hit-enter prompt in the middle of work.
-  local width = math.max(20, (tonumber(vim.v.echospace) or (vim.o.columns - 12)) - 1)
-  if vim.fn.strdisplaywidth(text) > width then
-    text = vim.fn.strcharpart(text, 0, width - 3) .. '...'
-  end
   vim.api.nvim_echo({ { text } }, false, {})
 end
 
@@ -28,6 +38,7 @@ function P.handler(err, result, ctx, config)
     return returned
   end
   local key = tostring(ctx and ctx.client_id) .. ':' .. tostring(result.token)
+  cancel.progress(ctx and ctx.client_id, result.token, value)
   if value.kind == 'begin' then
     titles[key] = value.title
   end
@@ -43,7 +54,7 @@ function P.handler(err, result, ctx, config)
   if type(value.percentage) == 'number' and value.kind == 'report' then
     text = text .. (' (%d%%)'):format(value.percentage)
   end
-  P.echo(text)
+  P.echo(P.fit(text, cancel.cancellable(ctx and ctx.client_id, result.token) and P.cancel_hint or ''))
   return returned
 end
 

@@ -1,0 +1,165 @@
+// A model agent beside the offline one, in headless Neovim: its failure named, its progress while it works, and :AssistantCancel.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startScriptedModel } from '../support/scriptedModel.js';
+import type { ScriptedModel } from '../support/scriptedModel.js';
+import { LOAD_DOC, scriptedAgent, taskSteps } from '../support/scriptedAgents.js';
+import { ERROR, INFO, WARN, hasNvim, lua, readInteractions, removeQuietly, runScenario, skipNvim, skipReason } from './nvimScenario.js';
+
+let model: ScriptedModel;
+const cleanups: string[] = [];
+beforeEach(async () => {
+  model = await startScriptedModel();
+});
+afterEach(async () => {
+  await model.close();
+  for (const dir of cleanups.splice(0)) removeQuietly(dir);
+});
+
+/** setup() with the scripted endpoint as the model agent `gpt-4o-mini` beside the offline agents. */
+function setupWithModel(extra = ''): string {
+  const agent = scriptedAgent(model, 'gpt-4o-mini');
+  return `{ settings = { useEnvironment = false, agents = { { name = ${lua(agent.name!)}, baseURL = ${lua(agent.baseURL!)}, apiKey = 'sk-test', model = 'gpt-4o-mini', tasks = { 'document' } } }${extra} } }`;
+}
+
+/** A file the scenario waits for, written once the model has the task's request (not the classifier's). */
+function markWhenAsked(count = 1): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-nvim-mark-'));
+  cleanups.push(dir);
+  const file = path.join(dir, 'asked');
+  void model.waitForRequests(count, 20_000).then(
+    () => fs.writeFileSync(file, ''),
+    () => undefined,
+  );
+  return file;
+}
+
+const DOCUMENTED_LOAD = /\/\*\*\n(?: {3}\*[^\n]*\n)* {3}\*\/\n {2}async load\(\): Promise<Config> \{/;
+
+describe.skipIf(skipNvim)(`a model agent in Neovim${skipReason}`, () => {
+  it('has nvim (CI installs it)', () => {
+    expect(hasNvim).toBe(true);
+  });
+
+  it('applies the offline answer from the code-action menu and warns that the model refused the key (401); :AssistantAsk names it in the picker', async () => {
+    model.setDefault({ kind: 'error', status: 401, message: 'Incorrect API key provided' });
+    const { result } = await runScenario(
+      `
+    T.cursor_on('async load')
+    T.pick('Document')
+    vim.lsp.buf.code_action()
+    T.wait('the doc comment', function() return T.text():find('%*/\\n  async load%(') ~= nil end)
+    T.wait_notified('gpt%-4o%-mini failed')
+    T.cursor_on('export function parseConfig')
+    T.pick('doc-offline')
+    vim.cmd('AssistantAsk write documentation for parseConfig')
+    T.wait('the second doc comment', function() return T.text():find('%*/\\nexport function parseConfig') ~= nil end)
+    T.wait_notified('gpt%-4o%-mini failed', 2)
+`,
+      cleanups,
+      { setup: setupWithModel() },
+    );
+    expect(result.text).toMatch(DOCUMENTED_LOAD);
+    expect(result.text).toMatch(/@assistant task=document agent=doc-offline/);
+    const warning = 'assistant-ls: Used the answer of doc-offline; gpt-4o-mini failed: the endpoint refused the API key (401).';
+    // Once after the code action's edit, once after the ask's.
+    expect(result.notifications.filter((n) => n.message === warning)).toEqual([
+      { message: warning, level: WARN },
+      { message: warning, level: WARN },
+    ]);
+    // The failed model is named in the picker's prompt and is not one of its choices.
+    const ask = result.selects.at(-1)!;
+    expect(ask.prompt).toBe('Assistant document: apply which candidate? (gpt-4o-mini failed: the endpoint refused the API key (401))');
+    expect(ask.labels).toEqual([expect.stringMatching(/^doc-offline: /), 'Discard']);
+    expect(result.notifications.filter((n) => n.level >= ERROR)).toEqual([]);
+  });
+
+  it('shows "1 of 2 agents done" with the model’s seconds while it works, and how to cancel', async () => {
+    // About 5 s of streaming, long after the offline agent is done.
+    model.setDefault(taskSteps(() => ({ kind: 'text', content: LOAD_DOC, chunkSize: 8, delayMs: 400 })));
+    const { result } = await runScenario(
+      `
+    -- A terminal wide enough for the whole line.
+    vim.o.columns = 200
+    T.cursor_on('async load')
+    T.pick('gpt-4o-mini')
+    vim.cmd('AssistantAsk write documentation for the load method')
+    T.wait_progress('1 of 2 agents done · gpt%-4o%-mini: 2 s')
+    T.wait('the model’s doc comment', function() return T.text():find('once and caches it', 1, true) ~= nil end)
+`,
+      cleanups,
+      { setup: setupWithModel() },
+    );
+    // The model's seconds go on while it works, each line saying how to stop it.
+    const seconds = result.progress.flatMap((p) => /^Assistant: ask: 1 of 2 agents done · gpt-4o-mini: (\d+) s \(48%\) · :AssistantCancel stops it$/.exec(p)?.[1] ?? []).map(Number);
+    expect(new Set(seconds).size, result.progress.join('\n')).toBeGreaterThanOrEqual(2);
+    expect(seconds).toEqual([...seconds].sort((a, b) => a - b));
+    expect(result.text).toMatch(DOCUMENTED_LOAD);
+  });
+
+  it(':AssistantCancel stops a code action on a hung model: the request closes within 500 ms, the file is unchanged, the trace says cancelled', async () => {
+    model.setDefault({ kind: 'stall', afterHeaders: true });
+    const asked = markWhenAsked();
+    const { result, workspace, original } = await runScenario(
+      `
+    T.cursor_on('async load')
+    T.pick('Document')
+    vim.lsp.buf.code_action()
+    T.wait_file(${lua(asked)})
+    T.wait_progress('1 of 2 agents done · gpt%-4o%-mini')
+    R.data.cancelledAt = T.now_ms()
+    vim.cmd('AssistantCancel')
+    T.wait_notified('^assistant%-ls: cancelled')
+    T.wait_progress('ConfigStore.load: cancelled$')
+    -- An edit that came after the cancel would land now.
+    vim.wait(300)
+`,
+      cleanups,
+      { setup: setupWithModel() },
+    );
+    const closedAt = await model.waitForClose(0, 1000);
+    expect(closedAt - (result.data.cancelledAt as number)).toBeLessThan(500);
+    expect(result.notifications).toEqual([{ message: 'assistant-ls: cancelled Assistant: Document method ConfigStore.load; nothing applied', level: INFO }]);
+    expect(result.progress.at(-1)).toBe('Assistant: Document method ConfigStore.load: cancelled');
+    expect(result.progress.filter((p) => p.includes('2 of 2 agents done'))).toEqual([]);
+    expect(result.text).toBe(original);
+    expect(fs.readFileSync(path.join(workspace, 'src/config.ts'), 'utf8')).toBe(original);
+    const interaction = readInteractions(workspace).find((i) => i.task === 'document');
+    expect(interaction).toMatchObject({ message: 'Cancelled before an answer was chosen.' });
+    expect(interaction!.responses.map((r) => [r.agent.name, r.status, r.used])).toEqual([
+      ['doc-offline', 'ok', false],
+      ['gpt-4o-mini', 'cancelled', false],
+    ]);
+  });
+
+  it(':AssistantCancel stops :AssistantAsk on a hung model', async () => {
+    model.setDefault(taskSteps(() => ({ kind: 'stall', afterHeaders: true })));
+    // The classifier's request first, then the task's.
+    const asked = markWhenAsked(2);
+    const { result, workspace, original } = await runScenario(
+      `
+    T.cursor_on('async load')
+    T.pick('doc-offline')
+    vim.cmd('AssistantAsk write documentation for the load method')
+    T.wait_file(${lua(asked)})
+    R.data.cancelledAt = T.now_ms()
+    vim.cmd('AssistantCancel')
+    T.wait_notified('^assistant%-ls: cancelled')
+    T.wait_progress('^Assistant: ask: cancelled$')
+    vim.wait(300)
+`,
+      cleanups,
+      { setup: setupWithModel() },
+    );
+    const closedAt = await model.waitForClose(1, 1000);
+    expect(closedAt - (result.data.cancelledAt as number)).toBeLessThan(500);
+    expect(result.selects).toEqual([]);
+    expect(result.text).toBe(original);
+    expect(result.notifications).toEqual([{ message: 'assistant-ls: cancelled Assistant: ask; nothing applied', level: INFO }]);
+    const interaction = readInteractions(workspace).find((i) => i.source === 'text');
+    expect(interaction).toMatchObject({ message: 'Cancelled before an answer was chosen.' });
+    expect(interaction!.responses.find((r) => r.agent.name === 'gpt-4o-mini')).toMatchObject({ status: 'cancelled', used: false });
+  });
+});
