@@ -17,6 +17,8 @@
 ;;   M-x assistant-ls-trace   the interactions behind the code at point
 ;;   M-x assistant-ls-rate    thumb up or down (or withdraw), with a remark
 ;;   M-x assistant-ls-revert  undo what an interaction inserted
+;;   M-x assistant-ls-cancel  stop what the assistant is doing (an ask in
+;;                            flight, work the server reports progress of)
 ;;
 ;; Text answers (explanations, workspace questions), from the ask and from
 ;; code actions (`assistant/showAnswer'), open in `*assistant-ls answer*',
@@ -69,6 +71,15 @@ A cons (SERVER . INTERACTION); INTERACTION is a plist with :id and
 (defvar-local assistant-ls--trace-server nil
   "In a trace buffer, the server its interactions come from.")
 
+(defvar assistant-ls--in-flight nil
+  "Requests sent and not answered yet, as lists (SERVER ID METHOD).
+`assistant-ls-cancel' stops them.")
+
+(defvar assistant-ls--progress (make-hash-table :test #'equal)
+  "Cancellable progress the server reported and has not ended.
+Keys are (SERVER . TOKEN), values the progress titles.  Eglot 1.10 and
+later declare progress support; 1.9 does not, and gets none.")
+
 ;;;; Registration
 
 (defclass assistant-ls-server (eglot-lsp-server) ()
@@ -119,12 +130,81 @@ typescript-language-server for those modes."
         (user-error "This buffer's server is not assistant-ls (see README)")))
     server))
 
-(defun assistant-ls--request (server method params)
-  "Send METHOD with PARAMS to SERVER and return the result.
-Pending buffer changes go first, so the server sees what the user sees."
+(defconst assistant-ls--request-cancelled -32800
+  "The JSON-RPC error code of a cancelled request.")
+
+(defun assistant-ls--method-name (method)
+  "METHOD, a keyword such as :assistant/ask, as the protocol writes it."
+  (string-remove-prefix ":" (format "%s" method)))
+
+(defun assistant-ls--send (server method params on-result on-error)
+  "Send METHOD with PARAMS to SERVER, without waiting.
+ON-RESULT is called with the result, ON-ERROR with the error (a plist
+with :code and :message).  Until then `assistant-ls-cancel' can stop
+the request.  Pending buffer changes go first, so the server sees what
+the user sees."
   (when (and (eglot-managed-p) (eq (eglot-current-server) server))
     (eglot--signal-textDocument/didChange))
-  (jsonrpc-request server method params :timeout assistant-ls-request-timeout))
+  (let* ((entry (list server nil (assistant-ls--method-name method)))
+         (forget (lambda ()
+                   (setq assistant-ls--in-flight
+                         (delq entry assistant-ls--in-flight))))
+         ;; jsonrpc's public calls do not say the id, which a cancel names.
+         (id (car (jsonrpc--async-request-1
+                   server method params
+                   :success-fn (lambda (result)
+                                 (funcall forget)
+                                 (funcall on-result result))
+                   :error-fn (lambda (error)
+                               (funcall forget)
+                               (funcall on-error error))
+                   :timeout-fn (lambda ()
+                                 (funcall forget)
+                                 (funcall on-error
+                                          '(:message "no answer in time")))
+                   :timeout assistant-ls-request-timeout))))
+    (setf (nth 1 entry) id)
+    (push entry assistant-ls--in-flight)
+    id))
+
+(defun assistant-ls--cancel-request (server id)
+  "Ask SERVER to stop request ID."
+  (when (jsonrpc-running-p server)
+    (jsonrpc-notify server :$/cancelRequest `(:id ,id))))
+
+(defun assistant-ls--request (server method params)
+  "Send METHOD with PARAMS to SERVER and return the result.
+Waits for the answer; \[keyboard-quit] while waiting cancels the
+request on the server too, and so does `assistant-ls-cancel' run from
+a timer.  A cancelled request is a `user-error'."
+  (let* (done result failure
+         (id (assistant-ls--send server method params
+                                 (lambda (value) (setq result value done t))
+                                 (lambda (error) (setq failure error done t)))))
+    (condition-case nil
+        (while (not done) (accept-process-output nil 0.05))
+      (quit (assistant-ls--cancel-request server id)
+            (signal 'quit nil)))
+    (cond ((null failure) result)
+          ((eql (plist-get failure :code) assistant-ls--request-cancelled)
+           (user-error "assistant-ls: %s was cancelled; nothing applied"
+                       (assistant-ls--method-name method)))
+          (t (signal 'jsonrpc-error
+                     (list (format "request id=%s failed:" id)
+                           (cons 'jsonrpc-error-code
+                                 (plist-get failure :code))
+                           (cons 'jsonrpc-error-message
+                                 (plist-get failure :message))))))))
+
+(cl-defmethod eglot-handle-notification :before
+  (server (_method (eql $/progress)) &key token value &allow-other-keys)
+  "Remember the cancellable progress of SERVER, for `assistant-ls-cancel'."
+  (let ((key (cons server token))
+        (kind (plist-get value :kind)))
+    (cond ((and (equal kind "begin") (eq (plist-get value :cancellable) t))
+           (puthash key (or (plist-get value :title) "assistant-ls")
+                    assistant-ls--progress))
+          ((equal kind "end") (remhash key assistant-ls--progress)))))
 
 (defun assistant-ls--interactions-at (server pos)
   "The interactions behind the code at POS, newest first, from SERVER."
@@ -156,6 +236,23 @@ newest interaction behind the code at point, else the last ask."
     (format "%s: %s"
             (plist-get (plist-get response :agent) :name)
             (truncate-string-to-width line 70 nil nil "..."))))
+
+(defun assistant-ls--failures (responses)
+  "One line per agent of RESPONSES that gave nothing usable.
+An agent with a usable answer, or one the user cancelled, did not fail."
+  (let (usable failed)
+    (seq-doseq (response responses)
+      (let ((agent (plist-get (plist-get response :agent) :name))
+            (status (plist-get response :status)))
+        (if (member status '("ok" "cancelled"))
+            (push agent usable)
+          (unless (assoc agent failed)
+            (push (cons agent (format "%s failed: %s" agent
+                                      (or (plist-get response :error) status)))
+                  failed)))))
+    (delq nil (mapcar (lambda (entry)
+                        (unless (member (car entry) usable) (cdr entry)))
+                      (nreverse failed)))))
 
 (defun assistant-ls--choose-response (interaction)
   "A response of INTERACTION: the used one, the only one, or one picked."
@@ -249,9 +346,12 @@ function\" explains the function around it.  The server classifies
 TEXT into a task and runs its agents.  A text answer (an explanation,
 a workspace question) is shown in `*assistant-ls answer*', the places
 it names in an xref buffer; with several candidates, they are offered
-with `completing-read', and the server applies a chosen edit as a
-versioned edit.  Returns the `assistant/apply' result, the answer
-buffer, or the `assistant/ask' result when there is nothing to use."
+with `completing-read' (the agents that failed are named in the
+prompt), and the server applies a chosen edit as a versioned edit.
+Called as a command, the request goes on in the background:
+`assistant-ls-cancel' stops it.  Called from Lisp, it waits, and
+returns the `assistant/apply' result, the answer buffer, or the
+`assistant/ask' result when there is nothing to use."
   (interactive (list (read-string "Ask the assistant: ")
                      (and (use-region-p) (region-beginning))
                      (and (use-region-p) (region-end))))
@@ -263,19 +363,53 @@ buffer, or the `assistant/ask' result when there is nothing to use."
                          :range (:start ,from
                                  :end ,(if end
                                            (eglot--pos-to-lsp-position end)
-                                         from))))))
-         (answer (assistant-ls--request server :assistant/ask params))
-         (id (plist-get answer :interactionId))
+                                         from)))))))
+    (if (not (called-interactively-p 'any))
+        (assistant-ls--offer server text
+                             (assistant-ls--request server :assistant/ask params))
+      (let ((buffer (current-buffer)))
+        (assistant-ls--send
+         server :assistant/ask params
+         ;; Out of the process filter before asking the user anything.
+         (lambda (answer)
+           (run-at-time 0 nil
+                        (lambda ()
+                          (with-current-buffer (if (buffer-live-p buffer)
+                                                   buffer
+                                                 (current-buffer))
+                            (assistant-ls--offer server text answer)))))
+         (lambda (error)
+           (if (eql (plist-get error :code) assistant-ls--request-cancelled)
+               (message "assistant-ls: ask cancelled; nothing applied")
+             (message "assistant-ls: ask failed: %s"
+                      (plist-get error :message))))))
+      (message "assistant-ls: asking... (M-x assistant-ls-cancel stops it)")
+      nil)))
+
+(defun assistant-ls--offer (server text answer)
+  "Use ANSWER, the `assistant/ask' result from SERVER for TEXT.
+A lone text answer is shown; several candidates are offered, the
+agents that failed named in the prompt.  Returns the `assistant/apply'
+result, the answer buffer, or ANSWER when there is nothing to use."
+  (let* ((id (plist-get answer :interactionId))
+         (responses (plist-get answer :responses))
          (usable (seq-filter (lambda (r) (or (plist-get r :edit)
                                              (assistant-ls--text-answer-p r)))
-                             (plist-get answer :responses)))
+                             responses))
+         (failures (assistant-ls--failures responses))
          (show (lambda (response)
-                 (assistant-ls--show-answer
-                  (assistant-ls--ask-title (plist-get answer :task) text)
-                  (plist-get response :text)
-                  (plist-get response :locations)))))
+                 (prog1 (assistant-ls--show-answer
+                         (assistant-ls--ask-title (plist-get answer :task) text)
+                         (plist-get response :text)
+                         (plist-get response :locations))
+                   ;; Shown here, not by the server, which warns of the
+                   ;; failed agents when it applies an answer.
+                   (when failures
+                     (message "assistant-ls: Used the answer of %s; %s."
+                              (plist-get (plist-get response :agent) :name)
+                              (string-join failures "; ")))))))
     (setq assistant-ls--last
-          (cons server (list :id id :responses (plist-get answer :responses))))
+          (cons server (list :id id :responses responses)))
     (cond
      ((null usable)
       (message "assistant-ls: %s"
@@ -286,12 +420,15 @@ buffer, or the `assistant/ask' result when there is nothing to use."
      (t
       (let* ((choices (mapcar (lambda (r) (cons (assistant-ls--label r) r))
                               usable))
-             (prompt (format "%s (%s, %d candidate%s): "
+             (prompt (format "%s (%s, %d candidate%s%s): "
                              (if (seq-some #'assistant-ls--text-answer-p usable)
                                  "Use"
                                "Apply")
                              (plist-get answer :task) (length choices)
-                             (if (cdr choices) "s" "")))
+                             (if (cdr choices) "s" "")
+                             (if failures
+                                 (concat "; " (string-join failures "; "))
+                               "")))
              (picked (cdr (assoc (completing-read prompt choices nil t nil nil
                                                   (caar choices))
                                  choices))))
@@ -306,6 +443,33 @@ buffer, or the `assistant/ask' result when there is nothing to use."
             (message "assistant-ls: %s" (or (plist-get result :message)
                                             (plist-get result :outcome)))
             result)))))))
+
+;;;###autoload
+(defun assistant-ls-cancel ()
+  "Stop what the assistant is doing for this Emacs.
+Sends `$/cancelRequest' for the requests in flight (an
+`assistant-ls-ask' under way) and `window/workDoneProgress/cancel' for
+the work the server reports progress of (a code action, with an Eglot
+that declares progress).  The model's request is closed, nothing is
+applied, and the trace records the run as cancelled."
+  (interactive)
+  (let (stopped)
+    (dolist (entry assistant-ls--in-flight)
+      (pcase-let ((`(,server ,id ,method) entry))
+        (assistant-ls--cancel-request server id)
+        (push method stopped)))
+    (maphash (lambda (key title)
+               (when (jsonrpc-running-p (car key))
+                 (jsonrpc-notify (car key) :window/workDoneProgress/cancel
+                                 `(:token ,(cdr key))))
+               (push title stopped))
+             assistant-ls--progress)
+    (setq assistant-ls--in-flight nil)
+    (clrhash assistant-ls--progress)
+    (if stopped
+        (message "assistant-ls: cancelling %s"
+                 (string-join (delete-dups (nreverse stopped)) ", "))
+      (message "assistant-ls: nothing to cancel"))))
 
 (defun assistant-ls--describe-response (response)
   "Insert RESPONSE of an interaction, indented."

@@ -207,7 +207,11 @@ describe('text answers in Emacs (eglot)', () => {
       ;; M-x assistant-ls-ask RET explain this function RET, with no region.
       (let ((completing-read-function (lambda (&rest _) (error "nothing to choose from was expected"))))
         (cl-letf (((symbol-function 'read-string) (lambda (&rest _) "explain this function")))
-          (push (cons 'returned (bufferp (call-interactively #'assistant-ls-ask))) report)))`,
+          (call-interactively #'assistant-ls-ask))
+        ;; As a command the ask goes on in the background, and the answer opens when it comes.
+        (let ((deadline (+ (float-time) 30)))
+          (while (and (not (get-buffer assistant-ls-answer-buffer)) (< (float-time) deadline))
+            (accept-process-output nil 0.05))))`,
     );
     const recorded = interactions(root).find((i) => i.text === 'explain this function')!;
     expect(recorded).toMatchObject({ task: 'explain', context: { symbol: 'parseConfig' } });
