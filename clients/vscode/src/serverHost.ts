@@ -1,8 +1,8 @@
 // Owns the language client: starts the server the settings name, restarts it, and hands out the assistant requests.
 import os from 'node:os';
 import * as vscode from 'vscode';
-import { LanguageClient, TransportKind } from 'vscode-languageclient/node';
-import type { ClientCapabilities, LanguageClientOptions, ServerOptions, StaticFeature } from 'vscode-languageclient/node';
+import { LanguageClient, TransportKind, WorkDoneProgress } from 'vscode-languageclient/node';
+import type { ClientCapabilities, LanguageClientOptions, ServerOptions, StaticFeature, WorkDoneProgressBegin, WorkDoneProgressEnd, WorkDoneProgressReport } from 'vscode-languageclient/node';
 import { AssistantApi } from './core/assistantApi.js';
 import type { RequestDeclaration } from './core/assistantApi.js';
 import { ShowAnswerNotification } from './core/protocol.js';
@@ -11,9 +11,11 @@ import { resolveServerLaunch } from './core/serverLaunch.js';
 import type { ServerLaunch } from './core/serverLaunch.js';
 import { SECTION, settingsForServer } from './core/settings.js';
 import { CLIENT_ID, DOCUMENT_SELECTOR, SERVER_PATH_SETTING } from './core/extensionIds.js';
+import { showServerProgress } from './serverProgress.js';
 
 export class ServerHost implements vscode.Disposable {
   private client: LanguageClient | undefined;
+  private progress: vscode.Disposable | undefined;
   private readonly changed = new vscode.EventEmitter<void>();
   /** Fires when the server ran a command or the client (re)started: the trace may have changed. */
   readonly onDidChangeTrace = this.changed.event;
@@ -42,6 +44,8 @@ export class ServerHost implements vscode.Disposable {
     client.onNotification(ShowAnswerNotification.method, (params: ShowAnswerParams) => this.answered.fire(params));
     this.client = client;
     await client.start();
+    this.progress?.dispose();
+    this.progress = showServerProgress(client);
     this.changed.fire();
   }
 
@@ -59,6 +63,16 @@ export class ServerHost implements vscode.Disposable {
     // By method name: the declaration's shape is all the client needs (parameters go by name either way).
     // An absent token must not be passed: vscode-jsonrpc would send it as a second parameter, `[params, null]`.
     return new AssistantApi(<P, R>(type: RequestDeclaration<P, R>, params: P) => (token ? client.sendRequest<R>(type.method, params, token) : client.sendRequest<R>(type.method, params)));
+  }
+
+  /**
+   * Follows the server's `$/progress` on a token this extension made (a `workDoneToken` it sent), so the work is shown
+   * in the extension's own notification rather than in a second one of the language client's.
+   */
+  onProgress(token: string, handler: (value: WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd) => void): vscode.Disposable {
+    const client = this.client;
+    if (!client?.isRunning()) return new vscode.Disposable(() => undefined);
+    return client.onProgress(WorkDoneProgress.type, token, handler);
   }
 
   isRunning(): boolean {
@@ -95,6 +109,7 @@ export class ServerHost implements vscode.Disposable {
   async dispose(): Promise<void> {
     this.changed.dispose();
     this.answered.dispose();
+    this.progress?.dispose();
     const client = this.client;
     this.client = undefined;
     if (client) await client.dispose();

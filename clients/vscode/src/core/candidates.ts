@@ -61,3 +61,17 @@ export function noCandidateMessage(result: AskResult): string | undefined {
   const failures = result.responses.map((r) => `${r.agent.name}: ${r.error ?? r.status}`);
   return failures.length ? `No usable answer (${failures.join('; ')}).` : `No candidates for "${result.task}".`;
 }
+
+/**
+ * One line per agent that gave nothing usable ("gpt-4o-mini failed: the endpoint refused the API key (401)"), shown
+ * in the quick pick as labels, never as choices. An agent with a usable answer, or one the user cancelled, did not fail.
+ */
+export function failureLines(result: AskResult): string[] {
+  const usable = new Set(result.responses.filter((r) => r.status === 'ok' || r.status === 'cancelled').map((r) => r.agent.name));
+  const lines = new Map<string, string>();
+  for (const response of result.responses) {
+    if (usable.has(response.agent.name) || lines.has(response.agent.name)) continue;
+    lines.set(response.agent.name, `${response.agent.name} failed: ${response.error ?? response.status}`);
+  }
+  return [...lines.values()];
+}
