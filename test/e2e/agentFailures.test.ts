@@ -117,8 +117,8 @@ describe('failed agents are named', () => {
 describe('progress over all of a task’s agents', () => {
   it('says "1 of 2 agents done" with the model’s line and its seconds while the model streams', async () => {
     const { editor, doc } = await start([scriptedAgent(model, 'gpt-4o-mini')]);
-    // About 5 s of streaming, long after the offline agent is done.
-    model.setDefault({ kind: 'text', content: LOAD_DOC, chunkSize: 8, delayMs: 400 });
+    // About 7 s of streaming, long after the offline agent is done even on a busy machine.
+    model.setDefault({ kind: 'text', content: LOAD_DOC, chunkSize: 6, delayMs: 450 });
     editor.onQuestion = (params) => params.actions!.find((a) => a.title === 'Use gpt-4o-mini') ?? null;
     const result = await run(editor, await documentLoad(editor, doc.uri), 'slow');
     expect(result.applied).toBe(true);

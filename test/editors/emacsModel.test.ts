@@ -191,4 +191,24 @@ describe('clients/emacs/assistant-ls.el with a model agent', () => {
     expect(interaction).toMatchObject({ message: 'Cancelled before an answer was chosen.' });
     expect(interaction!.responses.find((r) => r.agent.name === 'gpt-4o-mini')).toMatchObject({ status: 'cancelled', used: false });
   }, 100_000);
+
+  it('M-x assistant-ls-cancel stops the cancellable progress Eglot received (as Eglot 1.10 and later receive it)', async (ctx) => {
+    requireEmacs(ctx);
+    // Eglot 1.9 declares no progress support, so the server sends it none: the notification is handed to Eglot here,
+    // as a later Eglot's connection would, and the cancel must then reach the server.
+    const { report } = await runEmacs(String.raw`
+        (let ((server (eglot-current-server)))
+          (eglot-handle-notification server '$/progress :token "tok-1" :value '(:kind "begin" :title "Assistant: Document method ConfigStore.load" :cancellable t))
+          (eglot-handle-notification server '$/progress :token "tok-2" :value '(:kind "begin" :title "Assistant: lint the project" :cancellable t))
+          (eglot-handle-notification server '$/progress :token "tok-2" :value '(:kind "end"))
+          (call-interactively #'assistant-ls-cancel)
+          (push (cons 'events (with-current-buffer (jsonrpc-events-buffer server) (buffer-string))) report)
+          (call-interactively #'assistant-ls-cancel))`);
+    expect(report.messages).toContain('assistant-ls: cancelling Assistant: Document method ConfigStore.load');
+    expect(report.messages).toContain('assistant-ls: nothing to cancel');
+    // One cancel went to the server, for the progress still running.
+    const { events } = report as Report & { events: string };
+    expect(events.match(/window\/workDoneProgress\/cancel/g)).toHaveLength(1);
+    expect(events.slice(events.indexOf('window/workDoneProgress/cancel'))).toMatch(/^[^\n]*\n?[^\n]*"tok-1"/);
+  }, 100_000);
 });
