@@ -57,7 +57,7 @@ describe('failed agents are named', () => {
     const result = await run(editor, await documentLoad(editor, doc.uri));
     expect(result).toMatchObject({ applied: true, outcome: 'applied' });
     expect(editor.questions).toEqual([]);
-    await until(() => editor.messages.some((m) => m.type === WARNING), 5000, 'the warning');
+    await until(() => editor.messages.some((m) => m.type === WARNING), 15_000, 'the warning');
     expect(editor.messages).toContainEqual({ type: WARNING, message: 'Used the answer of doc-offline; gpt-4o-mini failed: the endpoint refused the API key (401).' });
     // The short reason is what the user reads; the endpoint's own words stay in the trace.
     const trace = await editor.request<TraceResult>('assistant/trace', { id: result.interactionId });
@@ -66,7 +66,8 @@ describe('failed agents are named', () => {
 
   it('lists every failed agent with its reason in the choice, offers only the usable answers, and warns once one is applied', async () => {
     const agents = [scriptedAgent(model, 'gpt-4o-mini'), scriptedAgent(model, 'local'), scriptedAgent(model, 'broken', { stream: false }), scriptedAgent(model, 'wordy')];
-    const { editor, doc } = await start(agents, { orchestrator: { agentTimeoutMs: 1500 } });
+    // The budget ends the stalled agent; it is long enough for the others' answers on a busy machine.
+    const { editor, doc } = await start(agents, { orchestrator: { agentTimeoutMs: 4000 } });
     const steps: Record<string, ScriptStep> = {
       'gpt-4o-mini': { kind: 'text', content: LOAD_DOC },
       local: { kind: 'stall', afterHeaders: true },
@@ -80,9 +81,9 @@ describe('failed agents are named', () => {
     expect(editor.questions).toHaveLength(1);
     const question = editor.questions[0]!;
     expect(question.actions!.map((a) => a.title)).toEqual(['Use doc-offline', 'Use gpt-4o-mini', 'Discard']);
-    const failures = ['local failed: no answer within 1.5 s', 'broken failed: the endpoint’s answer could not be read', 'wordy failed: the answer holds no documentation comment'];
+    const failures = ['local failed: no answer within 4 s', 'broken failed: the endpoint’s answer could not be read', 'wordy failed: the answer holds no documentation comment'];
     expect(question.message.split('\n').slice(-3)).toEqual(failures);
-    await until(() => editor.messages.some((m) => m.type === WARNING), 5000, 'the warning');
+    await until(() => editor.messages.some((m) => m.type === WARNING), 15_000, 'the warning');
     expect(editor.messages).toContainEqual({ type: WARNING, message: `Used the answer of gpt-4o-mini; ${failures.join('; ')}.` });
     expect(editor.buffer(doc.uri).text).toContain('Loads the configuration from disk once and caches it.');
   });
@@ -96,7 +97,7 @@ describe('failed agents are named', () => {
     const offline = answer.responses.find((r) => r.agent.name === 'doc-offline')!;
     expect(editor.messages).toEqual([]);
     await editor.request('assistant/apply', { interactionId: answer.interactionId, responseId: offline.id });
-    await until(() => editor.messages.length > 0, 5000, 'the warning');
+    await until(() => editor.messages.length > 0, 15_000, 'the warning');
     expect(editor.messages).toEqual([{ type: WARNING, message: 'Used the answer of doc-offline; gpt-4o-mini failed: the endpoint refused the API key (401).' }]);
   });
 
@@ -109,7 +110,7 @@ describe('failed agents are named', () => {
     expect(resolved.edit).toBeDefined();
     expect(editor.messages).toEqual([]);
     await editor.request('workspace/executeCommand', resolved.command);
-    await until(() => editor.messages.length > 0, 5000, 'the warning');
+    await until(() => editor.messages.length > 0, 15_000, 'the warning');
     expect(editor.messages).toEqual([{ type: WARNING, message: 'Used the answer of doc-offline; gpt-4o-mini failed: the endpoint refused the API key (403).' }]);
   });
 });
@@ -128,7 +129,7 @@ describe('progress over all of a task’s agents', () => {
     expect(new Set(seconds).size, messages.join('\n')).toBeGreaterThanOrEqual(2);
     expect(seconds).toEqual([...seconds].sort((a, b) => a - b));
     // Never a count of one agent alone while another still works.
-    expect(messages.every((m) => /^[01] of 2 agents done · /.test(m) || m === '2 of 2 agents done')).toBe(true);
+    expect(messages.every((m) => /^[01] of 2 agents done · /.test(m) || m === '2 of 2 agents done' || m === 'applying the edit'), messages.join('\n')).toBe(true);
   });
 
   it('keeps an agent running through a second attempt, saying so', async () => {
@@ -148,8 +149,8 @@ describe('a cancelled run', () => {
     const { editor, doc } = await start([scriptedAgent(model, 'gpt-4o-mini')]);
     model.setDefault({ kind: 'stall', afterHeaders: true });
     const pending = run(editor, await documentLoad(editor, doc.uri), 'hung');
-    await model.waitForRequests(1);
-    await until(() => reports(editor, 'hung').some((m) => m.startsWith('1 of 2 agents done')), 5000, 'the offline agent done');
+    await model.waitForRequests(1, 20_000);
+    await until(() => reports(editor, 'hung').some((m) => m.startsWith('1 of 2 agents done')), 20_000, 'the offline agent done');
     const cancelledAt = Date.now();
     await editor.connection.sendNotification('window/workDoneProgress/cancel', { token: 'hung' });
     await expect(pending).rejects.toMatchObject({ code: -32800 });
