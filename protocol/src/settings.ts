@@ -109,7 +109,8 @@ export const SETTINGS = object({
     {
       enabled: boolean({
         default: true,
-        description: 'Mark inserted code with an `@assistant task=… agent=… interaction=… at=…` comment, so the trace leads back from code to its interaction.',
+        description:
+          'Mark inserted code with the line comment `// @assistant task=… agent=… interaction=… at=…`, so the trace leads back from code to its interaction. It goes on its own line right above the declaration, below its doc comment and never inside it, so hovers and documentation generators leave it out; `@assistant` lines that earlier versions wrote inside doc comments are still read.',
       }),
     },
     { shorthand: 'enabled' },

@@ -36,7 +36,7 @@ describe('assistant/ask and assistant/apply', () => {
 
     const applied = await editor.request<ApplyResult>('assistant/apply', { interactionId: answer.interactionId, responseId: response.id });
     expect(applied).toMatchObject({ applied: true, outcome: 'applied' });
-    expect(editor.buffer(doc.uri).text).toMatch(/\*\/\n {2}async load\(\)/);
+    expect(editor.buffer(doc.uri).text).toMatch(/\*\/\n {2}\/\/ @assistant .*\n {2}async load\(\)/);
     const trace = await editor.request<TraceResult>('assistant/trace', { id: answer.interactionId });
     expect(trace.interactions[0]).toMatchObject({ source: 'text', text: 'write documentation for the load method', task: 'document', classification: { by: 'intent-offline' } });
     expect(trace.interactions[0]!.responses[0]!.used).toBe(true);

@@ -27,8 +27,9 @@ async function actionsAt(editor: TestEditor, uri: string, needle: string): Promi
 }
 
 /** The text with every JSDoc block removed: what must be unchanged by a Document edit. */
+/** The text without its doc comments and the assistant's annotation lines: the code. */
 function withoutDocComments(text: string): string {
-  return text.replace(/[ \t]*\/\*\*[\s\S]*?\*\/\n?/g, '');
+  return text.replace(/[ \t]*\/\*\*[\s\S]*?\*\/\n?/g, '').replace(/^[ \t]*\/\/ @assistant .*\n/gm, '');
 }
 
 function jsDocTagsOf(text: string, name: string): { tag: string; name?: string }[] {
@@ -93,7 +94,9 @@ describe('Document as a code action (offline agent)', () => {
     expect(tags.filter((t) => t.tag === 'param').map((t) => t.name)).toEqual(['text', 'defaults']);
     expect(tags.some((t) => t.tag === 'returns')).toBe(true);
     expect(tags.some((t) => t.tag === 'throws')).toBe(true);
-    expect(after).toMatch(/@assistant task=document agent=doc-offline interaction=[0-9a-f-]+ at=\S+/);
+    // The annotation is a line comment between the doc comment and the code, never part of the documentation.
+    expect(after).toMatch(/\*\/\n\/\/ @assistant task=document agent=doc-offline interaction=[0-9a-f-]+ at=\S+\nexport function parseConfig/);
+    expect(jsDocTagsOf(after, 'parseConfig').map((t) => t.tag)).not.toContain('assistant');
 
     const kinds = editor.progress.filter((p) => p.token === token).map((p) => p.value.kind);
     expect(kinds[0]).toBe('begin');
@@ -221,7 +224,7 @@ describe('Document as a code action (offline agent)', () => {
     expect(change.textDocument.version).toBe(2);
     const after = editor.buffer(doc.uri).text;
     expect(after.startsWith('// a new first line\n')).toBe(true);
-    expect(after).toMatch(/\*\/\nexport function parseConfig/);
+    expect(after).toMatch(/\*\/\n\/\/ @assistant .*\nexport function parseConfig/);
   });
 
   it('answers bad command arguments with InvalidParams and keeps serving', async () => {

@@ -141,10 +141,10 @@ describe('clients/emacs/assistant-ls.el', () => {
     expect(report.offered).toHaveLength(1);
     expect(report.offered[0]).toMatch(/^doc-offline: \S/);
     expect(report.apply).toMatchObject({ applied: true, outcome: 'applied' });
-    // The comment is in the buffer, right above the method, once, with its annotation.
-    expect(report.afterAsk).toMatch(/\/\*\*\n {3}\* [^\n]+\n(?: {3}\*[^\n]*\n)* {3}\*\/\n {2}async load\(\)/);
+    // The comment is in the buffer, right above the method, once, with its annotation as a line comment below it.
+    expect(report.afterAsk).toMatch(/\/\*\*\n {3}\* [^\n]+\n(?: {3}\*[^\n]*\n)* {3}\*\/\n {2}\/\/ @assistant [^\n]*\n {2}async load\(\)/);
     expect(report.afterAsk.match(/@assistant task=document agent=doc-offline interaction=/g)).toHaveLength(1);
-    expect(report.afterAsk.replace(/ {2}\/\*\*[\s\S]*?\*\/\n/, '')).toBe(report.original);
+    expect(report.afterAsk.replace(/ {2}\/\*\*[\s\S]*?\*\/\n {2}\/\/ @assistant [^\n]*\n/, '')).toBe(report.original);
 
     expect(report.trace).toContain('Asked: write documentation for the load method');
     expect(report.trace).toContain('Task: document');

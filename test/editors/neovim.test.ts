@@ -149,7 +149,7 @@ function T.ask_and_apply(needle, text, done_pattern)
 end
 -- The ask most scenarios start from: the offline agent's comment on ConfigStore.load, applied.
 function T.document_load()
-  T.ask_and_apply('async load', 'write documentation for the load method', '%*/\\n  async load%(')
+  T.ask_and_apply('async load', 'write documentation for the load method', '%*/\\n  // @assistant [^\\n]*\\n  async load%(')
 end
 
 vim.defer_fn(function()
@@ -313,9 +313,9 @@ describe.skipIf(skipNvim)(`Neovim client in headless nvim${skipNvim ? ` (skipped
       { setup: '{ settings = { progress = { showAfterMs = 0 } } }' },
     );
     expect(result.selects[0]!.picked).toMatch(/^Assistant: Document .*parseConfig/);
-    expect(result.text).toMatch(/\/\*\*\n \* [^\n]+\n(?: \*[^\n]*\n)* \* @param text [^\n]*\n(?: \*[^\n]*\n)* \*\/\nexport function parseConfig\(/);
-    // Only the comment was added: removing it gives back the original.
-    expect(result.text.replace(/\/\*\*\n(?: \*[^\n]*\n)* \*\/\n(?=export function parseConfig)/, '')).toBe(original);
+    expect(result.text).toMatch(/\/\*\*\n \* [^\n]+\n(?: \*[^\n]*\n)* \* @param text [^\n]*\n(?: \*[^\n]*\n)* \*\/\n\/\/ @assistant [^\n]*\nexport function parseConfig\(/);
+    // Only the comment and its annotation were added: removing them gives back the original.
+    expect(result.text.replace(/\/\*\*\n(?: \*[^\n]*\n)* \*\/\n\/\/ @assistant [^\n]*\n(?=export function parseConfig)/, '')).toBe(original);
     expect(result.progress.some((p) => p.startsWith('Assistant: Document'))).toBe(true);
     expect(errors(result)).toEqual([]);
 
@@ -337,8 +337,8 @@ describe.skipIf(skipNvim)(`Neovim client in headless nvim${skipNvim ? ` (skipped
     expect(result.notifications).toContainEqual({ message: 'assistant-ls: applied the answer of doc-offline', level: INFO });
     // Each candidate shows its agent and the first line of its text that says something (not the bare `/**`).
     expect(result.selects[0]).toMatchObject({ prompt: 'Assistant document: apply which candidate?', labels: [expect.stringMatching(/^doc-offline: [A-Z]\w+ /), 'Discard'] });
-    expect(result.text).toMatch(/\n {2}\/\*\*\n(?: {3}\*[^\n]*\n)* {3}\*\/\n {2}async load\(\): Promise<Config> \{/);
-    expect(result.text.replace(/ {2}\/\*\*\n(?: {3}\*[^\n]*\n)* {3}\*\/\n(?= {2}async load)/, '')).toBe(original);
+    expect(result.text).toMatch(/\n {2}\/\*\*\n(?: {3}\*[^\n]*\n)* {3}\*\/\n {2}\/\/ @assistant [^\n]*\n {2}async load\(\): Promise<Config> \{/);
+    expect(result.text.replace(/ {2}\/\*\*\n(?: {3}\*[^\n]*\n)* {3}\*\/\n {2}\/\/ @assistant [^\n]*\n(?= {2}async load)/, '')).toBe(original);
     expect(errors(result)).toEqual([]);
     const interaction = readTrace(workspace).interactions.find((i) => i.source === 'text');
     expect(interaction).toMatchObject({ text: 'write documentation for the load method', task: 'document', context: { symbol: 'ConfigStore.load' } });
@@ -364,7 +364,7 @@ describe.skipIf(skipNvim)(`Neovim client in headless nvim${skipNvim ? ` (skipped
     R.data.loadRange = selection_range()
     T.pick('doc-offline')
     vim.cmd("'<,'>AssistantAsk write documentation for this")
-    T.wait('the doc comment', function() return T.text():find('%*/\\n  async load%(') ~= nil end)
+    T.wait('the doc comment', function() return T.text():find('%*/\\n  // @assistant [^\\n]*\\n  async load%(') ~= nil end)
 `);
     const lines = original.split('\n');
     const at = (needle: string, length: number) => {
@@ -470,11 +470,11 @@ describe.skipIf(skipNvim)(`Neovim client in headless nvim${skipNvim ? ` (skipped
     const { result, workspace, original } = await runScenario(`
     T.cursor_on('firstOf')
     vim.cmd('AssistantDocument')
-    T.wait('the doc comment', function() return T.text():find('%*/\\nexport const firstOf') ~= nil end)
+    T.wait('the doc comment', function() return T.text():find('%*/\\n// @assistant [^\\n]*\\nexport const firstOf') ~= nil end)
     vim.cmd('AssistantAgents')
     T.wait_notified('^assistant%-ls: agents')
 `);
-    expect(result.text.replace(/\/\*\*\n(?: \*[^\n]*\n)* \*\/\n(?=export const firstOf)/, '')).toBe(original);
+    expect(result.text.replace(/\/\*\*\n(?: \*[^\n]*\n)* \*\/\n\/\/ @assistant [^\n]*\n(?=export const firstOf)/, '')).toBe(original);
     expect(result.notifications.find((n) => n.message.startsWith('assistant-ls: agents'))?.message).toMatch(/\ndoc-offline \(rule\): document/);
     const interaction = readTrace(workspace).interactions.find((i) => i.source === 'command');
     expect(interaction).toMatchObject({ task: 'document', context: { symbol: 'firstOf' } });
@@ -493,7 +493,7 @@ describe.skipIf(skipNvim)(`Neovim client in headless nvim${skipNvim ? ` (skipped
     require('assistant').setup({ settings = { disabledAgents = {} } })
     -- The server applies pushed settings asynchronously; ask again until the offline agent is back.
     T.wait('the offline agent back', function()
-      if T.text():find('%*/\\n  async load%(') then return true end
+      if T.text():find('%*/\\n  // @assistant [^\\n]*\\n  async load%(') then return true end
       if #R.selects == 0 and #R.notifications < 20 then
         vim.cmd('AssistantAsk write documentation for the load method')
         vim.wait(300, function() return #R.selects > 0 end, 20)

@@ -267,8 +267,8 @@ describe.skipIf(Boolean(reason) && !required)(`the extension in VS Code 1.139 (c
         }
       }
       const text = await savedText(file, (t) => t.includes('@param text'));
-      expect(text).toMatch(/\*\/\nexport function parseConfig/);
-      expect(text).toMatch(/@assistant task=document agent=doc-offline/);
+      // The annotation is a line comment between the doc comment and the code.
+      expect(text).toMatch(/\*\/\n\/\/ @assistant task=document agent=doc-offline [^\n]*\nexport function parseConfig/);
     });
 
     await withScreenshot('Assistant: Ask… "write documentation for the load method"', async () => {
@@ -279,7 +279,7 @@ describe.skipIf(Boolean(reason) && !required)(`the extension in VS Code 1.139 (c
       // The candidates: one per agent, the offline one here.
       await page.locator('.quick-input-widget .quick-input-list').getByText('doc-offline', { exact: true }).first().waitFor({ timeout: 30_000 });
       await page.keyboard.press('Enter');
-      const text = await savedText(file, (t) => /\*\/\n {2}async load\(\)/.test(t));
+      const text = await savedText(file, (t) => /\*\/\n {2}\/\/ @assistant [^\n]*\n {2}async load\(\)/.test(t));
       expect(text.match(/@assistant task=document/g)).toHaveLength(2);
     });
 

@@ -243,7 +243,7 @@ describe('against the real server', () => {
     expect(items[0]!.detail.length).toBeGreaterThan(3);
     const applied = await api.apply({ interactionId: answer.interactionId, responseId: items[0]!.responseId });
     expect(applied).toMatchObject({ applied: true, outcome: 'applied' });
-    expect(editor.buffer(doc.uri).text).toMatch(/\*\/\n {2}async load\(\)/);
+    expect(editor.buffer(doc.uri).text).toMatch(/\*\/\n {2}\/\/ @assistant [^\n]*\n {2}async load\(\)/);
 
     // A selection of parseConfig pins "document this" to it.
     const parse = editor.position(doc.uri, 'export function parseConfig');

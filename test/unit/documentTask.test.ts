@@ -41,12 +41,38 @@ describe('documentTask', () => {
     expect(documentTask.offersAt({ document, start: text.length, end: text.length, diagnostics: [] })).toEqual([]);
   });
 
-  it('inserts an indented block above an arrow function, with the annotation, and nothing else', () => {
+  it('inserts the block above an arrow function and the annotation as a line comment between them, and nothing else', () => {
     const result = convert('```ts\n/** Doubles a number. */\nexport const twice = (n) => 0;\n```', 'twice', annotation);
     expect(result.ok).toBe(true);
     if (!result.ok || result.kind !== 'edit') return;
     const after = applyOffsetEdits(text, result.proposal.documents[0]!.edits);
-    expect(after).toContain('/**\n * Doubles a number.\n * @assistant task=document agent=doc-offline interaction=abc at=2026-01-01T00:00:00.000Z\n */\nexport const twice = (n: number): number => n * 2;');
+    expect(after).toContain('\n/**\n * Doubles a number.\n */\n// @assistant task=document agent=doc-offline interaction=abc at=2026-01-01T00:00:00.000Z\nexport const twice = (n: number): number => n * 2;');
+    // The doc comment is documentation only: the annotation is never in it.
+    expect(result.text).toBe('/**\n * Doubles a number.\n */');
+    expect(declarationAt('/w/a.ts', after, after.indexOf('twice'))?.existingDoc?.text).toBe('/**\n * Doubles a number.\n */');
+  });
+
+  it('completes a comment in place and adds the annotation below it, after the annotations already there', () => {
+    const annotated = text.replace('  /** Existing. */\n', '  /** Existing. */\n  // @assistant task=fix agent=m interaction=old at=2025-01-01T00:00:00.000Z\n');
+    const on: DocumentSnapshot = { ...document, text: annotated };
+    const declaration = declarationAt('/w/a.ts', annotated, annotated.indexOf('get(key'));
+    expect(declaration?.existingDoc?.text).toBe('/** Existing. */');
+    const result = documentTask.convertAnswer({ text: '/**\n * Gets a value.\n */' }, { document: on, target: declarationTarget(declaration!), parameters: {} }, annotation);
+    if (!result.ok || result.kind !== 'edit') throw new Error(JSON.stringify(result));
+    expect(applyOffsetEdits(annotated, result.proposal.documents[0]!.edits)).toContain(
+      '  /**\n   * Gets a value.\n   */\n  // @assistant task=fix agent=m interaction=old at=2025-01-01T00:00:00.000Z\n  // @assistant task=document agent=doc-offline interaction=abc at=2026-01-01T00:00:00.000Z\n  get(key: string)',
+    );
+  });
+
+  it('puts a new comment above the annotations a declaration carries', () => {
+    const annotated = text.replace('export const twice', '// @assistant task=generate agent=m interaction=old at=2025-01-01T00:00:00.000Z\nexport const twice');
+    const on: DocumentSnapshot = { ...document, text: annotated };
+    const declaration = declarationAt('/w/a.ts', annotated, annotated.indexOf('twice'));
+    const result = documentTask.convertAnswer({ text: '/** Doubles. */' }, { document: on, target: declarationTarget(declaration!), parameters: {} }, annotation);
+    if (!result.ok || result.kind !== 'edit') throw new Error(JSON.stringify(result));
+    expect(applyOffsetEdits(annotated, result.proposal.documents[0]!.edits)).toContain(
+      '\n/** Doubles. */\n// @assistant task=generate agent=m interaction=old at=2025-01-01T00:00:00.000Z\n// @assistant task=document agent=doc-offline interaction=abc at=2026-01-01T00:00:00.000Z\nexport const twice',
+    );
   });
 
   it('replaces an existing comment in place, keeping the indentation', () => {

@@ -111,11 +111,20 @@ describe('fixTask.convertAnswer', () => {
     expect(applied(result.proposal)).toBe(TEXT.replace("from './count.js';\n", "from './count.js';\nimport { add } from './math.js';\n"));
   });
 
-  it('annotates a rewritten declaration: in its doc comment, or with a line comment above it', () => {
+  it('annotates a rewritten declaration with a line comment above it, below its doc comment', () => {
     const annotation = { task: 'fix' as const, agent: 'model', interactionId: 'i-1', at: '2025-01-01T00:00:00.000Z' };
     const inMethod = fixTask.convertAnswer({ text: '```ts\nshout(label: string): string {\n  return `${label}!`.toUpperCase();\n}\n```' }, runOn(MESAGE), annotation);
     if (!inMethod.ok || inMethod.kind !== 'edit') throw new Error(JSON.stringify(inMethod));
-    expect(applied(inMethod.proposal)).toContain('  /**\n   * Shouts the label.\n   * @assistant task=fix agent=model interaction=i-1 at=2025-01-01T00:00:00.000Z\n   */\n  shout(label: string): string {\n    return `${label}!`.toUpperCase();\n  }\n');
+    expect(applied(inMethod.proposal)).toContain('  /** Shouts the label. */\n  // @assistant task=fix agent=model interaction=i-1 at=2025-01-01T00:00:00.000Z\n  shout(label: string): string {\n    return `${label}!`.toUpperCase();\n  }\n');
+    // Fixed again: the doc comment is still found above the annotation, so the answer's copy of it is not added twice.
+    const once = applied(inMethod.proposal);
+    const onceDocument: DocumentSnapshot = { ...document, text: once };
+    const start = once.indexOf('toUpperCase');
+    const diagnostic: DiagnosticInfo = { start, end: start + 11, message: 'Something is off.', code: 2339, source: 'ts', severity: 1, original: {} };
+    const [offer] = fixTask.offersAt({ document: onceDocument, start, end: start, diagnostics: [diagnostic] });
+    const again = fixTask.convertAnswer({ text: '```ts\n/** Shouts the label. */\nshout(label: string): string {\n  return label.toUpperCase();\n}\n```' }, { document: onceDocument, target: offer!.target, parameters: {} }, { ...annotation, interactionId: 'i-2' });
+    if (!again.ok || again.kind !== 'edit') throw new Error(JSON.stringify(again));
+    expect(applyOffsetEdits(once, again.proposal.documents[0]!.edits)).toContain('  /** Shouts the label. */\n  // @assistant task=fix agent=model interaction=i-1 at=2025-01-01T00:00:00.000Z\n  // @assistant task=fix agent=model interaction=i-2 at=2025-01-01T00:00:00.000Z\n  shout(label: string): string {\n    return label.toUpperCase();\n  }\n');
     const inStatement = fixTask.convertAnswer({ text: '```ts\nconst limit: number = 10;\n```' }, runOn(LIMIT), annotation);
     if (!inStatement.ok || inStatement.kind !== 'edit') throw new Error(JSON.stringify(inStatement));
     expect(applied(inStatement.proposal)).toContain('\n// @assistant task=fix agent=model interaction=i-1 at=2025-01-01T00:00:00.000Z\nconst limit: number = 10;\n');

@@ -1,4 +1,4 @@
-// The annotation that links inserted code back to its interaction: its format, and reading it back from code.
+// The annotation that links inserted code back to its interaction: its format, where it goes, and reading it back from code.
 import type { TaskId } from '../protocol.js';
 
 export interface Annotation {
@@ -11,13 +11,45 @@ export interface Annotation {
 
 const TAG = '@assistant';
 const PATTERN = /@assistant\s+task=(\S+)\s+agent=(\S+)\s+interaction=(\S+)\s+at=(\S+)/g;
+/** A `//` line holding nothing but an annotation. */
+const ANNOTATION_LINE = /^[ \t]*\/\/[ \t]*@assistant\b[^\n]*$/;
 
 /** The annotation's text, without comment markers: `@assistant task=… agent=… interaction=… at=…`. */
 export function formatAnnotation(a: Annotation): string {
   return `${TAG} task=${a.task} agent=${a.agent.replace(/\s+/g, '-')} interaction=${a.interactionId} at=${a.at}`;
 }
 
-/** Every annotation found in a piece of text (a comment or a whole declaration), in order. */
+/**
+ * The annotation as the line comment it is written as, directly above the declaration (below its doc comment): a `//`
+ * comment is not documentation, so TypeScript leaves it out of hovers and doc generators leave it out of the docs.
+ */
+export function annotationComment(a: Annotation): string {
+  return `// ${formatAnnotation(a)}`;
+}
+
+/** Whether a line (or a `//` comment's text) is an annotation comment and nothing else. */
+export function isAnnotationComment(line: string): boolean {
+  return ANNOTATION_LINE.test(line);
+}
+
+/**
+ * Where the annotation comments directly above `lineStart` begin (`lineStart` itself when there are none): a doc
+ * comment added to the declaration goes there, so it stays above every annotation of the declaration.
+ */
+export function annotationBlockStart(text: string, lineStart: number): number {
+  let start = lineStart;
+  while (start > 0) {
+    const previous = text.lastIndexOf('\n', start - 2) + 1;
+    if (!isAnnotationComment(text.slice(previous, start - 1).replace(/\r$/, ''))) break;
+    start = previous;
+  }
+  return start;
+}
+
+/**
+ * Every annotation found in a piece of text (a comment or a whole declaration), in order: the `//` lines written now
+ * and the `@assistant` lines inside doc comments that earlier versions wrote.
+ */
 export function parseAnnotations(text: string): Annotation[] {
   const out: Annotation[] = [];
   for (const m of text.matchAll(PATTERN)) {

@@ -1,6 +1,7 @@
 // Syntax-only discovery of the declarations a task can run on, fast enough for every code-action request.
 import { ts } from 'ts-morph';
 import { changedSpan } from '../edits/textEdits.js';
+import { isAnnotationComment } from '../edits/annotation.js';
 
 export type DeclarationKind = 'function' | 'method' | 'class' | 'arrow-function' | 'constructor' | 'interface' | 'getter' | 'setter';
 
@@ -543,11 +544,15 @@ function isFunctionExpression(node: ts.Node): boolean {
 
 function lastJsDoc(node: ts.Node, source: ts.SourceFile): DeclarationTarget['existingDoc'] {
   const ranges = ts.getLeadingCommentRanges(source.text, node.getFullStart()) ?? [];
-  const last = ranges[ranges.length - 1];
+  // The assistant's annotation comments sit between a declaration and its doc comment (edits/annotation.ts).
+  const isAnnotation = (range: ts.CommentRange | undefined): boolean => range?.kind === ts.SyntaxKind.SingleLineCommentTrivia && isAnnotationComment(source.text.slice(range.pos, range.end));
+  let count = ranges.length;
+  while (count > 0 && isAnnotation(ranges[count - 1])) count--;
+  const last = ranges[count - 1];
   if (!last || last.kind !== ts.SyntaxKind.MultiLineCommentTrivia) return undefined;
   const text = source.text.slice(last.pos, last.end);
   if (!text.startsWith('/**') || text.startsWith('/**/')) return undefined;
-  // Only a comment separated from the declaration by whitespace alone belongs to it.
-  if (source.text.slice(last.end, node.getStart(source)).trim() !== '') return undefined;
+  // Only a comment separated from the declaration by whitespace (and annotations) alone belongs to it.
+  if (source.text.slice((ranges[ranges.length - 1] ?? last).end, node.getStart(source)).trim() !== '') return undefined;
   return { start: last.pos, end: last.end, text };
 }

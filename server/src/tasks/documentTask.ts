@@ -2,7 +2,7 @@
 import type { DeclarationTarget } from '../repo/declarations.js';
 import { declarationAt, KIND_LABEL } from '../repo/declarations.js';
 import { extractDocComment } from '../edits/docCommentExtract.js';
-import { formatAnnotation, stripAnnotationLines } from '../edits/annotation.js';
+import { annotationBlockStart, annotationComment, stripAnnotationLines } from '../edits/annotation.js';
 import type { OffsetEdit } from '../edits/textEdits.js';
 import { syntaxFileName } from '../workspace/documentSnapshot.js';
 import type { TaskAnswer, TaskDefinition, TaskOffer, TaskTarget } from './task.js';
@@ -29,11 +29,10 @@ export const documentTask: TaskDefinition = {
     // A clean block is kept as its author wrote it; anything else is reduced to its doc comment.
     const extracted = bareDocBlock(answer.text) ?? extractDocComment(answer.text, target.simpleName);
     if (!extracted) return { ok: false, reason: 'the answer holds no documentation comment' };
-    let block = stripAnnotationLines(extracted);
+    const block = stripAnnotationLines(extracted);
     if (target.existingDoc && sameDoc(block, target.existingDoc.text, target.simpleName)) {
       return { ok: false, reason: 'the documentation is already complete' };
     }
-    if (annotation) block = addTagLine(block, formatAnnotation(annotation));
     const indented = indentLines(block, target.indent);
     let edit: OffsetEdit;
     if (target.existingDoc) {
@@ -41,10 +40,19 @@ export const documentTask: TaskDefinition = {
       const replacement = indented.slice(target.indent.length);
       edit = { start: target.existingDoc.start, end: target.existingDoc.end, newText: replacement };
     } else {
-      edit = { start: target.lineStart, end: target.lineStart, newText: `${indented}\n` };
+      // Above the annotations a declaration already carries, so that every one of them stays next to the code.
+      const at = annotationBlockStart(document.text, target.lineStart);
+      edit = { start: at, end: at, newText: `${indented}\n` };
     }
     if (!onlyCommentChanged(document.text, edit, target)) return { ok: false, reason: 'the answer would change code, not only the comment' };
-    return { ok: true, kind: 'edit', proposal: singleDocument({ uri: document.uri, version: document.version, baseText: document.text, edits: [edit] }), text: block };
+    const edits = [edit];
+    if (annotation) {
+      // A line comment below the doc comment, not a tag inside it: it stays out of hovers and generated documentation.
+      const line = `${target.indent}${annotationComment(annotation)}\n`;
+      if (edit.start === target.lineStart && edit.end === edit.start) edit.newText += line;
+      else edits.push({ start: target.lineStart, end: target.lineStart, newText: line });
+    }
+    return { ok: true, kind: 'edit', proposal: singleDocument({ uri: document.uri, version: document.version, baseText: document.text, edits }), text: block };
   },
 };
 
@@ -63,17 +71,6 @@ function bareDocBlock(answer: string): string | undefined {
 function sameDoc(a: string, b: string, name: string): boolean {
   const normal = (block: string): string => stripAnnotationLines(extractDocComment(stripAnnotationLines(block), name) ?? block).replace(/\s+/g, ' ').trim();
   return normal(a) === normal(b);
-}
-
-function addTagLine(block: string, tagText: string): string {
-  const lines = block.split('\n');
-  if (lines.length === 1) {
-    // `/** text */` becomes a multi-line block so the tag has its own line.
-    const inner = block.replace(/^\/\*\*\s?/, '').replace(/\s?\*\/$/, '');
-    return ['/**', ` * ${inner}`, ` * ${tagText}`, ' */'].join('\n');
-  }
-  lines.splice(lines.length - 1, 0, ` * ${tagText}`);
-  return lines.join('\n');
 }
 
 function indentLines(block: string, indent: string): string {

@@ -1,7 +1,7 @@
 // A model's code answer put in place of a target: the fenced code, reindented, with the imports it needs, an annotation, and refusals that go back to the model.
 import { ts } from 'ts-morph';
 import { parseDocument } from '../repo/declarations.js';
-import { formatAnnotation } from '../edits/annotation.js';
+import { annotationComment, isAnnotationComment } from '../edits/annotation.js';
 import type { Annotation } from '../edits/annotation.js';
 import type { OffsetEdit } from '../edits/textEdits.js';
 import { singleDocument } from '../edits/proposal.js';
@@ -69,25 +69,19 @@ function reindent(code: string, indent: string): string {
   return lines.map((l, i) => (l.trim() === '' ? '' : (i === 0 ? '' : indent) + l.slice(common).trimEnd())).join('\n');
 }
 
-/** The JSDoc block directly above an offset (only whitespace between), if any. */
+/** The JSDoc block directly above an offset (only whitespace and annotation comments between), if any. */
 function docAbove(text: string, offset: number): { start: number; end: number } | undefined {
   let end = offset;
-  while (end > 0 && /\s/.test(text[end - 1] ?? '')) end--;
+  for (;;) {
+    while (end > 0 && /\s/.test(text[end - 1] ?? '')) end--;
+    const lineStart = text.lastIndexOf('\n', end - 1) + 1;
+    if (end === 0 || !isAnnotationComment(text.slice(lineStart, end))) break;
+    end = lineStart;
+  }
   if (!text.startsWith('*/', end - 2)) return undefined;
   const start = text.lastIndexOf('/**', end - 2);
   if (start < 0 || text.slice(start + 3, end - 2).includes('*/')) return undefined;
   return { start, end };
-}
-
-/** The annotation as an extra line of an existing doc block. */
-function annotatedDoc(block: string, tagText: string, indent: string, nl: string): string {
-  const lines = block.split(/\r?\n/);
-  if (lines.length === 1) {
-    const inner = block.replace(/^\/\*\*\s?/, '').replace(/\s?\*\/$/, '');
-    return [`/**`, `${indent} * ${inner}`, `${indent} * ${tagText}`, `${indent} */`].join(nl);
-  }
-  lines.splice(lines.length - 1, 0, `${indent} * ${tagText}`);
-  return lines.join(nl);
 }
 
 export interface ReplaceOptions {
@@ -138,7 +132,8 @@ export function replaceTargetWithCode(answerText: string, run: TaskRunView, anno
   const lineStart = text.lastIndexOf('\n', target.start - 1) + 1;
   const indent = /^[ \t]*/.exec(text.slice(lineStart, target.start))?.[0] ?? '';
   const nl = text.includes('\r\n') ? '\r\n' : '\n';
-  let body = rest;
+  // An annotation is the server's to write: one in the answer is a copy or a forgery.
+  let body = rest.split('\n').filter((line) => !isAnnotationComment(line)).join('\n');
   if (options.declares && !declaresName(rest, fileName, options.declares)) return { ok: false, reason: `the answer must declare \`${options.declares}\` again, with the same name` };
   const doc = target.start === target.end ? undefined : docAbove(text, target.start);
   if (doc && !/^\s*\/\*\*/.test(original)) {
@@ -164,11 +159,8 @@ export function replaceTargetWithCode(answerText: string, run: TaskRunView, anno
 
   const edits: OffsetEdit[] = [];
   let newText = replacement;
-  if (annotation) {
-    const tagText = formatAnnotation(annotation);
-    if (doc) edits.push({ start: doc.start, end: doc.end, newText: annotatedDoc(text.slice(doc.start, doc.end), tagText, indent, nl) });
-    else newText = `// ${tagText}${nl}${indent}${newText}`;
-  }
+  // On its own line above the code (below its doc comment, which keeps only documentation).
+  if (annotation) newText = `${annotationComment(annotation)}${nl}${indent}${newText}`;
   if (missing.length > 0 && source) {
     const importText = missing.map((m) => m.getText(source).trim()).join(nl);
     const at = importInsertion(text, fileName);
