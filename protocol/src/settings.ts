@@ -104,6 +104,11 @@ export const SETTINGS = object({
       description: 'Where the trace lives; relative paths are resolved against the first workspace folder.',
     }),
     segmentSize: number({ default: 500, min: 1, max: 100_000, whole: true, description: 'Interactions per trace segment file before a new segment starts.' }),
+    commit: boolean({
+      default: false,
+      description:
+        "Let git see the trace, for a team that commits it. When the server first writes into `.assistant/` (the trace, a report, a long answer) it writes `.assistant/.gitignore` unless one exists: by default it ignores everything there, itself included; with `true`, everything but itself and the trace folder. A `.gitignore` there without the server's first line (`# Written by assistant-ls.`) is the user's and is never changed.",
+    }),
   }),
   annotations: object(
     {

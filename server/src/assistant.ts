@@ -63,7 +63,7 @@ import { syntaxFileName, uriToPath } from './workspace/documentSnapshot.js';
 import { forgetSyntaxTrees, noteTextEdits } from './repo/declarations.js';
 import type { TextEditStep } from './repo/declarations.js';
 import { saveWorkspaceIndex } from './repo/lexical/workspaceIndexes.js';
-import { writeAssistantFile } from './workspace/assistantFiles.js';
+import { insideAssistantFolder, keepAssistantFolderOutOfGit, writeAssistantFile } from './workspace/assistantFiles.js';
 import { reportListingLimits, workspaceFiles } from './workspace/workspaceFiles.js';
 import type { FileEvent } from './workspace/workspaceFiles.js';
 import type { EditorPort, ProgressSink } from './editorPort.js';
@@ -139,12 +139,15 @@ export class Assistant {
       ...(options.client ? { client: options.client } : {}),
     };
     const directory = path.resolve(options.root, settings.trace.directory);
+    // The trace is the server's first write into `.assistant/`: its .gitignore comes first.
+    await keepTraceOutOfGit(options.root, directory, settings.trace.commit, options.log);
     const trace = await TraceStore.open({ directory, session, segmentSize: settings.trace.segmentSize, onWarning: (m) => options.log(`trace: ${m}`) });
     return new Assistant(options, session, trace);
   }
 
   /** Applies new settings without a restart (the trace location stays until the next start). */
   reconfigure(settings: AssistantSettings, problems: string[]): void {
+    void keepTraceOutOfGit(this.options.root, this.env.trace.directory, settings.trace.commit, this.options.log);
     this.env.registry = buildRegistry(settings, this.options.env, problems);
     this.env.agentTimeoutMs = settings.orchestrator.agentTimeoutMs;
     this.env.maxAttempts = settings.orchestrator.maxAttempts;
@@ -357,6 +360,20 @@ export class Assistant {
 
   private flow(): FlowContext {
     return { env: this.env, documents: this.options.documents };
+  }
+}
+
+/**
+ * Writes `.assistant/.gitignore` when the trace lives in `.assistant/`, as `trace.commit` says (see
+ * `workspace/assistantFiles.ts`); a folder the server cannot write to is reported and left, the trace says more.
+ */
+async function keepTraceOutOfGit(root: string, traceDirectory: string, commit: boolean, log: (message: string) => void): Promise<void> {
+  const inside = insideAssistantFolder(root, traceDirectory);
+  if (inside === undefined) return;
+  try {
+    await keepAssistantFolderOutOfGit(root, { ...(commit ? { commitTrace: inside } : {}), rewrite: true });
+  } catch (error) {
+    log(`could not write .assistant/.gitignore: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 

@@ -11,7 +11,7 @@ describe('resolveSettings', () => {
   it('merges layers, later ones winning, and accepts the section wrapper', () => {
     const { settings, problems } = resolveSettings({ assistant: { trace: { directory: 'a' } } }, { trace: { directory: 'b', segmentSize: 10 }, annotations: { enabled: false } });
     expect(problems).toEqual([]);
-    expect(settings.trace).toEqual({ directory: 'b', segmentSize: 10 });
+    expect(settings.trace).toEqual({ directory: 'b', segmentSize: 10, commit: false });
     expect(settings.annotations.enabled).toBe(false);
   });
 
