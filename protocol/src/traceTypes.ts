@@ -56,10 +56,21 @@ export interface InteractionContext {
   enrichment?: { tokens: number; omitted: string[] };
 }
 
-/** Where a response's code was inserted. */
+/**
+ * What became of inserted code since the edit: `present` (the inserted text, as it was), `edited` (the user changed
+ * text inside it; `range` still spans it), `removed` (an edit took all of it away; `range` is the empty range where it
+ * was).
+ */
+export type InsertionState = 'present' | 'edited' | 'removed';
+
+/** Where a response's code was inserted, and where it is now. */
 export interface InsertionRecord {
   uri: string;
-  /** Where the inserted text was right after the edit. */
+  /**
+   * Where the inserted code is now, as far as the server knows: where the edit put it, moved with every later change of
+   * the document the server saw (edits before it shift it, edits inside it change its extent), and found again by its
+   * text in a file changed while no server watched it.
+   */
   range: Range;
   /** The text the edit inserted there. */
   text: string;
@@ -70,6 +81,12 @@ export interface InsertionRecord {
   /** Document version the edit was applied to. */
   version?: number;
   at: string;
+  /** Where the edit put the code, when `range` has moved since. */
+  appliedRange?: Range;
+  /** What became of the code (absent: `present`). */
+  state?: InsertionState;
+  /** When `state` is `edited`: the text `range` held when the file was last seen on disk (to find it again there). */
+  editedText?: string;
 }
 
 /** How an applied response ended up. */

@@ -1,5 +1,6 @@
 // The assistant core behind the LSP layer: a facade over the flows, in plain parameters and AbortSignals.
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Position, Range } from 'vscode-languageserver-protocol';
@@ -36,6 +37,7 @@ import type {
 import { buildRegistry } from './agents/registry.js';
 import { TraceStore } from './trace/traceStore.js';
 import { interactionsAt } from './trace/positionLookup.js';
+import { InsertionTracker } from './trace/insertionTracker.js';
 import { renderInteractions } from './trace/interactionReport.js';
 import { WorkspaceProjects } from './repo/workspaceProject.js';
 import { offersAt } from './tasks/catalogue.js';
@@ -93,6 +95,8 @@ export class Assistant {
   private readonly replaying = new Map<string, PipelineStep>();
   /** The check commands' results (type-check, tests, lint) and the lint queue. */
   private readonly listeners: Listeners;
+  /** Where the code the assistant inserted is now, and whether applied edits reached the disk. */
+  private readonly insertions: InsertionTracker;
 
   private constructor(
     private readonly options: AssistantOptions,
@@ -119,6 +123,7 @@ export class Assistant {
       plans: new PlanCache(),
     };
     this.classifierThreshold = options.settings.classifier.threshold;
+    this.insertions = new InsertionTracker(trace, (uri) => options.documents.get(uri)?.text, readFileOf, options.log);
     this.listeners = new Listeners(this.env, options.documents, options.publishProblems ?? (() => undefined));
     const checker = findCheckerScript();
     if (!checker) options.log('background type-checks run on the main thread: the worker script diagnosticsWorker.js is not beside the server');
@@ -182,10 +187,12 @@ export class Assistant {
    * A document opened or changed: the file's tree of edits hears where (`edit`, when the editor said it), and its
    * background type-check is scheduled (only useful when some agent fixes diagnostics).
    */
-  documentChanged(uri: string, edit?: { before: string; steps: TextEditStep[]; after: string }): void {
+  documentChanged(uri: string, edit?: { before: string; steps?: TextEditStep[]; after: string }): void {
     const document = this.options.documents.get(uri);
-    if (document && edit) noteTextEdits(syntaxFileName(document), edit.before, edit.steps, edit.after);
+    if (document && edit?.steps) noteTextEdits(syntaxFileName(document), edit.before, edit.steps, edit.after);
     if (document && this.env.registry.serves('fix')) this.ownDiagnostics.request(document);
+    if (edit) this.insertions.changed(uri, edit.after, edit.before, edit.steps);
+    else if (document) this.insertions.changed(uri, document.text);
   }
 
   /** The editor reports files that came, changed or went: the workspace's listing walks again when it must. */
@@ -204,8 +211,14 @@ export class Assistant {
     workspaceFiles(this.options.root).setWatched(true);
   }
 
-  /** The editor closed a document: what was kept of its versions goes. */
+  /** The editor saved a document: where the code the assistant inserted is in the file on disk goes to the trace. */
+  documentSaved(uri: string): void {
+    this.insertions.saved(uri);
+  }
+
+  /** The editor closed a document: what was kept of its versions goes, and where inserted code is on disk is written. */
   documentClosed(uri: string, languageId: string): void {
+    this.insertions.closed(uri);
     this.ownDiagnostics.forget(uri);
     const fsPath = uriToPath(uri);
     forgetSyntaxTrees(syntaxFileName({ uri, fsPath, languageId }), fsPath === undefined);
@@ -290,17 +303,21 @@ export class Assistant {
     return result;
   }
 
-  trace(params: TraceParams): TraceResult {
+  /** Answers from the trace with the positions of inserted code as they are now, once what saves said of it is written. */
+  async trace(params: TraceParams): Promise<TraceResult> {
+    await this.insertions.idle();
     const p = params ?? {};
     if (p.position !== undefined || p.textDocument !== undefined) {
       if (!p.textDocument?.uri || !isPosition(p.position)) throw new AssistantError('invalid-params', 'assistant/trace: a position query needs "textDocument.uri" and "position".');
       const document = this.options.documents.get(p.textDocument.uri);
       if (!document) throw new AssistantError('invalid-params', `assistant/trace: cannot read ${p.textDocument.uri}.`);
-      const found = interactionsAt(this.env.trace, document, p.position);
+      const found = interactionsAt(this.env.trace, this.insertions, document, p.position);
       return { interactions: found.slice(0, p.limit ?? 50), total: found.length };
     }
     try {
-      return this.env.trace.query(p);
+      const result = this.env.trace.query(p);
+      for (const interaction of result.interactions) this.insertions.overlay(interaction);
+      return result;
     } catch (error) {
       if (error instanceof TypeError) throw new AssistantError('invalid-params', error.message);
       throw error;
@@ -310,7 +327,7 @@ export class Assistant {
   /** Whether the code at a position came from the assistant: offered as a code action, so it must stay cheap. */
   hasInteractionAt(uri: string, position: Position): boolean {
     const document = this.options.documents.get(uri);
-    return document !== undefined && interactionsAt(this.env.trace, document, position).length > 0;
+    return document !== undefined && interactionsAt(this.env.trace, this.insertions, document, position).length > 0;
   }
 
   /** Shows the interactions behind the code at a position: a markdown report under `.assistant/`, or a message. */
@@ -318,7 +335,7 @@ export class Assistant {
     if (!args?.textDocument?.uri || !isPosition(args.position)) throw new AssistantError('invalid-params', 'assistant.showInteraction needs a document and a position.');
     const document = this.options.documents.get(args.textDocument.uri);
     if (!document) throw new AssistantError('invalid-params', `Cannot read ${args.textDocument.uri}.`);
-    const found = interactionsAt(this.env.trace, document, args.position);
+    const found = interactionsAt(this.env.trace, this.insertions, document, args.position);
     const interactionIds = found.map((i) => i.id);
     if (found.length === 0) {
       const message = 'No assistant interaction produced the code here.';
@@ -346,7 +363,7 @@ export class Assistant {
   }
 
   revert(params: RevertParams, port: EditorPort): Promise<RevertResult> {
-    return revertResponse(this.env.trace, this.options.documents, port, params, this.env.root);
+    return revertResponse(this.env.trace, this.insertions, this.options.documents, port, params, this.env.root);
   }
 
   agents(): AgentsResult {
@@ -355,7 +372,9 @@ export class Assistant {
 
   async close(): Promise<void> {
     this.ownDiagnostics.dispose();
-    await Promise.all([this.env.trace.close(), saveWorkspaceIndex(this.options.root)]);
+    // Where inserted code is in the files on disk is written before the trace closes.
+    const settled = this.insertions.close().catch((error: unknown) => this.options.log(`trace: ${error instanceof Error ? error.message : String(error)}`));
+    await Promise.all([settled.then(() => this.env.trace.close()), saveWorkspaceIndex(this.options.root)]);
   }
 
   private flow(): FlowContext {
@@ -374,6 +393,17 @@ async function keepTraceOutOfGit(root: string, traceDirectory: string, commit: b
     await keepAssistantFolderOutOfGit(root, { ...(commit ? { commitTrace: inside } : {}), rewrite: true });
   } catch (error) {
     log(`could not write .assistant/.gitignore: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** A file's text on disk, by URI; undefined when there is none (or it is not a file). */
+function readFileOf(uri: string): string | undefined {
+  const fsPath = uriToPath(uri);
+  if (!fsPath) return undefined;
+  try {
+    return fs.readFileSync(fsPath, 'utf8');
+  } catch {
+    return undefined;
   }
 }
 

@@ -34,10 +34,13 @@ function validChange(params: DidChangeTextDocumentParams | null | undefined): bo
   );
 }
 
-/** What one `didChange` did to a document: `steps`, in order, took `before` to the text it has now. */
+/**
+ * What one `didChange` did to a document: `steps`, in order, took `before` to the text it has now; without them (a
+ * whole-text change, or changes that do not read the same on `before`), only the text before is known.
+ */
 export interface DocumentEdit {
   before: string;
-  steps: TextEditStep[];
+  steps?: TextEditStep[];
 }
 
 export class LspDocuments implements DocumentSource {
@@ -52,17 +55,19 @@ export class LspDocuments implements DocumentSource {
    */
   private editOf(params: DidChangeTextDocumentParams): Partial<DocumentEdit> {
     const document = this.documents.get(params.textDocument.uri);
-    if (!document || params.contentChanges.length === 0) return {};
+    if (!document) return {};
+    const before = document.getText();
+    if (params.contentChanges.length === 0) return { before };
     const steps: TextEditStep[] = [];
     for (const change of params.contentChanges) {
-      if (!('range' in change) || !change.range) return {};
+      if (!('range' in change) || !change.range) return { before };
       const start = document.offsetAt(change.range.start);
       const end = document.offsetAt(change.range.end);
       const previous = steps[steps.length - 1];
-      if (end < start || (previous && end > previous.start)) return {};
+      if (end < start || (previous && end > previous.start)) return { before };
       steps.push({ start, end, text: change.text });
     }
-    return { before: document.getText(), steps };
+    return { before, steps };
   }
 
   /**
@@ -118,20 +123,25 @@ export class LspDocuments implements DocumentSource {
   }
 
   /**
-   * Calls `listener` with the URI of every document opened or changed in the editor, and for a change, where it
-   * changed when that is known (see `editOf`).
+   * Calls `listener` with the URI of every document opened or changed in the editor, and for a change, the text before
+   * it and where it changed when that is known (see `editOf`).
    */
   onDidChange(listener: (uri: string, edit?: DocumentEdit & { after: string }) => void): void {
     this.documents.onDidChangeContent((event) => {
       const uri = event.document.uri;
       const changing = this.changing?.uri === uri ? this.changing : undefined;
-      listener(uri, changing?.before !== undefined && changing.steps ? { before: changing.before, steps: changing.steps, after: event.document.getText() } : undefined);
+      listener(uri, changing?.before !== undefined ? { before: changing.before, ...(changing.steps ? { steps: changing.steps } : {}), after: event.document.getText() } : undefined);
     });
   }
 
   /** Calls `listener` with the URI of every document the editor opens or saves. */
   onDidOpenOrSave(listener: (uri: string) => void): void {
     this.documents.onDidOpen((event) => listener(event.document.uri));
+    this.documents.onDidSave((event) => listener(event.document.uri));
+  }
+
+  /** Calls `listener` with the URI of every document the editor saved. */
+  onDidSave(listener: (uri: string) => void): void {
     this.documents.onDidSave((event) => listener(event.document.uri));
   }
 

@@ -34,7 +34,8 @@ export function register(ctx: ServerContext): void {
       capabilities: {
         // Positions are UTF-16 code units, which is what JavaScript strings index by.
         ...(positionEncodings ? { positionEncoding: 'utf-16' } : {}),
-        // Saves tell the workspace's listing of files it does not hold yet (see fileEvents.ts).
+        // Saves tell the workspace's listing of files it does not hold yet (see fileEvents.ts), and the trace that the
+        // code the assistant inserted reached the disk (see trace/insertionTracker.ts).
         textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental, save: { includeText: false } },
         codeActionProvider: { codeActionKinds: [CodeActionKind.RefactorRewrite, CodeActionKind.Source], resolveProvider: true },
         executeCommandProvider: { commands: [...ALL_COMMANDS] },

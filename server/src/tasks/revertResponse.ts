@@ -5,17 +5,20 @@ import type { EditorPort } from '../editorPort.js';
 import { lineStarts, positionToOffset, toWorkspaceEdit } from '../edits/textEdits.js';
 import type { OffsetEdit } from '../edits/textEdits.js';
 import type { TraceStore } from '../trace/traceStore.js';
+import type { InsertionTracker } from '../trace/insertionTracker.js';
 import { AssistantError } from '../assistantError.js';
 import { confine } from '../workspace/confinement.js';
 
 /**
- * The inserted text is looked for where it was put, then (if the code moved) as a unique occurrence in the
- * document; an insertion that cannot be found intact refuses the whole revert rather than undoing part of it.
+ * The inserted text is looked for where it is now (its recorded place moved with every edit since), then as a unique
+ * occurrence in the document; an insertion that cannot be found intact refuses the whole revert rather than undoing
+ * part of it.
  */
-export async function revertResponse(trace: TraceStore, documents: DocumentSource, port: EditorPort, params: RevertParams, root: string): Promise<RevertResult> {
+export async function revertResponse(trace: TraceStore, insertions: InsertionTracker, documents: DocumentSource, port: EditorPort, params: RevertParams, root: string): Promise<RevertResult> {
   if (typeof params?.interactionId !== 'string') throw new AssistantError('invalid-params', 'assistant/revert needs "interactionId".');
-  const interaction = trace.get(params.interactionId);
-  if (!interaction) throw new AssistantError('unknown-interaction', `No interaction ${params.interactionId} in the trace.`);
+  const recorded = trace.get(params.interactionId);
+  if (!recorded) throw new AssistantError('unknown-interaction', `No interaction ${params.interactionId} in the trace.`);
+  const interaction = insertions.overlay(recorded);
   const response = params.responseId ? interaction.responses.find((r) => r.id === params.responseId) : interaction.responses.find((r) => r.used);
   if (params.responseId && !response) throw new AssistantError('unknown-interaction', `Interaction ${params.interactionId} has no response ${params.responseId}.`);
   if (!response || !response.used || !response.insertedAt?.length) {
@@ -54,19 +57,27 @@ export async function revertResponse(trace: TraceStore, documents: DocumentSourc
     if (start < 0) return changed('the inserted code was edited since');
     byUri.set(insertion.uri, [...(byUri.get(insertion.uri) ?? []), { start, end: start + insertion.text.length, newText: insertion.replaced }]);
   }
-  for (const [uri, edits] of byUri) {
-    const document = documents.get(uri);
-    if (!document) return changed(`${uri} cannot be read`);
-    const outcome = await port.applyEdit(`Assistant: revert ${interaction.task}`, toWorkspaceEdit({ uri, version: document.version, baseText: document.text, edits }));
-    if (!outcome.applied) {
-      return { reverted: false, outcome: 'rejected-by-client', message: `The editor did not apply the revert${outcome.failureReason ? `: ${outcome.failureReason}` : ''}.` };
+  // What the revert removes is reverted, not discarded: the tracker must know before the editor's change comes.
+  insertions.reverting(interaction, response.id);
+  let done = false;
+  try {
+    for (const [uri, edits] of byUri) {
+      const document = documents.get(uri);
+      if (!document) return changed(`${uri} cannot be read`);
+      const outcome = await port.applyEdit(`Assistant: revert ${interaction.task}`, toWorkspaceEdit({ uri, version: document.version, baseText: document.text, edits }));
+      if (!outcome.applied) {
+        return { reverted: false, outcome: 'rejected-by-client', message: `The editor did not apply the revert${outcome.failureReason ? `: ${outcome.failureReason}` : ''}.` };
+      }
     }
-  }
-  if (deletions.length) {
-    const outcome = await port.applyEdit(`Assistant: revert ${interaction.task}`, { documentChanges: deletions.map((uri) => ({ kind: 'delete' as const, uri })) });
-    if (!outcome.applied) {
-      return { reverted: false, outcome: 'rejected-by-client', message: `The editor did not delete the created file${outcome.failureReason ? `: ${outcome.failureReason}` : ''}.` };
+    if (deletions.length) {
+      const outcome = await port.applyEdit(`Assistant: revert ${interaction.task}`, { documentChanges: deletions.map((uri) => ({ kind: 'delete' as const, uri })) });
+      if (!outcome.applied) {
+        return { reverted: false, outcome: 'rejected-by-client', message: `The editor did not delete the created file${outcome.failureReason ? `: ${outcome.failureReason}` : ''}.` };
+      }
     }
+    done = true;
+  } finally {
+    insertions.reverting(interaction, response.id, done);
   }
   await trace.amendResponse(interaction.id, response.id, { revertedAt: new Date().toISOString() });
   return { reverted: true, outcome: 'reverted', message: `Reverted what ${response.agent.name} inserted for ${interaction.task}${interaction.context.symbol ? ` on ${interaction.context.symbol}` : ''}.` };

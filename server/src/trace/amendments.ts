@@ -1,6 +1,17 @@
-// Amendments: ratings, feedback and reverts any session writes to any session's interaction, applied on read in one order for every reader.
-import type { Interaction } from '../protocol.js';
+// Amendments: ratings, feedback, reverts and moved insertions any session writes to any session's interaction, applied on read in one order for every reader.
+import type { Range } from 'vscode-languageserver-protocol';
+import type { InsertionState, Interaction } from '../protocol.js';
 import type { Segment } from './segmentFiles.js';
+import { isRange } from '../edits/textEdits.js';
+
+/** Where one insertion of a response is now (see `InsertionRecord`): replaces what earlier patches said of it. */
+export interface InsertionPatch {
+  /** Its index in the response's `insertedAt`. */
+  index: number;
+  range: Range;
+  state: InsertionState;
+  editedText?: string;
+}
 
 /** What a later request may change on a recorded response. */
 export interface ResponsePatch {
@@ -9,6 +20,12 @@ export interface ResponsePatch {
   /** Appended to the response's feedback. */
   feedback?: string;
   revertedAt?: string;
+  /** Insertions that moved or changed since the last patch. */
+  insertions?: InsertionPatch[];
+}
+
+function sameRange(a: Range, b: Range): boolean {
+  return a.start.line === b.start.line && a.start.character === b.start.character && a.end.line === b.end.line && a.end.character === b.end.character;
 }
 
 /**
@@ -30,6 +47,17 @@ export function applyResponsePatch(interaction: Interaction, responseId: string,
   else if (patch.rating !== undefined) response.rating = patch.rating;
   if (patch.feedback !== undefined) response.feedback = [...(response.feedback ?? []), patch.feedback];
   if (patch.revertedAt !== undefined) response.revertedAt = patch.revertedAt;
+  for (const moved of Array.isArray(patch.insertions) ? patch.insertions : []) {
+    // A trace file is data anyone can write: a patch without the shape of one changes nothing.
+    const insertion = typeof moved?.index === 'number' ? response.insertedAt?.[moved.index] : undefined;
+    if (!insertion || !isRange(moved.range) || !['present', 'edited', 'removed'].includes(moved.state)) continue;
+    if (insertion.appliedRange === undefined && !sameRange(insertion.range, moved.range)) insertion.appliedRange = insertion.range;
+    insertion.range = moved.range;
+    if (moved.state === 'present') delete insertion.state;
+    else insertion.state = moved.state;
+    if (moved.editedText !== undefined) insertion.editedText = moved.editedText;
+    else delete insertion.editedText;
+  }
 }
 
 /**

@@ -90,7 +90,8 @@ export class SegmentAppender {
     private readonly session: SegmentFile['session'],
   ) {}
 
-  async append(entry: LogEntry, onWritten?: () => void): Promise<void> {
+  /** Appends one entry, or several as one write (and one `fdatasync`). */
+  async append(entry: LogEntry | readonly LogEntry[], onWritten?: () => void): Promise<void> {
     if (this.broken) throw new Error(`TraceStore: ${this.filePath} is no longer appended to after a failed write`);
     // A log moved or removed under us (its folder deleted, say) is not written blindly through the old descriptor,
     // where the lines would be lost: it is opened again at its path, which fails if the path cannot hold it.
@@ -98,7 +99,8 @@ export class SegmentAppender {
     let created = false;
     if (this.fd === undefined) created = this.openFile();
     const fd = this.fd as number;
-    const bytes = Buffer.from(`${created ? logHeader(this.session) : ''}${JSON.stringify(entry)}\n`);
+    const lines = (Array.isArray(entry) ? entry : [entry]).map((one) => `${JSON.stringify(one)}\n`).join('');
+    const bytes = Buffer.from(`${created ? logHeader(this.session) : ''}${lines}`);
     try {
       let written = 0;
       while (written < bytes.byteLength) written += fs.writeSync(fd, bytes, written, bytes.byteLength - written, this.length + written);

@@ -63,7 +63,7 @@ export class SegmentWriter {
    * segment rewritten whole (a temp file renamed over it), which also ends appending to it. `onWritten` runs once the
    * change is in the file: after the line's write, before its `fdatasync`; after the whole rewrite.
    */
-  async persist(segment: Segment, entry: LogEntry, onWritten?: () => void): Promise<void> {
+  async persist(segment: Segment, entry: LogEntry | readonly LogEntry[], onWritten?: () => void): Promise<void> {
     if (segment.appender && !segment.appender.broken) return segment.appender.append(entry, onWritten);
     this.stopAppending(segment);
     await segment.db.write();

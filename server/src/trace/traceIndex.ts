@@ -164,6 +164,8 @@ export class TraceIndex<S> {
   private readonly bySession = new Map<unknown, TimeOrderedList<S>>();
   private readonly byAgent = new Map<unknown, TimeOrderedList<S>>();
   private readonly insertions = new Map<string, InsertionRef<S>[]>();
+  /** Counts changes to `insertions`, so a reader can tell that there may be new ones without listing them. */
+  private insertionChanges = 0;
   /** Entries added since the last read; sorted into the lists in one merge (a whole file's worth at a time). */
   private pending: TraceEntry<S>[] = [];
 
@@ -251,6 +253,7 @@ export class TraceIndex<S> {
   }
 
   private addInsertions(entry: TraceEntry<S>): void {
+    this.insertionChanges++;
     for (const response of entry.interaction.responses) {
       if (!Array.isArray(response.insertedAt)) continue;
       for (const insertion of response.insertedAt as unknown[]) {
@@ -264,6 +267,7 @@ export class TraceIndex<S> {
   }
 
   private removeInsertions(entry: TraceEntry<S>): void {
+    this.insertionChanges++;
     const uris = new Set<string>();
     for (const response of entry.interaction.responses) {
       if (!Array.isArray(response.insertedAt)) continue;
@@ -361,6 +365,15 @@ export class TraceIndex<S> {
       total++;
     }
     return { entries, total };
+  }
+
+  get insertionsVersion(): number {
+    return this.insertionChanges;
+  }
+
+  /** The ids of the entries with a response inserted into `uri`. */
+  idsInsertedInto(uri: string): string[] {
+    return [...new Set((this.insertions.get(uri) ?? []).map((ref) => ref.entry.id))];
   }
 
   /** Entries with a response inserted at `uri` over the 0-based `line`, newest first. */

@@ -190,6 +190,37 @@ export class TraceStore {
   }
 
   /**
+   * Several amendments as `amendResponse` makes them, written as one append (one `fdatasync`): what a save of a file
+   * says of every insertion in it. Interactions not in the trace (any more) are left out; resolves once durable.
+   */
+  amendResponses(changes: readonly { interactionId: string; responseId: string; patch: ResponsePatch }[]): Promise<void> {
+    this.others.refresh();
+    const amendments: Amendment[] = [];
+    for (const { interactionId, responseId, patch } of changes) {
+      const entry = this.index.get(interactionId);
+      if (!entry?.interaction.responses.some((r) => r.id === responseId)) continue;
+      amendments.push({ interactionId, responseId, at: this.amendments.nextTime(interactionId), patch: copy(patch) });
+    }
+    if (amendments.length === 0) return Promise.resolve();
+    return this.enqueue(async () => {
+      const { segment, created } = await this.writer.appendTarget();
+      const list = (segment.db.data.amendments ??= []);
+      list.push(...amendments);
+      try {
+        await this.writer.persist(
+          segment,
+          amendments.map((amend) => ({ amend })),
+        );
+      } catch (error) {
+        list.splice(list.length - amendments.length, amendments.length);
+        this.writer.dropIfCreated(created);
+        throw error;
+      }
+      for (const amendment of amendments) this.amendments.add(amendment, segment);
+    });
+  }
+
+  /**
    * Changes an interaction of this session and rewrites the one segment holding it; resolves with a copy of the
    * result once it is durably on disk (`options.onWritten` runs earlier, once it is in the file; a failed flush puts
    * the interaction back as it was). `change` works on a copy, so a throwing `change` leaves the trace intact.
@@ -261,7 +292,18 @@ export class TraceStore {
     return this.index.newestFirst().map((entry) => this.snapshot(entry.interaction));
   }
 
-  /** Interactions with a response inserted at `uri` over the 0-based `line`, newest first. */
+  /** The ids of the interactions with a response inserted into `uri` (see `insertionsVersion`). */
+  idsInsertedInto(uri: string): string[] {
+    this.others.refresh();
+    return this.index.idsInsertedInto(uri);
+  }
+
+  /** Changes whenever an interaction with insertions is added, or its insertions change, in any session read here. */
+  get insertionsVersion(): number {
+    return this.index.insertionsVersion;
+  }
+
+  /** Interactions with a response inserted at `uri` over the 0-based `line` as recorded (not moved since), newest first. */
   findByInsertion(uri: string, line: number): Interaction[] {
     this.others.refresh();
     return this.index.atInsertion(uri, line).map((entry) => this.snapshot(entry.interaction));

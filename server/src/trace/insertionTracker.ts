@@ -1,0 +1,476 @@
+// Where the code the assistant inserted is now: each recorded insertion moved with the edits the server sees, and found again by its text where a file changed unseen.
+import type { Position, Range } from 'vscode-languageserver-protocol';
+import type { InsertionRecord, InsertionState, Interaction, TraceResponse } from '../protocol.js';
+import { changedSpan, lineStarts, offsetToPosition, offsetsToRange, positionToOffset } from '../edits/textEdits.js';
+import type { InsertionPatch, ResponsePatch } from './amendments.js';
+import type { TraceStore } from './traceStore.js';
+
+/** One change of a text: `[start, end)` of the text before it became `text`. */
+export interface TextChange {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** One recorded insertion, with where it is in its file's tracked text. */
+interface Tracked {
+  interactionId: string;
+  responseId: string;
+  /** Its index in the response's `insertedAt`. */
+  index: number;
+  /** The text the edit inserted. */
+  text: string;
+  created: boolean;
+  /** Offsets in the file's tracked text; equal when removed (where it was). */
+  start: number;
+  end: number;
+  removed: boolean;
+  /** The response was reverted: its place is kept for the history of the code. */
+  reverted: boolean;
+  /** What the trace says of it now (its last patch, or the record), to write only what changed. */
+  written: string;
+}
+
+/** The tracked insertions of one document, on the text their offsets refer to. */
+interface TrackedFile {
+  text: string;
+  items: Tracked[];
+  /** `TraceStore.insertionsVersion` when the document's insertions were last read from the trace. */
+  seen: number;
+}
+
+/** An insertion to put on a text, near where it was (in an older text), holding `expected` (its edited text) or its inserted text. */
+interface Placement {
+  item: Tracked;
+  was: Position;
+  expected: string | undefined;
+}
+
+/** An undone removal puts the text back about where it was: looked for this far around the place. */
+const REVIVE_SLACK = 64;
+
+/** Names one insertion: its interaction, response and index in `insertedAt`. */
+function key(interactionId: string, responseId: string, index: number): string {
+  return `${interactionId}\u0000${responseId}\u0000${index}`;
+}
+
+/** What the trace holds for one insertion's tracking fields, as one comparable string. */
+function writtenKey(range: Range, state: InsertionState, editedText: string | undefined): string {
+  return JSON.stringify([range, state, editedText ?? null]);
+}
+
+/** The change with what its old and new text share at both ends taken off (an editor may send a whole line for one character). */
+function narrowed(before: string, change: TextChange): TextChange {
+  const old = before.slice(change.start, change.end);
+  const text = change.text;
+  const most = Math.min(old.length, text.length);
+  let head = 0;
+  while (head < most && old.charCodeAt(head) === text.charCodeAt(head)) head++;
+  let tail = 0;
+  while (tail < most - head && old.charCodeAt(old.length - 1 - tail) === text.charCodeAt(text.length - 1 - tail)) tail++;
+  return { start: change.start + head, end: change.end - tail, text: text.slice(head, text.length - tail) };
+}
+
+/**
+ * Moves one tracked insertion through one change. Text typed right before or right after it is not part of it; an edit
+ * inside it changes its extent; an edit over all of it removes it (its place is then the end of what replaced it).
+ * Returns whether the change reached its place.
+ */
+function moveThrough(item: Tracked, change: TextChange): boolean {
+  const { start: s, end: e } = change;
+  const length = change.text.length;
+  const delta = length - (e - s);
+  const a = item.start;
+  const b = item.end;
+  if (e <= a) {
+    item.start += delta;
+    item.end += delta;
+    return e === a;
+  }
+  if (item.removed || a === b) {
+    // A place, not a span: it stays where it is unless the change took the text around it.
+    if (s < a) item.start = item.end = s + length;
+    return s <= a;
+  }
+  if (s >= b) return s === b;
+  if (s <= a && e >= b) {
+    item.start = item.end = s + length;
+    item.removed = true;
+    return true;
+  }
+  if (s >= a && e <= b) item.end += delta;
+  else if (s < a) {
+    item.start = s + length;
+    item.end += delta;
+  } else item.end = s;
+  return true;
+}
+
+/**
+ * Whether a change came close enough to a removed insertion's place to have put its text back there: an undo, or the
+ * editor's own change for an edit recorded before it came (editors may send a change after answering the edit, and
+ * describe it from another place: a line's end where the edit inserted at the next line's start).
+ */
+function near(item: Tracked, change: TextChange): boolean {
+  return item.removed && change.text.length > 0 && change.start <= item.start + REVIVE_SLACK && change.start + change.text.length >= item.start - item.text.length - REVIVE_SLACK;
+}
+
+/** The one change that takes `before` to `after`, found by comparing them. */
+function wholeChange(before: string, after: string): TextChange {
+  const span = changedSpan(before, after);
+  return { start: span.start, end: span.beforeEnd, text: after.slice(span.start, span.afterEnd) };
+}
+
+/** The offset of the occurrence of `needle` in `text` nearest to `near`, or -1. */
+function nearest(text: string, needle: string, near: number): number {
+  if (needle === '') return Math.max(0, Math.min(near, text.length));
+  let best = -1;
+  for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) {
+    if (best < 0 || Math.abs(at - near) < Math.abs(best - near)) best = at;
+    if (at > near) break;
+  }
+  return best;
+}
+
+/**
+ * The positions of the code the assistant inserted, kept in memory per document while the server runs. Every change of
+ * an open document moves them (`changed`); a save, a close and the end of the session write what changed, on the text
+ * that reached the disk, to the trace as amendments (one write per event); a text the tracker did not see change (a
+ * file edited while no server ran) is searched for the inserted text.
+ */
+export class InsertionTracker {
+  private readonly files = new Map<string, TrackedFile>();
+  /** Every tracked insertion by `key`. */
+  private readonly items = new Map<string, Tracked>();
+  /** Amendments being written; queries wait for them, so what they say is in what is read. */
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly trace: TraceStore,
+    /** The text of a document as the editor has it (open) or as the disk has it. */
+    private readonly current: (uri: string) => string | undefined,
+    /** The text of a file on disk; undefined when there is none. */
+    private readonly onDisk: (uri: string) => string | undefined,
+    private readonly log: (message: string) => void,
+  ) {}
+
+  /** Resolves once every amendment issued so far is written (or has failed, which is logged). */
+  idle(): Promise<void> {
+    return this.writing;
+  }
+
+  /**
+   * A document opened or changed in the editor: `before` is its text before the change and `changes` what changed, in
+   * the order applied (each on the text the ones before it left); without them, the change is found by comparing.
+   */
+  changed(uri: string, after: string, before?: string, changes?: readonly TextChange[]): void {
+    if (before === undefined) {
+      this.sync(uri, after);
+      return;
+    }
+    const file = this.onText(uri, before);
+    // An edit recorded before its change came (editors may send it after answering the edit) is anchored after it.
+    const { on, later } = this.recordedOn(this.recorded(file, uri), before);
+    this.track(file, uri, on, before);
+    if (file.items.length === 0) {
+      file.text = after;
+      this.track(file, uri, later, after);
+      return;
+    }
+    // Each change ends before the one before it starts (see `LspDocuments`), so each reads the same on `before`.
+    const steps = changes ? changes.map((change) => narrowed(before, change)) : [wholeChange(before, after)];
+    const touched: Tracked[] = [];
+    for (const item of file.items) {
+      if (item.created) {
+        this.anchor(item, after, 0, undefined);
+        continue;
+      }
+      let reached = false;
+      for (const step of steps) reached = moveThrough(item, step) || near(item, step) || reached;
+      if (reached && item.removed) touched.push(item);
+    }
+    file.text = after;
+    this.track(file, uri, later, after);
+    for (const item of touched) this.revive(item, after);
+  }
+
+  /** The editor saved a document: what it holds now is on disk. */
+  saved(uri: string): void {
+    const text = this.current(uri);
+    if (text === undefined) return;
+    this.sync(uri, text);
+    this.write(this.moved(uri, text));
+  }
+
+  /** The editor closed a document: the positions on the file as the disk has it, whatever the buffer held. */
+  closed(uri: string): void {
+    const file = this.files.get(uri);
+    if (!file) return;
+    const disk = this.onDisk(uri) ?? '';
+    this.sync(uri, disk);
+    this.write(this.moved(uri, disk));
+  }
+
+  /** The session ends: the positions on the files as the disk has them are written; resolves once written. */
+  async close(): Promise<void> {
+    const changes: { interactionId: string; responseId: string; patch: ResponsePatch }[] = [];
+    for (const uri of this.files.keys()) {
+      const disk = this.onDisk(uri) ?? '';
+      this.sync(uri, disk);
+      changes.push(...this.moved(uri, disk));
+    }
+    this.write(changes);
+    await this.writing;
+  }
+
+  /**
+   * The interactions whose insertions cover a line of the document or touch `span` (offsets: a declaration's doc comment
+   * and annotations, say), newest first by the trace's order; a reverted insertion counts where it was.
+   */
+  idsAt(uri: string, text: string, line: number, span?: { start: number; end: number }): string[] {
+    const file = this.sync(uri, text);
+    if (file.items.length === 0) return [];
+    const starts = lineStarts(text);
+    const lineStart = starts[Math.min(line, starts.length - 1)] ?? 0;
+    const lineEnd = starts[line + 1] ?? text.length + 1;
+    const ids = new Set<string>();
+    for (const item of file.items) {
+      if (item.removed && !item.reverted) continue;
+      const onLine = item.start < lineEnd && (item.end > lineStart || (item.start === item.end && item.start >= lineStart));
+      const inSpan = span !== undefined && (item.start === item.end ? item.start >= span.start && item.start <= span.end : item.start <= span.end && item.end > span.start);
+      if (onLine || inSpan) ids.add(item.interactionId);
+    }
+    return [...ids];
+  }
+
+  /**
+   * A revert of the response is about to be applied (`done` undefined), was applied (true) or was not (false): what it
+   * removes is reverted, not discarded, and stays where it was for the history of the code.
+   */
+  reverting(interaction: Interaction, responseId: string, done?: boolean): void {
+    for (const insertion of interaction.responses.find((r) => r.id === responseId)?.insertedAt ?? []) {
+      const text = this.files.get(insertion.uri)?.text ?? this.current(insertion.uri);
+      if (text !== undefined) this.sync(insertion.uri, text);
+    }
+    for (const item of this.items.values()) if (item.interactionId === interaction.id && item.responseId === responseId) item.reverted = done !== false;
+  }
+
+  /** The interaction with the positions tracked here in place of the recorded ones (open documents); changes it. */
+  overlay(interaction: Interaction): Interaction {
+    for (const response of interaction.responses) {
+      response.insertedAt?.forEach((insertion, index) => {
+        const tracked = this.files.get(insertion.uri);
+        // A document tracked here (open, or read at a close) may have insertions recorded since it was read.
+        const file = tracked && this.sync(insertion.uri, tracked.text);
+        const item = this.items.get(key(interaction.id, response.id, index));
+        if (!file || !item) return;
+        const range = offsetsToRange(file.text, item.start, item.end);
+        if (insertion.appliedRange === undefined && JSON.stringify(range) !== JSON.stringify(insertion.range)) insertion.appliedRange = insertion.range;
+        insertion.range = range;
+        const state = this.stateOf(file.text, item);
+        if (state === 'present') delete insertion.state;
+        else insertion.state = state;
+      });
+    }
+    return interaction;
+  }
+
+  /** The file's tracked insertions on `text`: loaded from the trace when new, found again when the text is not theirs. */
+  private sync(uri: string, text: string): TrackedFile {
+    const file = this.onText(uri, text);
+    this.track(file, uri, this.recorded(file, uri), text);
+    return file;
+  }
+
+  /** The file's tracked insertions, found again on `text` when it is not the text they were on. */
+  private onText(uri: string, text: string): TrackedFile {
+    let file = this.files.get(uri);
+    if (!file) {
+      file = { text, items: [], seen: -1 };
+      this.files.set(uri, file);
+    } else if (file.text !== text) {
+      const old = file.text;
+      const starts = lineStarts(old);
+      this.anchorAll(
+        file.items.map((item) => {
+          const held = item.removed ? undefined : old.slice(item.start, item.end);
+          return { item, was: offsetToPosition(old, item.start, starts), expected: held !== item.text ? held : undefined };
+        }),
+        text,
+      );
+      file.text = text;
+    }
+    return file;
+  }
+
+  /** The insertions into the file recorded since it was last read from the trace (rarely any: an edit was applied). */
+  private recorded(file: TrackedFile, uri: string): Placement[] {
+    if (file.seen === this.trace.insertionsVersion) return [];
+    file.seen = this.trace.insertionsVersion;
+    const loaded: Placement[] = [];
+    for (const id of this.trace.idsInsertedInto(uri)) {
+      const interaction = this.trace.get(id);
+      if (interaction) for (const response of interaction.responses) loaded.push(...this.load(file, uri, interaction, response));
+    }
+    return loaded;
+  }
+
+  /** Starts tracking newly recorded insertions, anchored on `text`. */
+  private track(file: TrackedFile, uri: string, placements: readonly Placement[], text: string): void {
+    if (placements.length === 0) return;
+    this.anchorAll(placements, text);
+    for (const { item } of placements) {
+      this.items.set(key(item.interactionId, item.responseId, item.index), item);
+      file.items.push(item);
+    }
+  }
+
+  /**
+   * Of newly recorded insertions, those of responses whose every insertion is at its recorded place in `text`: they
+   * were recorded on it. The others were recorded on a later text, which the editor's change has not brought yet.
+   */
+  private recordedOn(placements: readonly Placement[], text: string): { on: Placement[]; later: Placement[] } {
+    const starts = lineStarts(text);
+    const misplaced = new Set<string>();
+    for (const { item, was, expected } of placements) {
+      if (!text.startsWith(expected ?? item.text, positionToOffset(text, was, starts))) misplaced.add(`${item.interactionId}\u0000${item.responseId}`);
+    }
+    const on: Placement[] = [];
+    const later: Placement[] = [];
+    for (const placement of placements) (misplaced.has(`${placement.item.interactionId}\u0000${placement.item.responseId}`) ? later : on).push(placement);
+    return { on, later };
+  }
+
+  /** The response's insertions into `uri` not tracked yet, each with where it was recorded to be, to be anchored. */
+  private load(file: TrackedFile, uri: string, interaction: Interaction, response: TraceResponse): Placement[] {
+    const insertions: unknown = response.insertedAt;
+    if (!Array.isArray(insertions)) return [];
+    const placements: Placement[] = [];
+    (insertions as InsertionRecord[]).forEach((insertion, index) => {
+      if (insertion?.uri !== uri || typeof insertion.text !== 'string' || !insertion.range?.start || this.items.has(key(interaction.id, response.id, index))) return;
+      const starts = lineStarts(file.text);
+      const start = positionToOffset(file.text, insertion.range.start, starts);
+      const end = insertion.range.end ? positionToOffset(file.text, insertion.range.end, starts) : start;
+      const state = insertion.state ?? 'present';
+      const item: Tracked = {
+        interactionId: interaction.id,
+        responseId: response.id,
+        index,
+        text: insertion.text,
+        created: insertion.created === true,
+        start,
+        end,
+        removed: state === 'removed',
+        reverted: response.revertedAt !== undefined,
+        written: writtenKey(insertion.range, state, insertion.editedText),
+      };
+      placements.push({ item, was: insertion.range.start, expected: state === 'edited' ? insertion.editedText : undefined });
+    });
+    return placements;
+  }
+
+  /**
+   * Anchors insertions on a text they were not moved onto (see `anchor`). Where they were is a place in an older
+   * text: an insertion whose text occurs once tells how many lines the text moved there, and the others are looked for
+   * first where that puts them (a short text, such as a renamed name, occurs in many places).
+   */
+  private anchorAll(placements: readonly Placement[], text: string): void {
+    const starts = lineStarts(text);
+    const shifts: { line: number; by: number }[] = [];
+    const pending: Placement[] = [];
+    for (const placement of placements) {
+      const { item, was, expected } = placement;
+      const needle = expected ?? item.text;
+      const near = positionToOffset(text, was, starts);
+      const first = needle === '' || item.created || item.removed ? -1 : text.indexOf(needle);
+      if (first >= 0 && text.indexOf(needle, first + 1) < 0) shifts.push({ line: was.line, by: offsetToPosition(text, first, starts).line - was.line });
+      else if (first >= 0 && !text.startsWith(needle, near)) {
+        pending.push(placement);
+        continue;
+      }
+      this.anchor(item, text, near, expected);
+    }
+    for (const { item, was, expected } of pending) {
+      let closest: { line: number; by: number } | undefined;
+      for (const shift of shifts) if (!closest || Math.abs(shift.line - was.line) < Math.abs(closest.line - was.line)) closest = shift;
+      this.anchor(item, text, positionToOffset(text, { line: Math.max(0, was.line + (closest?.by ?? 0)), character: was.character }, starts), expected);
+    }
+  }
+
+  /**
+   * Puts an insertion on `text`, near where it was (`near`): where `expected` (its edited text) or its inserted text is
+   * found, the nearest occurrence; a created file is the whole file; otherwise it is removed, at its old place.
+   */
+  private anchor(item: Tracked, text: string, near: number, expected: string | undefined): void {
+    if (item.created) {
+      item.start = 0;
+      item.end = text.length;
+      item.removed = text === '' && item.text !== '';
+      return;
+    }
+    const clamp = Math.max(0, Math.min(near, text.length));
+    if (item.removed) {
+      item.start = item.end = clamp;
+      this.revive(item, text);
+      return;
+    }
+    for (const needle of expected !== undefined ? [expected, item.text] : [item.text]) {
+      const at = text.startsWith(needle, near) ? near : nearest(text, needle, near);
+      if (at >= 0) {
+        item.start = at;
+        item.end = at + needle.length;
+        return;
+      }
+    }
+    item.start = item.end = clamp;
+    item.removed = true;
+  }
+
+  /** A removed insertion whose text is back about where it was (an undo, a redo) is there again. */
+  private revive(item: Tracked, text: string): void {
+    if (item.reverted || item.text === '') return;
+    const from = Math.max(0, item.start - item.text.length - REVIVE_SLACK);
+    const at = text.indexOf(item.text, from);
+    if (at < 0 || at > item.start + REVIVE_SLACK) return;
+    item.start = at;
+    item.end = at + item.text.length;
+    item.removed = false;
+  }
+
+  private stateOf(text: string, item: Tracked): InsertionState {
+    if (item.removed) return 'removed';
+    return text.slice(item.start, item.end) === item.text ? 'present' : 'edited';
+  }
+
+  /** What the trace must be told of the document's insertions, `text` being what reached the disk: the ones that moved. */
+  private moved(uri: string, text: string): { interactionId: string; responseId: string; patch: ResponsePatch }[] {
+    const file = this.files.get(uri);
+    if (!file) return [];
+    const patches = new Map<string, { interactionId: string; responseId: string; insertions: InsertionPatch[] }>();
+    const starts = lineStarts(text);
+    for (const item of file.items) {
+      const state = this.stateOf(text, item);
+      const range = offsetsToRange(text, item.start, item.end, starts);
+      const editedText = state === 'edited' && !item.created ? text.slice(item.start, item.end) : undefined;
+      const written = writtenKey(range, state, editedText);
+      if (written === item.written) continue;
+      item.written = written;
+      const responseKey = `${item.interactionId}\u0000${item.responseId}`;
+      let patch = patches.get(responseKey);
+      if (!patch) patches.set(responseKey, (patch = { interactionId: item.interactionId, responseId: item.responseId, insertions: [] }));
+      patch.insertions.push({ index: item.index, range, state, ...(editedText !== undefined ? { editedText } : {}) });
+    }
+    return [...patches.values()].map(({ interactionId, responseId, insertions }) => ({ interactionId, responseId, patch: { insertions } }));
+  }
+
+  /** Writes amendments in the background, one write for all; a failure is logged (the next save writes them again). */
+  private write(changes: { interactionId: string; responseId: string; patch: ResponsePatch }[]): void {
+    if (changes.length === 0) return;
+    this.writing = this.writing
+      .then(() => this.trace.amendResponses(changes))
+      .catch((error: unknown) => {
+        this.log(`trace: could not record where inserted code is now: ${error instanceof Error ? error.message : String(error)}`);
+        for (const item of this.items.values()) item.written = '';
+      });
+  }
+}
