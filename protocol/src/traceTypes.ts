@@ -63,6 +63,14 @@ export interface InteractionContext {
  */
 export type InsertionState = 'present' | 'edited' | 'removed';
 
+/**
+ * Whether an insertion reached the file on disk: `kept` (the file was saved, or found on disk when the editor closed
+ * it, holding the inserted code, as inserted or edited since; final), `discarded` (the file reached disk without it:
+ * saved after the code was removed, or closed or the editor quit without saving it). Absent: not known yet (the edit
+ * is in the editor, unsaved).
+ */
+export type InsertionFate = 'kept' | 'discarded';
+
 /** Where a response's code was inserted, and where it is now. */
 export interface InsertionRecord {
   uri: string;
@@ -87,11 +95,17 @@ export interface InsertionRecord {
   state?: InsertionState;
   /** When `state` is `edited`: the text `range` held when the file was last seen on disk (to find it again there). */
   editedText?: string;
+  fate?: InsertionFate;
+  /** When `fate` was last decided. */
+  fateAt?: string;
 }
 
-/** How an applied response ended up. */
-/** `shown`: a text answer (an explanation, an answer to a question) was shown to the user. */
-export type ApplyOutcome = 'applied' | 'shown' | 'rejected-by-client' | 'discarded' | 'stale' | 'failed' | 'refused';
+/**
+ * How an applied response ended up. `shown`: a text answer (an explanation, an answer to a question) was shown to the
+ * user. `discarded`: the user chose none of the answers. `discarded-after-apply`: the edit was applied, and then none
+ * of it reached the file on disk (every insertion's `fate` is `discarded`); the response is then not `used`.
+ */
+export type ApplyOutcome = 'applied' | 'shown' | 'rejected-by-client' | 'discarded' | 'discarded-after-apply' | 'stale' | 'failed' | 'refused';
 
 /** What the oracle (type-check, tests) said of a proposal. */
 export interface Verdict {
@@ -175,11 +189,18 @@ export interface TraceResponse {
   verdict?: Verdict;
   /** How many times the agent was asked (more than one when the oracle sent it back with feedback). */
   attempts?: number;
-  /** Whether the user chose this response and the editor applied it. */
+  /**
+   * Whether the user chose this response and the editor applied it (or it was shown), and it was not discarded after
+   * that (`outcome: 'discarded-after-apply'`).
+   */
   used: boolean;
   outcome?: ApplyOutcome;
   outcomeReason?: string;
   insertedAt?: InsertionRecord[];
+  /** When some of what the response inserted was first found kept on disk (see `InsertionFate`). */
+  keptAt?: string;
+  /** When the response was found discarded after it was applied. */
+  discardedAt?: string;
   rating?: 'up' | 'down';
   /** Free-text remarks that came with ratings or feedback, oldest first. */
   feedback?: string[];

@@ -211,12 +211,12 @@ export class Assistant {
     workspaceFiles(this.options.root).setWatched(true);
   }
 
-  /** The editor saved a document: where the code the assistant inserted is in the file on disk goes to the trace. */
+  /** The editor saved a document: the code the assistant inserted there reached the disk, or did not. */
   documentSaved(uri: string): void {
     this.insertions.saved(uri);
   }
 
-  /** The editor closed a document: what was kept of its versions goes, and where inserted code is on disk is written. */
+  /** The editor closed a document: what was kept of its versions goes, and what reached the disk decides what was kept. */
   documentClosed(uri: string, languageId: string): void {
     this.insertions.closed(uri);
     this.ownDiagnostics.forget(uri);
@@ -297,7 +297,8 @@ export class Assistant {
     if (!response) throw new AssistantError('unknown-interaction', `Interaction ${params.interactionId} has no response ${params.responseId}.`);
     if (!response.edit) throw new AssistantError('invalid-params', `Response ${params.responseId} has no edit to apply (${response.error ?? response.status}).`);
     if (interaction.sessionId !== this.session.id) throw new AssistantError('unavailable', 'This interaction belongs to another server session; run the task again here.');
-    if (response.used) return { applied: false, outcome: 'failed', message: 'This response was already applied.' };
+    // Applied once is applied: a response discarded after that keeps its record (run the task again instead).
+    if (response.used || response.insertedAt?.length) return { applied: false, outcome: 'failed', message: 'This response was already applied.' };
     const result = await applyResponse(this.env, this.options.documents, port, interaction.id, response.id, `Assistant: ${interaction.task} ${interaction.context.symbol ?? ''}`.trim());
     if (result.applied) this.warnOfFailures(interaction, response, port);
     return result;
@@ -372,7 +373,7 @@ export class Assistant {
 
   async close(): Promise<void> {
     this.ownDiagnostics.dispose();
-    // Where inserted code is in the files on disk is written before the trace closes.
+    // What reached the disk decides which applied edits were kept, before the trace closes.
     const settled = this.insertions.close().catch((error: unknown) => this.options.log(`trace: ${error instanceof Error ? error.message : String(error)}`));
     await Promise.all([settled.then(() => this.env.trace.close()), saveWorkspaceIndex(this.options.root)]);
   }

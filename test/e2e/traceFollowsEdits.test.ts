@@ -1,4 +1,4 @@
-// The trace follows edits, end to end over --stdio with real files: inserted code found where it is now after edits, renames, reverts and restarts.
+// The trace follows edits, end to end over --stdio with real files: inserted code found where it is now after edits, renames, reverts and restarts, and edits discarded after they were applied not reported as used.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -133,9 +133,10 @@ describe('the trace follows edits', () => {
     await save(first.editor, first.doc.uri);
     await until(() => amendmentsOnDisk(root, documented).length > 0, 5000, 'the amendment on disk');
     const [written] = amendmentsOnDisk(root, documented);
-    const moved = (written!.patch.insertions as { range: Range; state: string; editedText: string }[])[0]!;
-    expect(moved).toMatchObject({ state: 'edited', range: { start: { line: inserted.range.start.line + 2 }, end: { line: inserted.range.end.line + 2 } } });
+    const moved = (written!.patch.insertions as { range: Range; state: string; fate: string; editedText: string }[])[0]!;
+    expect(moved).toMatchObject({ state: 'edited', fate: 'kept', range: { start: { line: inserted.range.start.line + 2 }, end: { line: inserted.range.end.line + 2 } } });
     expect(moved.editedText).toContain(' * Carefully ');
+    expect(written!.patch.fate).toMatchObject({ fate: 'kept' });
     expect(await first.editor.shutdownAndExit()).toBe(0);
 
     // Changed on disk while no server ran: three lines more above.
@@ -146,6 +147,77 @@ describe('the trace follows edits', () => {
     const found = await interactionAt(second.editor, second.doc.uri, 'parseConfig(text');
     expect(found.interactions.map((i) => i.id)).toEqual([documented]);
     const now = found.interactions[0]!.responses[0]!.insertedAt![0]!;
-    expect(now).toMatchObject({ state: 'edited', range: { start: { line: inserted.range.start.line + 5 }, end: { line: inserted.range.end.line + 5 } } });
+    expect(now).toMatchObject({ state: 'edited', fate: 'kept', range: { start: { line: inserted.range.start.line + 5 }, end: { line: inserted.range.end.line + 5 } } });
+    expect(found.interactions[0]!.responses[0]).toMatchObject({ used: true, keptAt: expect.any(String) });
+  });
+});
+
+describe('edits discarded after they were applied', () => {
+  it('closed without saving: not used, said so, and left out of the used responses; on disk as an amendment', async () => {
+    const root = copyFixture('basic');
+    const { editor, doc } = await start(root);
+    const documented = await documentAt(editor, doc.uri, 'parseConfig(text');
+    expect((await recorded(editor, documented)).responses[0]).toMatchObject({ used: true, outcome: 'applied' });
+    await editor.close(doc.uri);
+    await until(() => amendmentsOnDisk(root, documented).length > 0, 5000, 'the amendment on disk');
+    const response = (await recorded(editor, documented)).responses[0]!;
+    expect(response).toMatchObject({ used: false, outcome: 'discarded-after-apply', discardedAt: expect.any(String), outcomeReason: expect.stringMatching(/without saving/) });
+    expect(response.insertedAt![0]).toMatchObject({ state: 'removed', fate: 'discarded' });
+    expect((await editor.request<TraceResult>('assistant/trace', { used: true })).interactions.map((i) => i.id)).not.toContain(documented);
+    expect((await editor.request<TraceResult>('assistant/trace', { used: false })).interactions.map((i) => i.id)).toContain(documented);
+    // Nothing to revert, and a clear word why.
+    expect(await editor.request<RevertResult>('assistant/revert', { interactionId: documented })).toMatchObject({ reverted: false, outcome: 'not-applied', message: expect.stringMatching(/discarded after it was applied/) });
+  });
+
+  it('undone and saved: discarded; done again and saved: kept, for good', async () => {
+    const root = copyFixture('basic');
+    const { editor, doc } = await start(root);
+    const original = doc.text;
+    const documented = await documentAt(editor, doc.uri, 'parseConfig(text');
+    const withDoc = editor.buffer(doc.uri).text;
+    await editor.setText(doc.uri, original);
+    await save(editor, doc.uri);
+    await until(() => amendmentsOnDisk(root, documented).length > 0, 5000, 'the amendment on disk');
+    expect((await recorded(editor, documented)).responses[0]).toMatchObject({ used: false, outcome: 'discarded-after-apply', outcomeReason: expect.stringMatching(/removed before the file was saved/) });
+    await editor.setText(doc.uri, withDoc);
+    await save(editor, doc.uri);
+    await until(() => amendmentsOnDisk(root, documented).length > 1, 5000, 'the second amendment on disk');
+    expect((await recorded(editor, documented)).responses[0]).toMatchObject({ used: true, outcome: 'applied', keptAt: expect.any(String) });
+    // Kept is for good: the code deleted later and saved is the user's own change, not a discard.
+    await editor.setText(doc.uri, original);
+    await save(editor, doc.uri);
+    await editor.close(doc.uri);
+    const response = (await recorded(editor, documented)).responses[0]!;
+    expect(response).toMatchObject({ used: true, outcome: 'applied' });
+    expect(response.insertedAt![0]).toMatchObject({ state: 'removed', fate: 'kept' });
+  });
+
+  it('applied and the server shut down without a save: discarded, as the next session reads it', async () => {
+    const root = copyFixture('basic');
+    const first = await start(root);
+    const documented = await documentAt(first.editor, first.doc.uri, 'parseConfig(text');
+    const saved = await documentAt(first.editor, first.doc.uri, 'async load');
+    await save(first.editor, first.doc.uri);
+    // The second doc comment is saved; a third one is applied after the save and never saved.
+    const unsaved = await documentAt(first.editor, first.doc.uri, 'export const firstOf');
+    expect(await first.editor.shutdownAndExit()).toBe(0);
+    const second = await start(root);
+    const used = (await second.editor.request<TraceResult>('assistant/trace', { used: true })).interactions.map((i) => i.id);
+    expect(used.sort()).toEqual([documented, saved].sort());
+    expect((await recorded(second.editor, unsaved)).responses[0]).toMatchObject({ used: false, outcome: 'discarded-after-apply' });
+  });
+
+  it('applied by a server that was killed: the next session on the same workspace settles it from the disk', async () => {
+    const root = copyFixture('basic');
+    const first = await start(root);
+    const kept = await documentAt(first.editor, first.doc.uri, 'async load');
+    await save(first.editor, first.doc.uri);
+    // Recorded as kept before the kill: the save's amendment is on disk.
+    await until(() => amendmentsOnDisk(root, kept).length > 0, 5000, 'the amendment on disk');
+    const lost = await documentAt(first.editor, first.doc.uri, 'parseConfig(text');
+    await first.editor.dispose();
+    const second = await start(root);
+    expect((await recorded(second.editor, lost)).responses[0]).toMatchObject({ used: false, outcome: 'discarded-after-apply', outcomeReason: expect.stringMatching(/session ended/) });
+    expect((await recorded(second.editor, kept)).responses[0]).toMatchObject({ used: true, keptAt: expect.any(String) });
   });
 });

@@ -1,4 +1,4 @@
-// User journeys in headless Neovim: the trace follows the code through a rename and a revert, and the hover shows the doc comment without the annotation.
+// User journeys in headless Neovim: the trace follows the code through a rename and a revert, edits thrown away with :q! or :e! are not reported as used, and the hover shows the doc comment without the annotation.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -78,6 +78,44 @@ describe.skipIf(skipNvim)(`the trace follows the code in headless Neovim${skipNv
     const line = lineNumber(result.text, 'export function readConfig(text');
     expect(result.text).not.toContain('/**');
     expect(result.quickfix.map((entry) => [described(entry.text), entry.lnum])).toEqual([['document parseConfig by doc-offline (used, reverted)', line]]);
+  }, 45_000);
+
+  it('a doc comment thrown away with :q! is "discarded after apply" in the next session’s trace; the saved one is used', async () => {
+    const workspace = copyFixture('basic');
+    const original = fs.readFileSync(path.join(workspace, FILE), 'utf8');
+    // The user saves the first comment, then adds a second and quits without saving (the scenario ends with :qa!).
+    await runNvim(
+      workspace,
+      FILE,
+      `${documentAt('async load', '// @assistant task=document [^\\n]*\\n  async load')}
+    vim.cmd('write')
+    ${documentAt('parseConfig(text', '// @assistant task=document [^\\n]*\\nexport function parseConfig')}
+`,
+    );
+    const onDisk = fs.readFileSync(path.join(workspace, FILE), 'utf8');
+    expect(onDisk).toMatch(/\/\/ @assistant task=document [^\n]*\n {2}async load/);
+    expect(onDisk).toMatch(/\n\nexport function parseConfig/);
+    expect(onDisk).not.toBe(original);
+
+    const next = await runNvim(workspace, FILE, `    T.trace(true)\n`);
+    expect(next.quickfix.map((entry) => described(entry.text))).toEqual(['document parseConfig by doc-offline (discarded after apply)', 'document ConfigStore.load by doc-offline (used)']);
+    expect(next.text).toBe(onDisk);
+  }, 85_000);
+
+  it('a doc comment thrown away with :e! is "discarded after apply" at once', async () => {
+    const workspace = copyFixture('basic');
+    const original = fs.readFileSync(path.join(workspace, FILE), 'utf8');
+    const result = await runNvim(
+      workspace,
+      FILE,
+      `${documentAt('parseConfig(text', '// @assistant task=document [^\\n]*\\nexport function parseConfig')}
+    vim.cmd('edit!')
+    T.wait('the file as it is on disk', function() return T.text():find('/**', 1, true) == nil end)
+    T.trace(true)
+`,
+    );
+    expect(result.text).toBe(original);
+    expect(result.quickfix.map((entry) => described(entry.text))).toEqual(['document parseConfig by doc-offline (discarded after apply)']);
   }, 45_000);
 
   it('K on the documented function shows TypeScript’s hover with the doc comment and without the annotation', async () => {

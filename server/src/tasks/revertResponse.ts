@@ -19,10 +19,11 @@ export async function revertResponse(trace: TraceStore, insertions: InsertionTra
   const recorded = trace.get(params.interactionId);
   if (!recorded) throw new AssistantError('unknown-interaction', `No interaction ${params.interactionId} in the trace.`);
   const interaction = insertions.overlay(recorded);
-  const response = params.responseId ? interaction.responses.find((r) => r.id === params.responseId) : interaction.responses.find((r) => r.used);
+  const response = params.responseId ? interaction.responses.find((r) => r.id === params.responseId) : (interaction.responses.find((r) => r.used) ?? interaction.responses.find((r) => r.outcome === 'discarded-after-apply'));
   if (params.responseId && !response) throw new AssistantError('unknown-interaction', `Interaction ${params.interactionId} has no response ${params.responseId}.`);
   if (!response || !response.used || !response.insertedAt?.length) {
-    return { reverted: false, outcome: 'not-applied', message: 'Nothing of this interaction was applied, so there is nothing to revert.' };
+    const discarded = response?.outcome === 'discarded-after-apply';
+    return { reverted: false, outcome: 'not-applied', message: discarded ? 'This edit was discarded after it was applied (it never reached the file), so there is nothing to revert.' : 'Nothing of this interaction was applied, so there is nothing to revert.' };
   }
   if (response.revertedAt) return { reverted: false, outcome: 'already-reverted', message: `Already reverted at ${response.revertedAt}.` };
 

@@ -1,6 +1,6 @@
-// Amendments: ratings, feedback, reverts and moved insertions any session writes to any session's interaction, applied on read in one order for every reader.
+// Amendments: ratings, feedback, reverts, moved insertions and kept or discarded edits any session writes to any session's interaction, applied on read in one order for every reader.
 import type { Range } from 'vscode-languageserver-protocol';
-import type { InsertionState, Interaction } from '../protocol.js';
+import type { InsertionFate, InsertionState, Interaction } from '../protocol.js';
 import type { Segment } from './segmentFiles.js';
 import { isRange } from '../edits/textEdits.js';
 
@@ -11,6 +11,19 @@ export interface InsertionPatch {
   range: Range;
   state: InsertionState;
   editedText?: string;
+  fate?: InsertionFate;
+  fateAt?: string;
+}
+
+/**
+ * What became of a response's applied edit as a whole: `kept` (some of it reached the disk), `discarded` (none of it
+ * did), `applied` (discarded before, back in the file since and not saved yet).
+ */
+export interface FatePatch {
+  fate: 'kept' | 'discarded' | 'applied';
+  at: string;
+  /** Why it was discarded, in words for the user. */
+  reason?: string;
 }
 
 /** What a later request may change on a recorded response. */
@@ -20,8 +33,9 @@ export interface ResponsePatch {
   /** Appended to the response's feedback. */
   feedback?: string;
   revertedAt?: string;
-  /** Insertions that moved or changed since the last patch. */
+  /** Insertions that moved, changed or met their fate since the last patch. */
   insertions?: InsertionPatch[];
+  fate?: FatePatch;
 }
 
 function sameRange(a: Range, b: Range): boolean {
@@ -57,7 +71,29 @@ export function applyResponsePatch(interaction: Interaction, responseId: string,
     else insertion.state = moved.state;
     if (moved.editedText !== undefined) insertion.editedText = moved.editedText;
     else delete insertion.editedText;
+    if (moved.fate !== undefined) {
+      insertion.fate = moved.fate;
+      if (moved.fateAt !== undefined) insertion.fateAt = moved.fateAt;
+    }
   }
+  if (patch.fate) applyFate(response, patch.fate);
+}
+
+function applyFate(response: Interaction['responses'][number], patch: FatePatch): void {
+  if (patch.fate === 'discarded') {
+    response.used = false;
+    response.outcome = 'discarded-after-apply';
+    response.discardedAt = patch.at;
+    if (patch.reason !== undefined) response.outcomeReason = patch.reason;
+    return;
+  }
+  if (response.outcome === 'discarded-after-apply') {
+    response.outcome = 'applied';
+    delete response.outcomeReason;
+  }
+  delete response.discardedAt;
+  response.used = true;
+  if (patch.fate === 'kept') response.keptAt ??= patch.at;
 }
 
 /**
@@ -98,6 +134,11 @@ export class AmendmentIndex {
     for (const { amendment } of this.amendments.get(id) ?? []) if (amendment.at > latest) latest = amendment.at;
     const now = new Date().toISOString();
     return now > latest ? now : new Date(Date.parse(latest) + 1).toISOString();
+  }
+
+  /** Whether any amendment names the interaction (its snapshot then differs from the stored record). */
+  has(id: string): boolean {
+    return this.amendments.has(id);
   }
 
   /** Applies every amendment of the interaction to `result` (a copy the caller owns), oldest first. */

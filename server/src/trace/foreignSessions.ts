@@ -83,6 +83,8 @@ interface ForeignSession {
   lastChange: number;
   /** The pid its segments record, and whether that process runs here: then it is checked on every read. */
   pid?: unknown;
+  /** Who ran it, on which workspace, as its segments record. */
+  owner?: { user: unknown; workspace: unknown };
   live: boolean;
   segments: Map<number, Segment>;
 }
@@ -111,6 +113,12 @@ export class ForeignSessions {
     private readonly context: SegmentContext,
     private readonly indexing: SegmentIndexing,
   ) {}
+
+  /** Whether a session read here was `user`'s on `workspace`, and its server process no longer runs on this machine. */
+  ended(sessionId: string, user: string, workspace: string): boolean {
+    const foreign = this.foreign.get(sessionId);
+    return foreign?.owner !== undefined && foreign.owner.user === user && foreign.owner.workspace === workspace && !processRuns(foreign.pid);
+  }
 
   /** Whether the history `load` reads is still loading: an interaction not found yet may still come. */
   get loadingHistory(): boolean {
@@ -204,6 +212,7 @@ export class ForeignSessions {
   private noteOwner(foreign: ForeignSession, data: SegmentFile): void {
     if (foreign.pid !== undefined) return;
     foreign.pid = data.session.pid;
+    foreign.owner = { user: data.session.user, workspace: data.session.workspace };
     foreign.live = processRuns(foreign.pid);
     if (foreign.live && this.foreign.get(foreign.id) === foreign) this.hot.add(foreign);
   }

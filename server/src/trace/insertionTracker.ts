@@ -1,8 +1,8 @@
-// Where the code the assistant inserted is now: each recorded insertion moved with the edits the server sees, and found again by its text where a file changed unseen.
+// Where the code the assistant inserted is now: each recorded insertion moved with the edits the server sees, found again by its text where a file changed unseen, and whether each applied edit reached the disk.
 import type { Position, Range } from 'vscode-languageserver-protocol';
-import type { InsertionRecord, InsertionState, Interaction, TraceResponse } from '../protocol.js';
+import type { InsertionFate, InsertionRecord, InsertionState, Interaction, TraceResponse } from '../protocol.js';
 import { changedSpan, lineStarts, offsetToPosition, offsetsToRange, positionToOffset } from '../edits/textEdits.js';
-import type { InsertionPatch, ResponsePatch } from './amendments.js';
+import type { FatePatch, InsertionPatch, ResponsePatch } from './amendments.js';
 import type { TraceStore } from './traceStore.js';
 
 /** One change of a text: `[start, end)` of the text before it became `text`. */
@@ -25,8 +25,14 @@ interface Tracked {
   start: number;
   end: number;
   removed: boolean;
-  /** The response was reverted: its place is kept for the history of the code. */
+  /** The response was reverted: its place is kept for the history of the code, and nothing is decided about it. */
   reverted: boolean;
+  /** This session decides whether the edit was kept (see `TraceStore.inheritsFrom`). */
+  settles: boolean;
+  /** It does so for a session that ended before it could. */
+  inherited: boolean;
+  fate?: InsertionFate;
+  fateAt?: string;
   /** What the trace says of it now (its last patch, or the record), to write only what changed. */
   written: string;
 }
@@ -46,6 +52,13 @@ interface Placement {
   expected: string | undefined;
 }
 
+/** Why an edit is found discarded, for the user. */
+const REASON = {
+  removed: 'The inserted code was removed before the file was saved.',
+  unsaved: 'The file was closed, or the editor quit, without saving the inserted code.',
+  ended: 'The editor session ended without saving the inserted code.',
+} as const;
+
 /** An undone removal puts the text back about where it was: looked for this far around the place. */
 const REVIVE_SLACK = 64;
 
@@ -55,8 +68,8 @@ function key(interactionId: string, responseId: string, index: number): string {
 }
 
 /** What the trace holds for one insertion's tracking fields, as one comparable string. */
-function writtenKey(range: Range, state: InsertionState, editedText: string | undefined): string {
-  return JSON.stringify([range, state, editedText ?? null]);
+function writtenKey(range: Range, state: InsertionState, editedText: string | undefined, fate: InsertionFate | undefined): string {
+  return JSON.stringify([range, state, editedText ?? null, fate ?? null]);
 }
 
 /** The change with what its old and new text share at both ends taken off (an editor may send a whole line for one character). */
@@ -133,15 +146,17 @@ function nearest(text: string, needle: string, near: number): number {
 }
 
 /**
- * The positions of the code the assistant inserted, kept in memory per document while the server runs. Every change of
- * an open document moves them (`changed`); a save, a close and the end of the session write what changed, on the text
- * that reached the disk, to the trace as amendments (one write per event); a text the tracker did not see change (a
- * file edited while no server ran) is searched for the inserted text.
+ * The positions of the code the assistant inserted, kept in memory per document while the server runs, and the fate
+ * of each applied edit. Every change of an open document moves them (`changed`); a save, a close and the end of the
+ * session compare them with what reached the disk and write what changed to the trace as amendments (one write per
+ * event); a text the tracker did not see change (a file edited while no server ran) is searched for the inserted text.
  */
 export class InsertionTracker {
   private readonly files = new Map<string, TrackedFile>();
   /** Every tracked insertion by `key`. */
   private readonly items = new Map<string, Tracked>();
+  /** Each response's fate as last written here (the trace's copy may still be on its way). */
+  private readonly fates = new Map<string, FatePatch['fate']>();
   /** Amendments being written; queries wait for them, so what they say is in what is read. */
   private writing: Promise<void> = Promise.resolve();
 
@@ -180,7 +195,9 @@ export class InsertionTracker {
     // Each change ends before the one before it starts (see `LspDocuments`), so each reads the same on `before`.
     const steps = changes ? changes.map((change) => narrowed(before, change)) : [wholeChange(before, after)];
     const touched: Tracked[] = [];
+    let newlyRemoved = false;
     for (const item of file.items) {
+      const wasRemoved = item.removed;
       if (item.created) {
         this.anchor(item, after, 0, undefined);
         continue;
@@ -188,10 +205,15 @@ export class InsertionTracker {
       let reached = false;
       for (const step of steps) reached = moveThrough(item, step) || near(item, step) || reached;
       if (reached && item.removed) touched.push(item);
+      if (!wasRemoved && item.removed && item.settles && !item.reverted && item.fate !== 'kept') newlyRemoved = true;
     }
     file.text = after;
     this.track(file, uri, later, after);
     for (const item of touched) this.revive(item, after);
+    // The buffer taken back to the file on disk without the edit (a reload, an undo to the saved text): settled now.
+    if (newlyRemoved && file.items.some((item) => item.removed && item.settles && !item.reverted && item.fate !== 'kept') && this.onDisk(uri) === after) {
+      this.settle(uri, after, REASON.removed);
+    }
   }
 
   /** The editor saved a document: what it holds now is on disk. */
@@ -199,28 +221,44 @@ export class InsertionTracker {
     const text = this.current(uri);
     if (text === undefined) return;
     this.sync(uri, text);
-    this.write(this.moved(uri, text));
+    this.settle(uri, text, REASON.removed);
   }
 
-  /** The editor closed a document: the positions on the file as the disk has it, whatever the buffer held. */
+  /** The editor closed a document: what reached the disk decides, whatever the buffer held. */
   closed(uri: string): void {
     const file = this.files.get(uri);
     if (!file) return;
     const disk = this.onDisk(uri) ?? '';
     this.sync(uri, disk);
-    this.write(this.moved(uri, disk));
+    this.settle(uri, disk, REASON.unsaved);
   }
 
-  /** The session ends: the positions on the files as the disk has them are written; resolves once written. */
+  /**
+   * The session ends: every document with insertions this session settles is judged by the disk, as if closed, and
+   * the positions are written; resolves once written.
+   */
   async close(): Promise<void> {
+    const uris = new Set(this.files.keys());
+    for (const interaction of this.ownApplied()) for (const response of interaction.responses) for (const insertion of response.insertedAt ?? []) uris.add(insertion.uri);
     const changes: { interactionId: string; responseId: string; patch: ResponsePatch }[] = [];
-    for (const uri of this.files.keys()) {
+    for (const uri of uris) {
       const disk = this.onDisk(uri) ?? '';
       this.sync(uri, disk);
-      changes.push(...this.moved(uri, disk));
+      changes.push(...this.judge(uri, disk, REASON.unsaved));
     }
     this.write(changes);
     await this.writing;
+  }
+
+  /** The interactions of this session with an applied edit, newest first. */
+  private ownApplied(): Interaction[] {
+    const found: Interaction[] = [];
+    for (let offset = 0; ; ) {
+      const page = this.trace.query({ sessionId: this.trace.session.id, limit: 200, offset });
+      found.push(...page.interactions.filter((i) => i.responses.some((r) => r.insertedAt?.length)));
+      if (page.nextOffset === undefined) return found;
+      offset = page.nextOffset;
+    }
   }
 
   /**
@@ -315,7 +353,10 @@ export class InsertionTracker {
     return loaded;
   }
 
-  /** Starts tracking newly recorded insertions, anchored on `text`. */
+  /**
+   * Starts tracking newly recorded insertions, anchored on `text`. Edits a session that ended (a server killed, or
+   * stopped before its last save was judged) left unsettled are judged at once when `text` is what is on disk.
+   */
   private track(file: TrackedFile, uri: string, placements: readonly Placement[], text: string): void {
     if (placements.length === 0) return;
     this.anchorAll(placements, text);
@@ -323,6 +364,7 @@ export class InsertionTracker {
       this.items.set(key(item.interactionId, item.responseId, item.index), item);
       file.items.push(item);
     }
+    if (placements.some(({ item }) => item.inherited && item.fate === undefined && !item.reverted) && this.onDisk(uri) === text) this.settle(uri, text, REASON.ended);
   }
 
   /**
@@ -345,6 +387,7 @@ export class InsertionTracker {
   private load(file: TrackedFile, uri: string, interaction: Interaction, response: TraceResponse): Placement[] {
     const insertions: unknown = response.insertedAt;
     if (!Array.isArray(insertions)) return [];
+    const settles = (response.used || response.outcome === 'discarded-after-apply') && this.trace.inheritsFrom(interaction.sessionId);
     const placements: Placement[] = [];
     (insertions as InsertionRecord[]).forEach((insertion, index) => {
       if (insertion?.uri !== uri || typeof insertion.text !== 'string' || !insertion.range?.start || this.items.has(key(interaction.id, response.id, index))) return;
@@ -362,7 +405,11 @@ export class InsertionTracker {
         end,
         removed: state === 'removed',
         reverted: response.revertedAt !== undefined,
-        written: writtenKey(insertion.range, state, insertion.editedText),
+        settles,
+        inherited: settles && interaction.sessionId !== this.trace.session.id,
+        ...(insertion.fate ? { fate: insertion.fate } : {}),
+        ...(insertion.fateAt ? { fateAt: insertion.fateAt } : {}),
+        written: writtenKey(insertion.range, state, insertion.editedText, insertion.fate),
       };
       placements.push({ item, was: insertion.range.start, expected: state === 'edited' ? insertion.editedText : undefined });
     });
@@ -442,25 +489,66 @@ export class InsertionTracker {
     return text.slice(item.start, item.end) === item.text ? 'present' : 'edited';
   }
 
-  /** What the trace must be told of the document's insertions, `text` being what reached the disk: the ones that moved. */
-  private moved(uri: string, text: string): { interactionId: string; responseId: string; patch: ResponsePatch }[] {
+  /** Judges a document's insertions on `text` (what is on disk) and writes what changed. */
+  private settle(uri: string, text: string, reason: string): void {
+    this.write(this.judge(uri, text, reason));
+  }
+
+  /**
+   * What the trace must be told of the document's insertions, `text` being what reached the disk: positions that moved,
+   * and for edits this session settles, each insertion kept (its code is in the file) or discarded (it is not), and the
+   * response's fate once it changes (kept when some insertion is, discarded when every one is).
+   */
+  private judge(uri: string, text: string, reason: string): { interactionId: string; responseId: string; patch: ResponsePatch }[] {
     const file = this.files.get(uri);
     if (!file) return [];
-    const patches = new Map<string, { interactionId: string; responseId: string; insertions: InsertionPatch[] }>();
+    const now = new Date().toISOString();
+    const patches = new Map<string, { interactionId: string; responseId: string; insertions: InsertionPatch[]; settles: boolean }>();
     const starts = lineStarts(text);
     for (const item of file.items) {
       const state = this.stateOf(text, item);
+      if (item.settles && !item.reverted && item.fate !== 'kept' && item.text !== '') {
+        const fate: InsertionFate = state === 'removed' ? 'discarded' : 'kept';
+        if (fate !== item.fate) {
+          item.fate = fate;
+          item.fateAt = now;
+        }
+      }
       const range = offsetsToRange(text, item.start, item.end, starts);
       const editedText = state === 'edited' && !item.created ? text.slice(item.start, item.end) : undefined;
-      const written = writtenKey(range, state, editedText);
-      if (written === item.written) continue;
-      item.written = written;
+      const written = writtenKey(range, state, editedText, item.fate);
       const responseKey = `${item.interactionId}\u0000${item.responseId}`;
       let patch = patches.get(responseKey);
-      if (!patch) patches.set(responseKey, (patch = { interactionId: item.interactionId, responseId: item.responseId, insertions: [] }));
-      patch.insertions.push({ index: item.index, range, state, ...(editedText !== undefined ? { editedText } : {}) });
+      if (!patch) patches.set(responseKey, (patch = { interactionId: item.interactionId, responseId: item.responseId, insertions: [], settles: item.settles && !item.reverted }));
+      if (written === item.written) continue;
+      item.written = written;
+      patch.insertions.push({ index: item.index, range, state, ...(editedText !== undefined ? { editedText } : {}), ...(item.fate ? { fate: item.fate } : {}), ...(item.fateAt ? { fateAt: item.fateAt } : {}) });
     }
-    return [...patches.values()].map(({ interactionId, responseId, insertions }) => ({ interactionId, responseId, patch: { insertions } }));
+    const out: { interactionId: string; responseId: string; patch: ResponsePatch }[] = [];
+    for (const patch of patches.values()) {
+      const fate = patch.settles ? this.responseFate(patch.interactionId, patch.responseId, now, reason) : undefined;
+      if (patch.insertions.length === 0 && !fate) continue;
+      out.push({ interactionId: patch.interactionId, responseId: patch.responseId, patch: { ...(patch.insertions.length ? { insertions: patch.insertions } : {}), ...(fate ? { fate } : {}) } });
+    }
+    return out;
+  }
+
+  /** The response's fate from every one of its insertions (tracked here, or as the trace says), when it changes. */
+  private responseFate(interactionId: string, responseId: string, now: string, reason: string): FatePatch | undefined {
+    const response = this.trace.get(interactionId)?.responses.find((r) => r.id === responseId);
+    if (!response?.insertedAt?.length) return undefined;
+    const fates = response.insertedAt.flatMap((insertion, index) => {
+      if (insertion.text === '') return [];
+      const item = this.items.get(key(interactionId, responseId, index));
+      return [item ? item.fate : insertion.fate];
+    });
+    if (fates.length === 0) return undefined;
+    const fate = fates.includes('kept') ? 'kept' : fates.every((one) => one === 'discarded') ? 'discarded' : 'applied';
+    const responseKey = `${interactionId}\u0000${responseId}`;
+    const was = this.fates.get(responseKey) ?? (response.outcome === 'discarded-after-apply' ? 'discarded' : response.keptAt !== undefined ? 'kept' : 'applied');
+    if (fate === was) return undefined;
+    this.fates.set(responseKey, fate);
+    return { fate, at: now, ...(fate === 'discarded' ? { reason } : {}) };
   }
 
   /** Writes amendments in the background, one write for all; a failure is logged (the next save writes them again). */
@@ -471,6 +559,7 @@ export class InsertionTracker {
       .catch((error: unknown) => {
         this.log(`trace: could not record where inserted code is now: ${error instanceof Error ? error.message : String(error)}`);
         for (const item of this.items.values()) item.written = '';
+        this.fates.clear();
       });
   }
 }

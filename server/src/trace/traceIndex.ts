@@ -321,13 +321,14 @@ export class TraceIndex<S> {
   /**
    * The page of entries matching a filter, newest first, and how many match in all. Starts from the shortest list
    * that applies one of its conditions, cut to its time bounds by binary search, so a query without further
-   * conditions touches only the entries it returns.
+   * conditions touches only the entries it returns. `view` is what the conditions are checked on (the store's
+   * amended copy, where amendments matter to them).
    */
-  query(filter: TraceFilter): { entries: TraceEntry<S>[]; total: number } {
+  query(filter: TraceFilter, view: (entry: TraceEntry<S>) => Interaction = (entry) => entry.interaction): { entries: TraceEntry<S>[]; total: number } {
     this.flush();
     if (filter.id !== undefined) {
       const entry = this.entries.get(filter.id);
-      const matches = entry !== undefined && matchesFilter(entry.interaction, filter, { id: true }) ? [entry] : [];
+      const matches = entry !== undefined && matchesFilter(view(entry), filter, { id: true }) ? [entry] : [];
       return { entries: matches.slice(filter.offset, filter.offset + filter.limit), total: matches.length };
     }
     let list: TimeOrderedList<S> = this.all;
@@ -360,7 +361,7 @@ export class TraceIndex<S> {
     let total = 0;
     for (let i = hi - 1; i >= lo; i--) {
       const entry = items[i] as TraceEntry<S>;
-      if (!matchesFilter(entry.interaction, filter, applied)) continue;
+      if (!matchesFilter(view(entry), filter, applied)) continue;
       if (total >= offset && entries.length < limit) entries.push(entry);
       total++;
     }

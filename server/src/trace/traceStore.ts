@@ -280,7 +280,9 @@ export class TraceStore {
   query(params: TraceParams): TraceResult {
     const filter = parseTraceParams(params);
     this.others.refresh();
-    const { entries, total } = this.index.query(filter);
+    // Whether a response is used can change after the record (an edit discarded after it was applied): amended.
+    const view = filter.used === undefined ? undefined : (entry: TraceEntry<Segment>): Interaction => (this.amendments.has(entry.id) ? this.snapshot(entry.interaction) : entry.interaction);
+    const { entries, total } = this.index.query(filter, view);
     const result: TraceResult = { interactions: entries.map((entry) => this.snapshot(entry.interaction)), total };
     if (filter.offset + filter.limit < total) result.nextOffset = filter.offset + filter.limit;
     return result;
@@ -290,6 +292,14 @@ export class TraceStore {
   all(): Interaction[] {
     this.others.refresh();
     return this.index.newestFirst().map((entry) => this.snapshot(entry.interaction));
+  }
+
+  /**
+   * Whether this session may settle what another session left unsettled (an edit it applied but never saw saved):
+   * it is this session, or one of the same user on the same workspace whose server no longer runs on this machine.
+   */
+  inheritsFrom(sessionId: string): boolean {
+    return sessionId === this.session.id || this.others.ended(sessionId, this.session.user, this.session.workspace);
   }
 
   /** The ids of the interactions with a response inserted into `uri` (see `insertionsVersion`). */

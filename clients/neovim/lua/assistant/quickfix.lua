@@ -16,8 +16,18 @@ function Q.used_response(interaction)
 end
 local used_response = Q.used_response
 
--- The first insertion of the used response (where the code is now, as far as the trace knows), else the code the
--- interaction was about.
+-- The response that was applied and then discarded (it never reached the file on disk), if any.
+function Q.discarded_response(interaction)
+  for _, response in ipairs(interaction.responses or {}) do
+    if response.outcome == 'discarded-after-apply' then
+      return response
+    end
+  end
+  return nil
+end
+
+-- The first insertion of the used (or discarded) response (where the code is now, or was, as far as the server
+-- knows), else the code the interaction was about.
 local function location(interaction, used)
   if used and type(used.insertedAt) == 'table' and used.insertedAt[1] and present(used.insertedAt[1].range) then
     return used.insertedAt[1].range.start
@@ -34,6 +44,7 @@ end
 function Q.text(interaction)
   local context = interaction.context or {}
   local used = used_response(interaction)
+  local discarded = not used and Q.discarded_response(interaction) or nil
   local parts = { tostring(interaction.task or '?') }
   if present(context.symbol) then
     table.insert(parts, context.symbol)
@@ -41,7 +52,7 @@ function Q.text(interaction)
     table.insert(parts, '"' .. (interaction.text:gsub('%s+', ' ')) .. '"')
   end
   local agents = {}
-  for _, response in ipairs(used and { used } or interaction.responses or {}) do
+  for _, response in ipairs((used or discarded) and { used or discarded } or interaction.responses or {}) do
     if type(response.agent) == 'table' then
       table.insert(agents, response.agent.name)
     end
@@ -51,6 +62,8 @@ function Q.text(interaction)
   end
   if used then
     table.insert(parts, present(used.revertedAt) and '(used, reverted)' or '(used)')
+  elseif discarded then
+    table.insert(parts, '(discarded after apply)')
   elseif #(interaction.responses or {}) == 0 and present(interaction.message) then
     table.insert(parts, '(' .. interaction.message .. ')')
   end
@@ -63,7 +76,7 @@ end
 function Q.items(interactions)
   local items = {}
   for _, interaction in ipairs(interactions) do
-    local used = used_response(interaction)
+    local used = used_response(interaction) or Q.discarded_response(interaction)
     local resource = (interaction.context or {}).resource
     local start = location(interaction, used)
     local item = { text = Q.text(interaction) }
