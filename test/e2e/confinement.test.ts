@@ -77,7 +77,7 @@ describe('Confinement', { timeout: 120_000 }, () => {
     editor.onQuestion = (params) => params.actions?.find((a) => a.title === 'Apply anyway') ?? null;
     const confirmed = await run(editor, await actionAt(editor, doc.uri, 'greet', /Document function greet/));
     expect(confirmed).toMatchObject({ applied: true, outcome: 'applied' });
-    expect(editor.buffer(doc.uri).text).toMatch(/^\/\*\*[\s\S]*\*\/\nexport function greet/);
+    expect(editor.buffer(doc.uri).text).toMatch(/^\/\*\*[\s\S]*\*\/\n\/\/ @assistant [^\n]*\nexport function greet/);
   });
 
   it('refuses to revert what a tampered trace file says was created outside the workspace', async () => {
