@@ -145,7 +145,7 @@ function markWhenAsked(count: number): string {
   return file;
 }
 
-const DOCUMENTED_LOAD = /\/\*\*\n {3}\* [^\n]+\n(?: {3}\*[^\n]*\n)* {3}\*\/\n {2}async load\(\)/;
+const DOCUMENTED_LOAD = /\/\*\*\n {3}\* [^\n]+\n(?: {3}\*[^\n]*\n)* {3}\*\/\n {2}\/\/ @assistant [^\n]*\n {2}async load\(\)/;
 
 describe('clients/emacs/assistant-ls.el with a model agent', () => {
   it('M-x assistant-ls-ask applies the offline answer, names the model’s 401 in the prompt, and Eglot shows the warning', async (ctx) => {
@@ -158,7 +158,7 @@ describe('clients/emacs/assistant-ls.el with a model agent', () => {
                  (push (cons 'offered (mapcar #'car collection)) report)
                  (caar collection))))
           (funcall-interactively #'assistant-ls-ask "write documentation for the load method")
-          (wait "the doc comment" (lambda () (string-match-p "\\*/\n  async load" (buffer-string))))
+          (wait "the doc comment" (lambda () (string-match-p "\\*/\n  // @assistant [^\n]*\n  async load" (buffer-string))))
           (wait "the warning" (lambda () (string-match-p "gpt-4o-mini failed" (messages)))))`);
     expect(report.prompt).toBe('Apply (document, 1 candidate; gpt-4o-mini failed: the endpoint refused the API key (401)): ');
     expect(report.offered).toEqual([expect.stringMatching(/^doc-offline: \S/)]);

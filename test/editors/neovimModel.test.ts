@@ -36,7 +36,8 @@ function markWhenAsked(count = 1): string {
   return file;
 }
 
-const DOCUMENTED_LOAD = /\/\*\*\n(?: {3}\*[^\n]*\n)* {3}\*\/\n {2}async load\(\): Promise<Config> \{/;
+/** The doc comment, then the annotation line below it, right above the method. */
+const DOCUMENTED_LOAD = /\/\*\*\n(?: {3}\*[^\n]*\n)* {3}\*\/\n {2}\/\/ @assistant [^\n]*\n {2}async load\(\): Promise<Config> \{/;
 
 describe.skipIf(skipNvim)(`a model agent in Neovim${skipReason}`, () => {
   it('has nvim (CI installs it)', () => {
@@ -50,12 +51,12 @@ describe.skipIf(skipNvim)(`a model agent in Neovim${skipReason}`, () => {
     T.cursor_on('async load')
     T.pick('Document')
     vim.lsp.buf.code_action()
-    T.wait('the doc comment', function() return T.text():find('%*/\\n  async load%(') ~= nil end)
+    T.wait('the doc comment', function() return T.text():find('%*/\\n  // @assistant [^\\n]*\\n  async load%(') ~= nil end)
     T.wait_notified('gpt%-4o%-mini failed')
     T.cursor_on('export function parseConfig')
     T.pick('doc-offline')
     vim.cmd('AssistantAsk write documentation for parseConfig')
-    T.wait('the second doc comment', function() return T.text():find('%*/\\nexport function parseConfig') ~= nil end)
+    T.wait('the second doc comment', function() return T.text():find('%*/\\n// @assistant [^\\n]*\\nexport function parseConfig') ~= nil end)
     T.wait_notified('gpt%-4o%-mini failed', 2)
 `,
       cleanups,

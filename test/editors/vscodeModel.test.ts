@@ -62,7 +62,7 @@ describe.skipIf(Boolean(skipReason) && !required)(`a model agent in VS Code 1.13
       expect(await list.getByText('doc-offline', { exact: true }).first().isVisible()).toBe(true);
       await vscode.page.keyboard.press('ArrowUp');
       await vscode.page.keyboard.press('Enter');
-      const text = await vscode.savedText(file, (t) => /\*\/\n {2}async load\(\)/.test(t));
+      const text = await vscode.savedText(file, (t) => /\*\/\n {2}\/\/ @assistant [^\n]*\n {2}async load\(\)/.test(t));
       expect(text).toContain('@assistant task=document agent=doc-offline');
       await vscode.page.getByText('Used the answer of doc-offline; gpt-4o-mini failed: the endpoint refused the API key (401).', { exact: true }).first().waitFor({ timeout: 10_000 });
     });
