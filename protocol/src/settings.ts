@@ -120,6 +120,16 @@ export const SETTINGS = object({
     },
     { shorthand: 'enabled' },
   ),
+  preview: oneOf(['always', 'multiFile', 'never'], {
+    default: 'multiFile',
+    valueDescriptions: [
+      'Show every edit as a diff to accept or discard before it lands.',
+      'Show the diff first when an edit touches more than one file or creates one; an edit of one file lands in its buffer at once.',
+      'Let every edit land at once (undo takes it back).',
+    ],
+    description:
+      "Which edits are shown as a diff to accept or discard before they land (VS Code's refactor preview; the Neovim and Emacs clients' diff; other editors apply at once): `always`; `multiFile`, the default, for edits that touch more than one file or create one (an edit of one file lands in its open buffer, where undo takes it back); `never`. The server never saves an edit: you do.",
+  }),
   progress: object({
     showAfterMs: number({
       default: 100,
@@ -140,6 +150,9 @@ export type AssistantSettings = Infer<typeof SETTINGS>;
 
 /** One model agent on an OpenAI-compatible endpoint. */
 export type ModelAgentSettings = AssistantSettings['agents'][number];
+
+/** Which edits are previewed before they land. */
+export type PreviewPolicy = AssistantSettings['preview'];
 
 /** How the answers of several agents reach the user. */
 export type CandidateStrategy = AssistantSettings['orchestrator']['strategy'];

@@ -120,6 +120,7 @@ export class Assistant {
       documents: options.documents,
       recent: new RecentPositions(),
       annotations: options.settings.annotations.enabled,
+      preview: options.settings.preview,
       plans: new PlanCache(),
     };
     this.classifierThreshold = options.settings.classifier.threshold;
@@ -160,6 +161,7 @@ export class Assistant {
     this.env.oracle = settings.oracle;
     this.env.pipelines = settings.pipelines;
     this.env.annotations = settings.annotations.enabled;
+    this.env.preview = settings.preview;
     this.classifierThreshold = settings.classifier.threshold;
     for (const problem of this.env.registry.problems) this.options.log(`settings: ${problem}`);
   }

@@ -5,6 +5,16 @@ import type { PipelineStepParams, ShowAnswerParams } from './protocol.js';
 export interface ApplyEditOutcome {
   applied: boolean;
   failureReason?: string;
+  /** The editor was asked to show the edit for the user to accept or discard before it lands. */
+  previewed?: boolean;
+}
+
+/** What the user is shown when an edit waits for their choice: a title naming the task and who wrote the edit. */
+export interface EditPreview {
+  /** E.g. "Assistant: document parseConfig". */
+  label: string;
+  /** E.g. "by doc-offline (rule)". */
+  description: string;
 }
 
 /** The forms a text answer can take; the editor's side picks one by what the client declared. */
@@ -21,8 +31,11 @@ export type AnswerShown = { via: 'notification' } | { via: 'document'; path: str
 export interface EditorPort {
   /** Lets the user pick one option; resolves undefined when they dismiss the question. */
   choose(message: string, options: string[]): Promise<string | undefined>;
-  /** Asks the editor to apply an edit; the core never writes project files itself. */
-  applyEdit(label: string, edit: WorkspaceEdit): Promise<ApplyEditOutcome>;
+  /**
+   * Asks the editor to apply an edit; the core never writes project files itself. With `preview`, an editor that can
+   * shows the edit first and applies it only if the user accepts it; one that cannot applies it as it is.
+   */
+  applyEdit(label: string, edit: WorkspaceEdit, preview?: EditPreview): Promise<ApplyEditOutcome>;
   showMessage(type: 'info' | 'warning' | 'error', message: string): void;
   /** Opens a document in the editor; resolves false when the editor cannot. */
   showDocument(uri: string): Promise<boolean>;

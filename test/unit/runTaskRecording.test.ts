@@ -66,6 +66,7 @@ async function setUp(delayMs: number): Promise<{ env: TaskEnvironment; trace: Tr
     oracle: DEFAULT_SETTINGS.oracle,
     pipelines: DEFAULT_SETTINGS.pipelines,
     annotations: false,
+    preview: 'never',
     plans: new PlanCache(),
   };
   const fsPath = path.join(root, 'twice.ts');

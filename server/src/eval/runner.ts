@@ -182,6 +182,8 @@ export async function runEvaluation(options: EvalOptions, io: EvalIO, signal: Ab
       oracle: { ...settings.oracle, runTests: false },
       pipelines: settings.pipelines,
       annotations: false,
+      // Nothing here reaches an editor: proposals are applied in the scratch copy.
+      preview: 'never',
       plans: new PlanCache(),
     };
     const scoring: ScoreContext = { scratch, env, eslint };

@@ -184,6 +184,8 @@ export class Listeners {
     if (!best) return { outcome: 'skipped', detail: result.interaction.message ?? 'no agent could fix it' };
     const applied = await applyResponse(this.env, this.documents, port, result.interaction.id, best.response.id, `Assistant: fix ${item.problem.code ?? ''}`.trim());
     const outcome: ApplyOutcome = applied.outcome;
+    // The user saw the fix in the preview and turned it down: the problem stays, by their choice.
+    if (outcome === 'discarded') return { outcome: 'skipped', detail: applied.message ?? outcome };
     return applied.applied ? { outcome: 'fixed', detail: `${best.response.agent.name}${applied.message ? `: ${applied.message}` : ''}` } : { outcome: 'failed', detail: applied.message ?? outcome };
   }
 }

@@ -71,7 +71,9 @@ export function register(ctx: ServerContext): void {
   ctx.connection.onCodeActionResolve(
     handleRequest('codeAction/resolve', ctx.log, async (action: CodeAction, _signal, controller): Promise<CodeAction> => {
       const data = action?.data as ActionData | undefined;
-      if (!data || !isTaskId(data.task) || !data.args) return action;
+      // An action that carries its command runs the task there; resolving it too would run the task twice (Neovim
+      // resolves every action that has no edit).
+      if (!data || !isTaskId(data.task) || !data.args || action.command) return action;
       expectTaskArgs('codeAction/resolve', data.args);
       const resolved = await withProgress(ctx, undefined, action.title, controller, async (progress) => (await ctx.assistant()).resolveCommand(data.task, data.args, controller.signal, progress, ctx.port()));
       if (resolved.kind === 'shown') return { ...action, data: undefined };

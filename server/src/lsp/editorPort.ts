@@ -1,7 +1,8 @@
 // The EditorPort over the LSP connection: applyEdit, showMessageRequest, showMessage and answers, within what the client declared.
 import type { ClientCapabilities, Connection, MessageActionItem, TextEdit, WorkspaceEdit } from 'vscode-languageserver/node';
 import { MessageType, ShowMessageNotification } from 'vscode-languageserver/node';
-import type { AnswerForms, AnswerShown, ApplyEditOutcome, EditorPort } from '../editorPort.js';
+import type { AnswerForms, AnswerShown, ApplyEditOutcome, EditPreview, EditorPort } from '../editorPort.js';
+import { annotateForPreview, previewsEdits } from './editPreview.js';
 import { ShowAnswerNotification } from '../protocol.js';
 import type { AssistantClientCapabilities, ShowAnswerParams } from '../protocol.js';
 
@@ -30,12 +31,21 @@ export class LspEditorPort implements EditorPort {
     }
   }
 
-  async applyEdit(label: string, edit: WorkspaceEdit): Promise<ApplyEditOutcome> {
+  async applyEdit(label: string, edit: WorkspaceEdit, preview?: EditPreview): Promise<ApplyEditOutcome> {
     if (this.capabilities.workspace?.applyEdit !== true) {
       return { applied: false, failureReason: 'the editor does not support workspace/applyEdit' };
     }
-    const result = await this.connection.workspace.applyEdit({ label, edit: this.fitToClient(edit) });
-    return { applied: result.applied === true, ...(result.failureReason ? { failureReason: result.failureReason } : {}) };
+    // Only a client that declares change annotations shows them; any other gets the edit as it is and applies it.
+    const previewed = preview !== undefined && previewsEdits(this.capabilities) && edit.documentChanges !== undefined;
+    const sent = previewed ? annotateForPreview(edit, preview) : this.fitToClient(edit);
+    let result;
+    try {
+      result = await this.connection.workspace.applyEdit({ label, edit: sent });
+    } catch (error) {
+      // Eglot, for one, answers an error when its own confirmation is declined or a version does not match.
+      return { applied: false, failureReason: (error as Error).message, ...(previewed ? { previewed } : {}) };
+    }
+    return { applied: result.applied === true, ...(result.failureReason ? { failureReason: result.failureReason } : {}), ...(previewed ? { previewed } : {}) };
   }
 
   /** A notice, not a question: the library's showXMessage helpers send requests that wait for an answer. */

@@ -4,6 +4,7 @@ import { ResponseError, ErrorCodes } from 'vscode-languageserver/node';
 import type { Assistant } from '../assistant.js';
 import type { LspDocuments } from './documents.js';
 import { LspEditorPort, assistantCapabilities } from './editorPort.js';
+import { previewsEdits } from './editPreview.js';
 import type { ProgressTracker } from './progress.js';
 
 export class ServerContext {
@@ -75,9 +76,16 @@ export class ServerContext {
     return assistantCapabilities(this.capabilities).pipelineSteps === true;
   }
 
-  /** Whether the client resolves code actions lazily and accepts an `edit` from resolve. */
+  /**
+   * Whether a task's code action should put its edit in `codeAction/resolve`: the client resolves lazily and accepts an
+   * `edit` there, and shows no preview of edits. A client that previews (declares change annotations) runs the task as
+   * a command instead, and the server sends the edit with `workspace/applyEdit`: its answer is the only way the server
+   * learns whether the user accepted or discarded the preview (a resolved edit the user discards is never reported),
+   * and VS Code saves the files of a multi-file code-action edit at once (`files.refactoring.autoSave`), which an
+   * edit sent with `workspace/applyEdit` does not.
+   */
   resolvesEdits(): boolean {
     const codeAction = this.capabilities.textDocument?.codeAction;
-    return codeAction?.dataSupport === true && (codeAction.resolveSupport?.properties ?? []).includes('edit');
+    return codeAction?.dataSupport === true && (codeAction.resolveSupport?.properties ?? []).includes('edit') && !previewsEdits(this.capabilities);
   }
 }

@@ -1,7 +1,7 @@
 // Applies one chosen response through the editor: every document moved onto its current text or the whole refused, then recorded.
-import type { ApplyResult, InsertionRecord } from '../protocol.js';
+import type { ApplyResult, InsertionRecord, PreviewPolicy } from '../protocol.js';
 import type { DocumentSource } from '../workspace/documentSnapshot.js';
-import type { EditorPort } from '../editorPort.js';
+import type { EditPreview, EditorPort } from '../editorPort.js';
 import path from 'node:path';
 import { rebaseEdits } from '../edits/rebase.js';
 import { editsBetween, mergeThreeWay } from '../edits/merge3.js';
@@ -107,8 +107,25 @@ export async function refusal(env: TaskEnvironment, port: EditorPort, proposal: 
 }
 
 /**
+ * Whether the user sees the edit before it lands: with `multiFile`, when it changes more than the one document or
+ * creates a file, since those changes happen out of sight; an edit of one document lands where the user looks.
+ */
+export function needsPreview(policy: PreviewPolicy, proposal: Proposal): boolean {
+  if (policy === 'always') return true;
+  if (policy === 'never') return false;
+  return proposal.creates.length > 0 || proposal.documents.length > 1;
+}
+
+/** The preview's title and who wrote the edit, from the trace record of the response. */
+function previewOf(env: TaskEnvironment, interactionId: string, responseId: string, label: string): EditPreview {
+  const agent = env.trace.get(interactionId)?.responses.find((r) => r.id === responseId)?.agent;
+  return { label, description: agent ? `by ${agent.name} (${agent.technology}${agent.model ? `, ${agent.model}` : ''})` : 'by the assistant' };
+}
+
+/**
  * Applies a response the user chose. The edit goes to the editor as versioned TextDocumentEdits on the current
- * versions; a client that finds a document changed again refuses it, which is recorded.
+ * versions; a client that finds a document changed again refuses it, which is recorded. When the preview setting asks
+ * for it, the editor shows the edit first; one the user then discards is recorded as discarded, not as a failure.
  */
 export async function applyResponse(env: TaskEnvironment, documents: DocumentSource, port: EditorPort, interactionId: string, responseId: string, label: string): Promise<ApplyResult> {
   const proposal = env.plans.get(responseId);
@@ -126,10 +143,14 @@ export async function applyResponse(env: TaskEnvironment, documents: DocumentSou
     await recordOutcome(env, interactionId, responseId, refused);
     return refused;
   }
-  const outcome = await port.applyEdit(label, proposalToWorkspaceEdit(current.proposal));
+  const preview = needsPreview(env.preview, current.proposal) ? previewOf(env, interactionId, responseId, label) : undefined;
+  const outcome = await port.applyEdit(label, proposalToWorkspaceEdit(current.proposal), preview);
   const result: ApplyResult = outcome.applied
     ? { applied: true, outcome: 'applied', ...(current.merged ? { message: 'The document had changed where the edit applies; both changes were merged.' } : current.moved ? { message: 'The document had changed; the edit was moved onto the current text.' } : {}) }
-    : { applied: false, outcome: 'rejected-by-client', message: `The editor did not apply the edit${outcome.failureReason ? `: ${outcome.failureReason}` : ''}.` };
+    : outcome.previewed && !outcome.failureReason
+      ? // The user saw the edit and chose not to take it: their decision, not a failure.
+        { applied: false, outcome: 'discarded', message: 'Discarded in the preview; nothing was changed.' }
+      : { applied: false, outcome: 'rejected-by-client', message: `The editor did not apply the edit${outcome.failureReason ? `: ${outcome.failureReason}` : ''}.` };
   await recordOutcome(env, interactionId, responseId, result, current.proposal);
   return result;
 }

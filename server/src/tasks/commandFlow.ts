@@ -130,7 +130,8 @@ async function finishCommand(context: FlowContext, task: TaskId, targetName: str
   }
   progress.report('applying the edit', 95);
   const applied = await applyResponse(context.env, context.documents, port, interactionId, responseId, `Assistant: ${task} ${targetName}`);
-  if (!applied.applied && applied.message) port.showMessage('warning', applied.message);
+  // A discard in the preview was the user's own choice: nothing to warn them of.
+  if (!applied.applied && applied.outcome !== 'discarded' && applied.message) port.showMessage('warning', applied.message);
   if (applied.applied) warnOfFailures(port, result.candidates, chosen.candidate);
   return { interactionId, applied: applied.applied, outcome: applied.outcome, responseId, ...(applied.message ? { message: applied.message } : {}) };
 }

@@ -1,7 +1,7 @@
 // Runs one task on one target: records the interaction, asks every agent, checks and converts each answer, retries rejected model answers.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import type { AnswerLocation, AssistantSettings, CandidateStrategy, Interaction, TaskId, TraceResponse } from '../protocol.js';
+import type { AnswerLocation, AssistantSettings, CandidateStrategy, Interaction, PreviewPolicy, TaskId, TraceResponse } from '../protocol.js';
 import type { Agent, AgentAnswer, AgentRequest, PipelineReplay } from '../agents/agent.js';
 import type { AgentRegistry } from '../agents/registry.js';
 import { runAgents } from '../agents/orchestrator.js';
@@ -46,6 +46,8 @@ export interface TaskEnvironment {
   /** The places the user worked at last (from the ranges of the client's requests). */
   recent?: RecentPositions;
   annotations: boolean;
+  /** Which edits the editor is asked to show for the user to accept or discard before they land. */
+  preview: PreviewPolicy;
   /** Proposals by response id, kept so a later apply can move them onto the current text. */
   plans: PlanCache;
 }
