@@ -316,7 +316,8 @@ describe.skipIf(skipNvim)(`Neovim client in headless nvim${skipNvim ? ` (skipped
     expect(result.text).toMatch(/\/\*\*\n \* [^\n]+\n(?: \*[^\n]*\n)* \* @param text [^\n]*\n(?: \*[^\n]*\n)* \*\/\n\/\/ @assistant [^\n]*\nexport function parseConfig\(/);
     // Only the comment and its annotation were added: removing them gives back the original.
     expect(result.text.replace(/\/\*\*\n(?: \*[^\n]*\n)* \*\/\n\/\/ @assistant [^\n]*\n(?=export function parseConfig)/, '')).toBe(original);
-    expect(result.progress.some((p) => p.startsWith('Assistant: Document'))).toBe(true);
+    // The plugin previews edits, so the action runs as the task's command, whose progress names the task and its target.
+    expect(result.progress.some((p) => p.startsWith('Assistant: document parseConfig'))).toBe(true);
     expect(errors(result)).toEqual([]);
 
     const trace = readTrace(workspace);

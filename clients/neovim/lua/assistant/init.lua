@@ -1,6 +1,7 @@
 -- assistant-ls client for Neovim 0.7+: starts the server per project root and adds the :Assistant* commands.
 local answer = require('assistant.answer')
 local cancel = require('assistant.cancel')
+local preview = require('assistant.preview')
 local progress = require('assistant.progress')
 local quickfix = require('assistant.quickfix')
 
@@ -105,9 +106,15 @@ local function client_config(root)
     -- initializationOptions reach every version; `settings` answers workspace/configuration, which 0.8+ declare.
     init_options = { assistant = settings },
     settings = { assistant = settings },
-    capabilities = capabilities,
+    -- Change annotations declared too, so edits the user should see first come marked for confirmation.
+    capabilities = preview.capabilities(capabilities),
     -- Per-client handlers, so other servers keep the default handling untouched.
-    handlers = { ['$/progress'] = progress.handler, [M.methods.show_answer] = answer.handler, ['window/showMessage'] = show_message },
+    handlers = {
+      ['$/progress'] = progress.handler,
+      [M.methods.show_answer] = answer.handler,
+      ['window/showMessage'] = show_message,
+      ['workspace/applyEdit'] = preview.handler,
+    },
   }
 end
 
@@ -291,6 +298,9 @@ function M.candidate_label(response)
 end
 
 local function show_apply_result(result, response)
+  if preview.discarded(result) then
+    return
+  end
   if result.applied then
     local agent = type(response.agent) == 'table' and response.agent.name or '?'
     notify(is_null(result.message) and ('applied the answer of ' .. agent) or result.message)
@@ -514,7 +524,7 @@ function M.document(opts)
     args.textDocument.version = lsp_versions[bufnr]
   end
   M.request(client, 'workspace/executeCommand', { command = M.methods.document, arguments = { args } }, function(result)
-    if is_null(result) then
+    if is_null(result) or preview.discarded(result) then
       return
     end
     notify(is_null(result.message) and (result.applied and 'applied' or 'nothing applied') or result.message, result.applied and levels.INFO or levels.WARN)
