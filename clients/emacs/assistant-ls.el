@@ -24,6 +24,10 @@
 ;; code actions (`assistant/showAnswer'), open in `*assistant-ls answer*',
 ;; and the places they name in an xref buffer that jumps to the code.
 ;;
+;; An edit the server marks for confirmation (its `preview' setting) is
+;; shown as a diff in `*assistant-ls preview*' first: a applies it, q
+;; discards it, and nothing is ever saved.
+;;
 ;; Eglot runs one server per major mode and project, so assistant-ls
 ;; replaces typescript-language-server in the buffers it manages: README.md
 ;; says how to choose.  The server does the work; these are thin wrappers.
@@ -36,6 +40,9 @@
 (require 'jsonrpc)
 (require 'eglot)
 (require 'xref)
+(require 'diff)
+(require 'diff-mode)
+(require 'project)
 
 (defgroup assistant-ls nil
   "Eglot client for the assistant-ls language server."
@@ -83,7 +90,7 @@ later declare progress support; 1.9 does not, and gets none.")
 ;;;; Registration
 
 (defclass assistant-ls-server (eglot-lsp-server) ()
-  :documentation "An assistant-ls connection: it shows text answers itself.")
+  :documentation "An assistant-ls connection: it shows text answers and previews edits itself.")
 
 (defun assistant-ls-eglot-entry ()
   "The `eglot-server-programs' entry for assistant-ls."
@@ -591,6 +598,243 @@ the interaction at point), else the last `assistant-ls-ask'."
                           `(:interactionId ,(plist-get interaction :id))))))
     (message "assistant-ls: %s" (plist-get result :message))
     result))
+
+;;;; Preview
+
+(defconst assistant-ls-preview-buffer "*assistant-ls preview*"
+  "The buffer an edit is shown in before it lands.")
+
+(cl-defmethod eglot-client-capabilities :around ((_server assistant-ls-server))
+  "Eglot's capabilities, and that edits may carry change annotations.
+The server then marks the edits to show before they land (its
+`preview' setting)."
+  (let* ((capabilities (cl-call-next-method))
+         (workspace (plist-get capabilities :workspace))
+         (edit (plist-get workspace :workspaceEdit)))
+    ;; New lists: Eglot's hold constants that every server shares.
+    (plist-put (copy-sequence capabilities) :workspace
+               (plist-put (copy-sequence workspace) :workspaceEdit
+                          (append edit
+                                  (list :changeAnnotationSupport
+                                        (list :groupsOnLabel :json-false)))))))
+
+(cl-defmethod eglot-execute-command
+  ((server assistant-ls-server) command arguments)
+  "Run COMMAND with ARGUMENTS on SERVER without waiting for it.
+A task can take longer than Eglot's 10 s wait, and its edit may wait
+for the user in a preview: a synchronous request would give up, or
+unwind the preview, before the server has its answer."
+  (let ((name (format "%s" command)))
+    (jsonrpc-async-request
+     server :workspace/executeCommand
+     `(:command ,name :arguments ,arguments)
+     :success-fn (lambda (result)
+                   ;; Eglot's mode line counts the request until it is redrawn.
+                   (force-mode-line-update t)
+                   (let ((note (and (listp result) (plist-get result :message))))
+                     (when (and (stringp note)
+                                (not (equal (plist-get result :outcome)
+                                            "discarded")))
+                       (message "assistant-ls: %s" note))))
+     :error-fn (lambda (error)
+                 (force-mode-line-update t)
+                 (message "assistant-ls: %s failed: %s"
+                          name (plist-get error :message)))
+     :timeout-fn #'ignore
+     :timeout assistant-ls-request-timeout)
+    nil))
+
+(defun assistant-ls--confirmation (edit)
+  "The change annotation of EDIT that asks for confirmation, or nil."
+  (cl-loop for (_id annotation) on (plist-get edit :changeAnnotations)
+           by #'cddr
+           when (eq (plist-get annotation :needsConfirmation) t)
+           return annotation))
+
+(defun assistant-ls--document-text (path created)
+  "The text of PATH as the user has it: its buffer, else the file.
+CREATED means the edit creates the file, so it starts empty."
+  (cond (created "")
+        ((find-buffer-visiting path)
+         (with-current-buffer (find-buffer-visiting path)
+           (save-restriction (widen) (buffer-substring-no-properties
+                                      (point-min) (point-max)))))
+        ((file-exists-p path)
+         (with-temp-buffer (insert-file-contents path) (buffer-string)))
+        (t "")))
+
+(defun assistant-ls--edited-text (text edits)
+  "TEXT with the LSP text EDITS applied (positions in UTF-16, as Eglot)."
+  (with-temp-buffer
+    (insert text)
+    (let ((changes (mapcar (lambda (e)
+                             (cons (eglot--range-region (plist-get e :range))
+                                   (plist-get e :newText)))
+                           edits)))
+      ;; From the end, so the positions of the ones before stay true.
+      (dolist (change (sort changes (lambda (a b) (> (caar a) (caar b)))))
+        (goto-char (caar change))
+        (delete-region (caar change) (cdar change))
+        (insert (cdr change))))
+    (buffer-string)))
+
+(defun assistant-ls--unified-diff (old new name created)
+  "The unified diff of OLD and NEW, the texts of NAME, from `diff-command'."
+  (let ((old-file (make-temp-file "assistant-ls-old"))
+        (new-file (make-temp-file "assistant-ls-new"))
+        (coding-system-for-write 'utf-8-unix)
+        (coding-system-for-read 'utf-8-unix))
+    (unwind-protect
+        (progn
+          (write-region old nil old-file nil 'silent)
+          (write-region new nil new-file nil 'silent)
+          (with-temp-buffer
+            (call-process diff-command nil t nil "-u"
+                          "--label" (if created "/dev/null" (concat "a/" name))
+                          "--label" (concat "b/" name)
+                          old-file new-file)
+            (buffer-string)))
+      (delete-file old-file)
+      (delete-file new-file))))
+
+(defun assistant-ls--text-edits (changes)
+  "The text edits of CHANGES as (PATH EDITS VERSION CREATED)."
+  (let ((created (delq nil (mapcar (lambda (c)
+                                     (when (equal (plist-get c :kind) "create")
+                                       (eglot--uri-to-path (plist-get c :uri))))
+                                   changes))))
+    (delq nil
+          (mapcar (lambda (change)
+                    (unless (plist-get change :kind)
+                      (let* ((document (plist-get change :textDocument))
+                             (path (eglot--uri-to-path (plist-get document :uri))))
+                        (list path
+                              (mapcar (lambda (e)
+                                        (list :range (plist-get e :range)
+                                              :newText (plist-get e :newText)))
+                                      (plist-get change :edits))
+                              (plist-get document :version)
+                              (member path created)))))
+                  changes))))
+
+(defun assistant-ls--moved-document (prepared)
+  "The first file of PREPARED whose buffer changed since the edit was made."
+  (cl-loop for (path _edits version) in prepared
+           for buffer = (and version (find-buffer-visiting path))
+           when (and buffer
+                     (not (equal version (buffer-local-value
+                                          'eglot--versioned-identifier
+                                          buffer))))
+           return path))
+
+(defun assistant-ls--show-preview (prepared title)
+  "Show the diff of PREPARED with TITLE; return its window."
+  (let ((root (or (ignore-errors (project-root (project-current)))
+                  default-directory)))
+    (with-current-buffer (get-buffer-create assistant-ls-preview-buffer)
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (pcase-dolist (`(,path ,edits ,_version ,created) prepared)
+          (let ((old (assistant-ls--document-text path created)))
+            (insert (assistant-ls--unified-diff
+                     old (assistant-ls--edited-text old edits)
+                     (file-relative-name path root) created))))
+        (diff-mode)
+        (setq buffer-read-only t)
+        (setq header-line-format
+              (concat " " title
+                      "    a or RET: apply   q or d: discard   SPC DEL n p: move"))
+        (goto-char (point-min)))
+      (display-buffer (current-buffer)
+                      '((display-buffer-below-selected display-buffer-at-bottom)
+                        (window-height . fit-window-to-buffer))))))
+
+(defun assistant-ls--choose (window)
+  "Wait for the user's key in the preview WINDOW: t to apply, nil not to."
+  (let ((prompt "Apply this edit? (a or RET: apply, q or d: discard) "))
+    (with-selected-window window
+      (catch 'choice
+        (while t
+          (let ((key (read-key prompt)))
+            (cond ((memq key '(?a ?\r return)) (throw 'choice t))
+                  ((memq key '(?q ?d ?\C-g ?\e escape)) (throw 'choice nil))
+                  ((memq key '(?\s ?\C-v)) (ignore-errors (scroll-up)))
+                  ((memq key '(?\d ?\M-v backspace)) (ignore-errors (scroll-down)))
+                  ((eq key ?n) (ignore-errors (diff-hunk-next)))
+                  ((eq key ?p) (ignore-errors (diff-hunk-prev))))))))))
+
+(defun assistant-ls--apply-edits (changes prepared)
+  "Apply the file creations of CHANGES and the text edits of PREPARED.
+A new file is a buffer, an edited file its buffer: nothing is saved."
+  (dolist (change changes)
+    (when (equal (plist-get change :kind) "create")
+      (let ((path (eglot--uri-to-path (plist-get change :uri))))
+        (when (and (file-exists-p path)
+                   (not (eq (plist-get (plist-get change :options) :overwrite) t)))
+          (jsonrpc-error "%s already exists" path))
+        (find-file-noselect path))))
+  (pcase-dolist (`(,path ,edits ,version) prepared)
+    (with-current-buffer (find-file-noselect path)
+      (eglot--apply-text-edits edits version))))
+
+(defun assistant-ls--hold-output (server)
+  "Hold what SERVER sends until the preview is answered.
+Returns the function that lets it through again.  The request being
+answered runs inside the connection's process filter, which would
+otherwise be entered again, mid-message, by output read while the user
+chooses."
+  (let* ((process (jsonrpc--process server))
+         (filter (process-filter process))
+         (held nil))
+    (set-process-filter process (lambda (_process output) (push output held)))
+    (lambda ()
+      ;; From a timer, once the filter that called the handler has finished.
+      (run-at-time 0 nil
+                   (lambda ()
+                     (set-process-filter process filter)
+                     (when (and held (process-live-p process))
+                       (funcall filter process
+                                (apply #'concat (nreverse held)))))))))
+
+(cl-defmethod eglot-handle-request
+  ((server assistant-ls-server) (_method (eql workspace/applyEdit))
+   &key label edit &allow-other-keys)
+  "Apply EDIT; one the server marks for confirmation is shown first.
+The diff opens in `assistant-ls-preview-buffer'; the server gets its
+answer once the user pressed a key to apply or discard it."
+  (let ((annotation (assistant-ls--confirmation edit)))
+    (if (not annotation)
+        (cl-call-next-method)
+      (let* ((changes (append (plist-get edit :documentChanges) nil))
+             (prepared (assistant-ls--text-edits changes))
+             (moved (assistant-ls--moved-document prepared))
+             (description (plist-get annotation :description))
+             (title (concat (or (plist-get annotation :label) label "Assistant edit")
+                            (if (and (stringp description)
+                                     (not (string-empty-p description)))
+                                (format " (%s)" description)
+                              ""))))
+        (if moved
+            `(:applied :json-false :failureReason ,(format "%s changed since the edit was made" moved))
+          (let* ((release (assistant-ls--hold-output server))
+                 (window nil)
+                 (accepted
+                  (unwind-protect
+                      ;; Timers wait too: one of a synchronous request
+                      ;; around this one would unwind the choice.
+                      (let ((timer-list nil) (timer-idle-list nil))
+                        (setq window (assistant-ls--show-preview prepared title))
+                        (assistant-ls--choose window))
+                    (when (window-live-p window) (quit-window t window))
+                    (funcall release))))
+            (cond ((not accepted)
+                   (message "assistant-ls: discarded; nothing changed")
+                   '(:applied :json-false))
+                  (t (condition-case oops
+                         (progn (assistant-ls--apply-edits changes prepared)
+                                '(:applied t))
+                       (error `(:applied :json-false
+                                :failureReason ,(error-message-string oops))))))))))))
 
 (provide 'assistant-ls)
 

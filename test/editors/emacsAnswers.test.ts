@@ -182,6 +182,10 @@ describe('text answers in Emacs (eglot)', () => {
                 "Assistant: Explain function parseEntries")))
         (call-interactively #'eglot-code-actions)
         (push (cons 'offered offered) report))
+      ;; The action's command runs without waiting (a task may outlast Eglot's 10 s): the answer comes when it is done.
+      (let ((deadline (+ (float-time) 30)))
+        (while (and (not (get-buffer "*xref*")) (< (float-time) deadline))
+          (accept-process-output nil 0.05)))
       (push (cons 'xref (with-current-buffer "*xref*" (buffer-substring-no-properties (point-min) (point-max)))) report)`,
     );
     expect(report.offered).toContain('Assistant: Explain function parseEntries');

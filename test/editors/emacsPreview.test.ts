@@ -1,0 +1,170 @@
+// The preview in a real Emacs 28 with Eglot, in a terminal (tmux): a Document code action shows its diff; q discards it, a applies it, and nothing is saved.
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { TestContext } from 'vitest';
+import type { Interaction } from '../../protocol/src/index.js';
+import { BIN, REPO_ROOT, copyFixture } from '../support/lspClient.js';
+import { readSegment, segmentFiles } from '../support/traceFiles.js';
+
+const EL = path.join(REPO_ROOT, 'clients', 'emacs', 'assistant-ls.el');
+const INSTALL = 'apt-get install -y emacs-nox elpa-eglot tmux';
+const PROBE = spawnSync('emacs', ['--batch', '--eval', "(progn (require 'eglot) (princ emacs-version))"], { encoding: 'utf8', timeout: 30_000 });
+const TMUX = spawnSync('tmux', ['-V'], { encoding: 'utf8' });
+const MISSING = PROBE.error ? 'emacs is not installed' : PROBE.status !== 0 ? 'emacs cannot load eglot' : TMUX.error ? 'tmux is not installed' : undefined;
+
+function requireEditor(ctx: TestContext): void {
+  if (!MISSING) return;
+  if (process.env.CI) throw new Error(`${MISSING}; CI needs: ${INSTALL}`);
+  ctx.skip(`${MISSING} (${INSTALL} to run this test)`);
+}
+
+const sockets: string[] = [];
+const temporary: string[] = [];
+afterEach(() => {
+  // Only the tmux server this test started, by its own socket; Emacs and the language server end with it.
+  for (const socket of sockets.splice(0)) spawnSync('tmux', ['-S', socket, 'kill-server']);
+  for (const dir of temporary.splice(0)) {
+    try {
+      fs.rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
+    } catch {
+      // A server still writing its trace as Emacs ends: left to the OS's temporary folder.
+    }
+  }
+});
+
+/**
+ * The user's init: the package from the repository, a TypeScript mode where Emacs 28 has none, the fixture copy as
+ * the project, `preview: "always"` in the workspace configuration, and Eglot started for TypeScript buffers.
+ */
+function initFile(root: string): string {
+  return String.raw`;;; init.el --- a user's setup for the preview journey  -*- lexical-binding: t; -*-
+(setq inhibit-startup-screen t)
+(load ${JSON.stringify(EL)} nil t)
+(unless (fboundp 'typescript-mode)
+  (define-derived-mode typescript-mode prog-mode "TypeScript"))
+(add-to-list 'auto-mode-alist '("\\.ts\\'" . typescript-mode))
+(let ((root ${JSON.stringify(`${root}/`)}))
+  (add-hook 'project-find-functions (lambda (_dir) (cons 'transient root))))
+(setq-default eglot-workspace-configuration '(:assistant (:preview "always")))
+(assistant-ls-setup)
+(add-hook 'typescript-mode-hook #'eglot-ensure)
+`;
+}
+
+class Terminal {
+  constructor(
+    private readonly socket: string,
+    private readonly deadline: number,
+  ) {}
+
+  screen(): string {
+    return execFileSync('tmux', ['-S', this.socket, 'capture-pane', '-p'], { encoding: 'utf8' });
+  }
+
+  keys(...keys: string[]): void {
+    execFileSync('tmux', ['-S', this.socket, 'send-keys', ...keys]);
+  }
+
+  /** Types text as it is (tmux would read words such as "Enter" as keys). */
+  type(text: string): void {
+    execFileSync('tmux', ['-S', this.socket, 'send-keys', '-l', text]);
+  }
+
+  async until(what: string, check: () => boolean): Promise<void> {
+    while (!check()) {
+      if (Date.now() > this.deadline) throw new Error(`timed out waiting for ${what}; the screen:\n${this.screen()}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  async screenShowing(what: string, needle: string | RegExp): Promise<string> {
+    let screen = '';
+    await this.until(what, () => {
+      screen = this.screen();
+      return typeof needle === 'string' ? screen.includes(needle) : needle.test(screen);
+    });
+    return screen;
+  }
+}
+
+function interactions(root: string): Interaction[] {
+  return segmentFiles(path.join(root, '.assistant', 'trace')).flatMap((file) => (readSegment(file) as unknown as { interactions: Interaction[] }).interactions);
+}
+
+describe('clients/emacs/assistant-ls.el: the preview', () => {
+  it('shows the Document edit as a diff buffer; q discards it (traced as discarded), a applies it to the buffer, unsaved', async (ctx) => {
+    requireEditor(ctx);
+    const root = copyFixture('basic');
+    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-emacs-preview-'));
+    temporary.push(root, scratch);
+    const bin = path.join(scratch, 'bin');
+    fs.mkdirSync(bin);
+    fs.writeFileSync(path.join(bin, 'assistant-ls'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`, { mode: 0o755 });
+    fs.writeFileSync(path.join(scratch, 'init.el'), initFile(root));
+    const original = fs.readFileSync(path.join(root, 'src/config.ts'), 'utf8');
+    const socket = path.join(scratch, 'tmux.sock');
+    sockets.push(socket);
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('OPENAI_') && k !== 'ASSISTANT_MODEL' && !k.startsWith('TMUX')) env[k] = v;
+    Object.assign(env, { PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}`, HOME: scratch, TERM: 'xterm-256color' });
+    // -q: no init file of the machine's user, but Debian's site files, which put elpa-eglot on the load path.
+    execFileSync('tmux', ['-S', socket, '-f', '/dev/null', 'new-session', '-d', '-x', '150', '-y', '45', '-c', root, 'emacs', '-nw', '-q', '-l', path.join(scratch, 'init.el'), 'src/config.ts'], { env });
+    const term = new Terminal(socket, Date.now() + 100_000);
+
+    await term.screenShowing('Eglot connected', /\[eglot:[^\]/]+\]/);
+    const documentParseConfig = async (): Promise<string> => {
+      // M-< then C-s to parseConfig's name, M-x eglot-code-actions, and the Document action (the default) with RET.
+      term.keys('M-<');
+      term.keys('C-s');
+      term.type('parseConfig(text');
+      term.keys('Enter');
+      term.keys('M-x');
+      term.type('eglot-code-actions');
+      term.keys('Enter');
+      await term.screenShowing('the code actions', 'Pick an action (default Assistant: Document function parseConfig)');
+      term.keys('Enter');
+      // The prompt and the diff window (Emacs may draw the echo area first).
+      return term.screenShowing('the preview', /\+\+\+ b\/src\/config\.ts[\s\S]*Apply this edit\? \(a or RET: apply, q or d: discard\)/);
+    };
+
+    const shown = await documentParseConfig();
+    // The diff buffer under the code, titled with the task and the agent, and the keys in the prompt.
+    expect(shown).toContain(' Assistant: document parseConfig (by doc-offline (rule))    a or RET: apply   q or d: discard');
+    expect(shown).toMatch(/\*assistant-ls preview\*.*\(Diff\)/);
+    const lines = shown.split('\n');
+    const header = lines.indexOf('--- a/src/config.ts');
+    expect(header).toBeGreaterThan(0);
+    expect(lines[header + 1]).toBe('+++ b/src/config.ts');
+    expect(lines[header + 2]).toMatch(/^@@ -\d+,\d+ \+\d+,\d+ @@$/);
+    expect(lines).toContain('+/**');
+    expect(lines).toContainEqual(expect.stringMatching(/^\+ \* @param text /));
+    expect(lines).toContain('+ */');
+    // While it is shown nothing has landed, and the server, waiting for the answer, has recorded no outcome.
+    expect(lines.filter((l) => l.startsWith('/**'))).toEqual([]);
+    expect(interactions(root).flatMap((i) => i.responses).filter((r) => r.outcome)).toEqual([]);
+
+    term.keys('q');
+    await term.until('the discard in the trace', () => interactions(root).some((i) => i.responses[0]?.outcome === 'discarded'));
+    const afterDiscard = await term.screenShowing('the preview closed', 'assistant-ls: discarded; nothing changed');
+    expect(afterDiscard).not.toContain('*assistant-ls preview*');
+    expect(afterDiscard).not.toContain('+/**');
+    // The source buffer, unmodified (no ** in its mode line).
+    expect(afterDiscard).toMatch(/-UUU:----F1 {2}config\.ts/);
+
+    await documentParseConfig();
+    term.keys('a');
+    await term.until('the applied edit in the trace', () => interactions(root).some((i) => i.responses[0]?.used === true));
+    const applied = await term.screenShowing('the comment in the buffer', /\n \* @param text [^\n]*\n/);
+    // In the buffer, modified (**) and not saved: the file on disk is as it was.
+    expect(applied).toMatch(/-UUU:\*\*--F1 {2}config\.ts/);
+    expect(applied).toMatch(/\n\/\*\*\n \* [^\n]+\n(?: \*[^\n]*\n)* \*\/\nexport function parseConfig\(/);
+    expect(applied).not.toContain('*assistant-ls preview*');
+    expect(fs.readFileSync(path.join(root, 'src/config.ts'), 'utf8')).toBe(original);
+    const [discarded, used] = interactions(root).filter((i) => i.task === 'document');
+    expect(discarded!.responses[0]).toMatchObject({ used: false, outcome: 'discarded' });
+    expect(used!.responses[0]).toMatchObject({ used: true, outcome: 'applied' });
+  }, 120_000);
+});
