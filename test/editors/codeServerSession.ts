@@ -51,6 +51,7 @@ export interface Locator {
   click(options?: { timeout: number }): Promise<void>;
   isVisible(): Promise<boolean>;
   textContent(): Promise<string | null>;
+  getAttribute(name: string): Promise<string | null>;
   getByText(text: string | RegExp, options?: { exact: boolean }): Locator;
   locator(selector: string): Locator;
 }
@@ -94,8 +95,11 @@ export class CodeServerSession {
     private readonly output: { text: string },
   ) {}
 
-  /** Installs the .vsix into a fresh profile, starts code-server on `workspace` (offline agents only) and opens the workbench. */
-  static async start(workspace: string): Promise<CodeServerSession> {
+  /**
+   * Installs the .vsix into a fresh profile, starts code-server on `workspace` (offline agents only) and opens the
+   * workbench; `settings` are added to the user's settings.json (e.g. `{ 'assistant.preview': 'always' }`).
+   */
+  static async start(workspace: string, settings: Record<string, unknown> = {}): Promise<CodeServerSession> {
     const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-vscode-'));
     const userData = path.join(scratch, 'user-data');
     fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
@@ -114,6 +118,7 @@ export class CodeServerSession {
         'chat.disableAIFeatures': true,
         'typescript.disableAutomaticTypeAcquisition': true,
         'editor.codeActionWidget.includeNearbyQuickFixes': false,
+        ...settings,
       }),
     );
     // No model: only the offline agents answer, and nothing leaves the machine.

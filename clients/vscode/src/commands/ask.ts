@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { AnswerView } from '../answerView.js';
 import { askedAnswer } from '../core/answers.js';
+import { applyNotice } from '../core/applyNotice.js';
 import { askParams } from '../core/assistantApi.js';
 import { candidateItems, failureLines, isTextAnswer, noCandidateMessage } from '../core/candidates.js';
 import type { CandidateItem } from '../core/candidates.js';
@@ -57,8 +58,9 @@ export function ask(host: ServerHost, answers: AnswerView, refreshTrace: () => v
     if (picked.use === 'show') return show(picked);
     const applied = await host.api().apply({ interactionId: result.interactionId, responseId: picked.responseId });
     refreshTrace();
-    if (!applied.applied) void vscode.window.showWarningMessage(`Assistant: not applied (${applied.outcome})${applied.message ? `: ${applied.message}` : ''}`);
-    else if (applied.message) void vscode.window.showInformationMessage(`Assistant: ${applied.message}`);
+    const notice = applyNotice(applied);
+    if (notice?.level === 'warning') void vscode.window.showWarningMessage(notice.text);
+    else if (notice) void vscode.window.showInformationMessage(notice.text);
   });
 }
 
