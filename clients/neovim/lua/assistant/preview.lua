@@ -3,6 +3,8 @@ local P = {}
 
 local util = vim.lsp.util
 local uv = vim.uv or vim.loop
+-- vim.diff became vim.text.diff (0.11 has both).
+local diff = (vim.text and vim.text.diff) or vim.diff
 
 -- The keys the preview window answers; shown in its first lines.
 P.accept_keys = { 'a', '\r' }
@@ -79,11 +81,20 @@ function P.diff_lines(edit, offset_encoding)
       local name = vim.fn.fnamemodify(vim.uri_to_fname(uri), ':.')
       table.insert(out, created[uri] and '--- /dev/null' or ('--- a/' .. name))
       table.insert(out, '+++ b/' .. name)
-      local hunks = vim.diff(joined(before), joined(after), { result_type = 'unified', ctxlen = 3 })
+      local hunks = diff(joined(before), joined(after), { result_type = 'unified', ctxlen = 3 })
       vim.list_extend(out, vim.split(hunks, '\n', { trimempty = true }))
     end
   end
   return out
+end
+
+-- The version the client last sent for a buffer: changedtick from 0.11 (where util.buf_versions is deprecated), the
+-- client's own counter before.
+local function buffer_version(bufnr)
+  if vim.fn.has('nvim-0.11') == 1 then
+    return vim.b[bufnr].changedtick
+  end
+  return type(util.buf_versions) == 'table' and util.buf_versions[bufnr] or nil
 end
 
 -- A document the edit names whose buffer moved on since the server computed the edit.
@@ -92,7 +103,7 @@ local function changed_document(edit)
     local version = change.textDocument and change.textDocument.version
     if type(version) == 'number' then
       local bufnr = vim.uri_to_bufnr(change.textDocument.uri)
-      local current = util.buf_versions[bufnr]
+      local current = buffer_version(bufnr)
       if vim.api.nvim_buf_is_loaded(bufnr) and type(current) == 'number' and current ~= version then
         return vim.uri_to_fname(change.textDocument.uri)
       end
