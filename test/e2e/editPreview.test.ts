@@ -144,7 +144,7 @@ describe('preview before an edit lands (--stdio)', () => {
     editor.onApplyEdit = (params) => editor.applyLocally(params);
     const accepted = await documentParseConfig(editor);
     expect(accepted).toMatchObject({ applied: true, outcome: 'applied' });
-    expect(editor.buffer(doc.uri).text).toMatch(/\*\/\nexport function parseConfig/);
+    expect(editor.buffer(doc.uri).text).toMatch(/\*\/\n\/\/ @assistant [^\n]*\nexport function parseConfig/);
     const used = await editor.request<TraceResult>('assistant/trace', { id: accepted.interactionId });
     expect(used.interactions[0]!.responses[0]).toMatchObject({ used: true, outcome: 'applied' });
     // Nothing was written to the project's files: the edit is in the editor's buffer only.

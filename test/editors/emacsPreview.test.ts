@@ -80,11 +80,12 @@ class Terminal {
     }
   }
 
-  async screenShowing(what: string, needle: string | RegExp): Promise<string> {
+  /** The screen once it shows `needle` and, when given, no longer shows `gone` (Emacs may redraw in two steps). */
+  async screenShowing(what: string, needle: string | RegExp, gone?: string): Promise<string> {
     let screen = '';
     await this.until(what, () => {
       screen = this.screen();
-      return typeof needle === 'string' ? screen.includes(needle) : needle.test(screen);
+      return (typeof needle === 'string' ? screen.includes(needle) : needle.test(screen)) && (gone === undefined || !screen.includes(gone));
     });
     return screen;
   }
@@ -148,7 +149,7 @@ describe('clients/emacs/assistant-ls.el: the preview', () => {
 
     term.keys('q');
     await term.until('the discard in the trace', () => interactions(root).some((i) => i.responses[0]?.outcome === 'discarded'));
-    const afterDiscard = await term.screenShowing('the preview closed', 'assistant-ls: discarded; nothing changed');
+    const afterDiscard = await term.screenShowing('the preview closed', 'assistant-ls: discarded; nothing changed', '*assistant-ls preview*');
     expect(afterDiscard).not.toContain('*assistant-ls preview*');
     expect(afterDiscard).not.toContain('+/**');
     // The source buffer, unmodified (no ** in its mode line).
@@ -157,10 +158,10 @@ describe('clients/emacs/assistant-ls.el: the preview', () => {
     await documentParseConfig();
     term.keys('a');
     await term.until('the applied edit in the trace', () => interactions(root).some((i) => i.responses[0]?.used === true));
-    const applied = await term.screenShowing('the comment in the buffer', /\n \* @param text [^\n]*\n/);
+    const applied = await term.screenShowing('the comment in the buffer', /\n \* @param text [^\n]*\n/, '*assistant-ls preview*');
     // In the buffer, modified (**) and not saved: the file on disk is as it was.
     expect(applied).toMatch(/-UUU:\*\*--F1 {2}config\.ts/);
-    expect(applied).toMatch(/\n\/\*\*\n \* [^\n]+\n(?: \*[^\n]*\n)* \*\/\nexport function parseConfig\(/);
+    expect(applied).toMatch(/\n\/\*\*\n \* [^\n]+\n(?: \*[^\n]*\n)* \*\/\n\/\/ @assistant [^\n]*\nexport function parseConfig\(/);
     expect(applied).not.toContain('*assistant-ls preview*');
     expect(fs.readFileSync(path.join(root, 'src/config.ts'), 'utf8')).toBe(original);
     const [discarded, used] = interactions(root).filter((i) => i.task === 'document');

@@ -121,8 +121,8 @@ describe.skipIf(skipNvim)(`a model agent in Neovim${skipReason}`, () => {
     );
     const closedAt = await model.waitForClose(0, 1000);
     expect(closedAt - (result.data.cancelledAt as number)).toBeLessThan(500);
-    expect(result.notifications).toEqual([{ message: 'assistant-ls: cancelled Assistant: Document method ConfigStore.load; nothing applied', level: INFO }]);
-    expect(result.progress.at(-1)).toBe('Assistant: Document method ConfigStore.load: cancelled');
+    expect(result.notifications).toEqual([{ message: 'assistant-ls: cancelled Assistant: document ConfigStore.load; nothing applied', level: INFO }]);
+    expect(result.progress.at(-1)).toBe('Assistant: document ConfigStore.load: cancelled');
     expect(result.progress.filter((p) => p.includes('2 of 2 agents done'))).toEqual([]);
     expect(result.text).toBe(original);
     expect(fs.readFileSync(path.join(workspace, 'src/config.ts'), 'utf8')).toBe(original);

@@ -259,7 +259,7 @@ describe.skipIf(skip)(`the Neovim client's preview${skip ? ` (skipped: ${NVIM} i
     // used; the file on disk is untouched.
     const sameBut = (lines: string[]) => lines.map((l) => l.replace(/interaction=\S+ at=\S+/, 'interaction=… at=…'));
     expect(sameBut(second.lines)).toEqual(sameBut(first.lines));
-    expect(result.text).toMatch(/\/\*\*\n \* [^\n]+\n(?: \*[^\n]*\n)* \* @param text [^\n]*\n(?: \*[^\n]*\n)* \*\/\nexport function parseConfig\(/);
+    expect(result.text).toMatch(/\/\*\*\n \* [^\n]+\n(?: \*[^\n]*\n)* \* @param text [^\n]*\n(?: \*[^\n]*\n)* \*\/\n\/\/ @assistant [^\n]*\nexport function parseConfig\(/);
     expect(result.modified).toBe(true);
     expect(result.windowsAfter).toBe(1);
     expect(used!.responses[0]).toMatchObject({ used: true, outcome: 'applied' });

@@ -127,8 +127,8 @@ describe.skipIf(Boolean(skipReason) && !required)(`a model agent in VS Code 1.13
       const title = 'Assistant: Document function greet';
       await vscode.page.locator('.action-widget').getByText(title, { exact: true }).first().click({ timeout: 10_000 });
       await model.waitForRequests(count + 1, 30_000);
-      // vscode-languageclient shows the server's cancellable progress with a Cancel button.
-      const toast = vscode.page.locator('.notification-toast').filter({ hasText: title });
+      // vscode-languageclient shows the server's cancellable progress with a Cancel button, titled by the task's command.
+      const toast = vscode.page.locator('.notification-toast').filter({ hasText: 'Assistant: document greet' });
       await toast.getByText(/1 of 2 agents done · gpt-4o-mini: \d+ s/).first().waitFor({ timeout: 10_000 });
       const cancel = toast.getByRole('button', { name: 'Cancel' });
       const cancelledAt = Date.now();

@@ -113,7 +113,7 @@ describe.skipIf(Boolean(reason) && !required)(`the preview in VS Code 1.139 (cod
         if (Date.now() > deadline2) throw new Error('Ctrl+S never saved the file');
         await session.page.waitForTimeout(200);
       }
-      expect(fs.readFileSync(path.join(workspace, FILE), 'utf8')).toMatch(/\*\/\n {2}async load\(\)/);
+      expect(fs.readFileSync(path.join(workspace, FILE), 'utf8')).toMatch(/\*\/\n {2}\/\/ @assistant [^\n]*\n {2}async load\(\)/);
     });
   }, 180_000);
 
