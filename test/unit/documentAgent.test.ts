@@ -374,7 +374,7 @@ describe('OfflineDocumentAgent', () => {
   it('returns an empty text when the target is not in the document', async () => {
     const text = 'export const x = 1;\n';
     const fsPath = writeFixture('missing.ts', text);
-    const target: DeclarationTarget = { kind: 'function', name: 'gone', simpleName: 'gone', start: 0, end: 5, lineStart: 0, indent: '', nameStart: 13, nameEnd: 14 };
+    const target: DeclarationTarget = { kind: 'function', name: 'gone', simpleName: 'gone', start: 0, end: 5, lineStart: 0, docLineStart: 0, indent: '', nameStart: 13, nameEnd: 14 };
     const answer = await agent.run(requestFor(fsPath, text, target), new AbortController().signal);
     expect(answer).toEqual({ text: '' });
   });

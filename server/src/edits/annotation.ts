@@ -33,20 +33,6 @@ export function isAnnotationComment(line: string): boolean {
 }
 
 /**
- * Where the annotation comments directly above `lineStart` begin (`lineStart` itself when there are none): a doc
- * comment added to the declaration goes there, so it stays above every annotation of the declaration.
- */
-export function annotationBlockStart(text: string, lineStart: number): number {
-  let start = lineStart;
-  while (start > 0) {
-    const previous = text.lastIndexOf('\n', start - 2) + 1;
-    if (!isAnnotationComment(text.slice(previous, start - 1).replace(/\r$/, ''))) break;
-    start = previous;
-  }
-  return start;
-}
-
-/**
  * Every annotation found in a piece of text (a comment or a whole declaration), in order: the `//` lines written now
  * and the `@assistant` lines inside doc comments that earlier versions wrote.
  */

@@ -134,8 +134,12 @@ export function withoutOwnDoc(fileName: string, text: string, declaration: Decla
   const doc = declaration.existingDoc;
   if (!doc) return { text, declaration };
   const docLineStart = text.lastIndexOf('\n', doc.start - 1) + 1;
-  const ownLines = text.slice(docLineStart, doc.start).trim() === '' && declaration.lineStart > doc.end && text.slice(doc.end, declaration.lineStart).trim() === '';
-  const [from, to] = ownLines ? [docLineStart, declaration.lineStart] : [doc.start, declaration.start];
+  const newline = text.indexOf('\n', doc.end);
+  const docLineEnd = newline < 0 ? text.length : newline + 1;
+  const ownLines = text.slice(docLineStart, doc.start).trim() === '' && text.slice(doc.end, docLineEnd).trim() === '';
+  // Up to the declaration's line when only blank lines are between; `//` lines or overloads in between stay.
+  const upTo = declaration.lineStart > doc.end && text.slice(doc.end, declaration.lineStart).trim() === '' ? declaration.lineStart : docLineEnd;
+  const [from, to] = ownLines ? [docLineStart, upTo] : [doc.start, doc.end + (/^[ \t]*/.exec(text.slice(doc.end))?.[0].length ?? 0)];
   const stripped = text.slice(0, from) + text.slice(to);
   const start = declaration.start - (to - from);
   const found = listDeclarations(fileName, stripped).find((d) => d.kind === declaration.kind && d.simpleName === declaration.simpleName && d.start === start);

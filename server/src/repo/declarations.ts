@@ -1,7 +1,7 @@
 // Syntax-only discovery of the declarations a task can run on, fast enough for every code-action request.
 import { ts } from 'ts-morph';
 import { changedSpan } from '../edits/textEdits.js';
-import { isAnnotationComment } from '../edits/annotation.js';
+import { docPlacement } from './docPlacement.js';
 
 export type DeclarationKind = 'function' | 'method' | 'class' | 'arrow-function' | 'constructor' | 'interface' | 'getter' | 'setter';
 
@@ -28,11 +28,16 @@ export interface DeclarationTarget {
   start: number;
   /** Offset just past the declaration's last character. */
   end: number;
-  /** Offset of the first character of the line the declaration starts on: where a doc comment goes. */
+  /** Offset of the first character of the line the declaration starts on. */
   lineStart: number;
+  /**
+   * Offset of the first character of the line a new doc comment goes on: above the first overload signature and
+   * above the `//` lines directly over the code (`docPlacement.ts`); `lineStart` when there are neither.
+   */
+  docLineStart: number;
   /** The whitespace before the declaration on its first line. */
   indent: string;
-  /** The JSDoc block directly above the declaration, if any. */
+  /** The doc comment TypeScript shows for the declaration (its first overload's, with overloads), if any. */
   existingDoc?: { start: number; end: number; text: string };
   /** Offsets of the name identifier. */
   nameStart: number;
@@ -370,7 +375,8 @@ export function declarationAt(fileName: string, text: string, start: number, end
     const candidates = declarationsAround(source, edited, start, Math.max(end, lineEnd < 0 ? text.length : lineEnd));
     let best: DeclarationTarget | undefined;
     for (const target of candidates) {
-      const covers = target.lineStart <= start && end <= target.end;
+      // From its doc comment's line: the `//` lines over it and its overload signatures are its own too.
+      const covers = target.docLineStart <= start && end <= target.end;
       const onDoc = target.existingDoc !== undefined && target.existingDoc.start <= start && end <= target.end;
       if (covers || onDoc) {
         if (!best || target.start >= best.start) best = target;
@@ -461,14 +467,30 @@ function walkDeclarations(source: ts.SourceFile, enter: (node: ts.Node) => boole
     // Nested functions are documentable too, so expressions are walked into as well. A statement `const f = () => …`
     // is the anchor of the declaration inside it, which may end before it (at `;`).
     const whole = ts.isVariableStatement(node) || ts.isVariableDeclarationList(node);
+    const entered = overloadsEntered(enter);
     ts.forEachChild(node, (child) => {
-      if (whole || enter(child)) visit(child, nextContainer);
+      if (whole || entered(child)) visit(child, nextContainer);
     });
   };
+  const entered = overloadsEntered(enter);
   ts.forEachChild(source, (child) => {
-    if (enter(child)) visit(child, undefined);
+    if (entered(child)) visit(child, undefined);
   });
   return out;
+}
+
+/**
+ * `enter` for the children of one node, in order, letting in the implementation after an overload signature it let
+ * in: a place on an overload is a place on the implementation's declaration, which starts further down.
+ */
+function overloadsEntered(enter: (node: ts.Node) => boolean): (child: ts.Node) => boolean {
+  let overloadKind: ts.SyntaxKind | undefined;
+  return (child) => {
+    const signature = (ts.isFunctionDeclaration(child) || ts.isMethodDeclaration(child) || ts.isConstructorDeclaration(child)) && !child.body;
+    const entered = enter(child) || (overloadKind === child.kind && (signature || ts.isFunctionLike(child)));
+    overloadKind = signature && entered ? child.kind : undefined;
+    return entered;
+  };
 }
 
 /** Declarations whose simple or display name matches, case-insensitively. */
@@ -522,6 +544,7 @@ function toTarget(node: ts.Node, source: ts.SourceFile, container: string | unde
   let lineStart = start;
   while (lineStart > 0 && text[lineStart - 1] !== '\n') lineStart--;
   const indent = /^[ \t]*/.exec(text.slice(lineStart, start))?.[0] ?? '';
+  const placement = docPlacement(node, anchor, source);
   const target: DeclarationTarget = {
     kind,
     name,
@@ -529,30 +552,15 @@ function toTarget(node: ts.Node, source: ts.SourceFile, container: string | unde
     start,
     end: anchor.getEnd(),
     lineStart,
+    docLineStart: placement.lineStart,
     indent,
     nameStart: nameNode ? nameNode.getStart(source) : start,
     nameEnd: nameNode ? nameNode.getEnd() : start,
   };
-  const doc = lastJsDoc(anchor, source);
-  if (doc) target.existingDoc = doc;
+  if (placement.existingDoc) target.existingDoc = placement.existingDoc;
   return target;
 }
 
 function isFunctionExpression(node: ts.Node): boolean {
   return ts.isArrowFunction(node) || ts.isFunctionExpression(node);
-}
-
-function lastJsDoc(node: ts.Node, source: ts.SourceFile): DeclarationTarget['existingDoc'] {
-  const ranges = ts.getLeadingCommentRanges(source.text, node.getFullStart()) ?? [];
-  // The assistant's annotation comments sit between a declaration and its doc comment (edits/annotation.ts).
-  const isAnnotation = (range: ts.CommentRange | undefined): boolean => range?.kind === ts.SyntaxKind.SingleLineCommentTrivia && isAnnotationComment(source.text.slice(range.pos, range.end));
-  let count = ranges.length;
-  while (count > 0 && isAnnotation(ranges[count - 1])) count--;
-  const last = ranges[count - 1];
-  if (!last || last.kind !== ts.SyntaxKind.MultiLineCommentTrivia) return undefined;
-  const text = source.text.slice(last.pos, last.end);
-  if (!text.startsWith('/**') || text.startsWith('/**/')) return undefined;
-  // Only a comment separated from the declaration by whitespace (and annotations) alone belongs to it.
-  if (source.text.slice((ranges[ranges.length - 1] ?? last).end, node.getStart(source)).trim() !== '') return undefined;
-  return { start: last.pos, end: last.end, text };
 }

@@ -2,7 +2,7 @@
 import type { DeclarationTarget } from '../repo/declarations.js';
 import { declarationAt, KIND_LABEL } from '../repo/declarations.js';
 import { extractDocComment } from '../edits/docCommentExtract.js';
-import { annotationBlockStart, annotationComment, stripAnnotationLines } from '../edits/annotation.js';
+import { annotationComment, stripAnnotationLines } from '../edits/annotation.js';
 import type { OffsetEdit } from '../edits/textEdits.js';
 import { syntaxFileName } from '../workspace/documentSnapshot.js';
 import type { TaskAnswer, TaskDefinition, TaskOffer, TaskTarget } from './task.js';
@@ -40,9 +40,7 @@ export const documentTask: TaskDefinition = {
       const replacement = indented.slice(target.indent.length);
       edit = { start: target.existingDoc.start, end: target.existingDoc.end, newText: replacement };
     } else {
-      // Above the annotations a declaration already carries, so that every one of them stays next to the code.
-      const at = annotationBlockStart(document.text, target.lineStart);
-      edit = { start: at, end: at, newText: `${indented}\n` };
+      edit = { start: target.docLineStart, end: target.docLineStart, newText: `${indented}\n` };
     }
     if (!onlyCommentChanged(document.text, edit, target)) return { ok: false, reason: 'the answer would change code, not only the comment' };
     const edits = [edit];

@@ -166,7 +166,7 @@ function parameterPhrase(entry: ParameterEntry, shape: TypeShape, context: Namin
 
 const GENERIC_PARAMETER_NAMES = new Set(['options', 'opts', 'config', 'cfg', 'settings', 'props', 'params', 'args', 'data', 'input', 'payload']);
 
-function ordinal(position: number): string {
+export function ordinal(position: number): string {
   return ['first', 'second', 'third', 'fourth', 'fifth', 'sixth'][position] ?? `${position + 1}th`;
 }
 

@@ -8,10 +8,12 @@ import type { DeclarationTarget } from '../../repo/declarations.js';
 import { parseJsDoc, renderJsDoc, renderTag, tagNames, unindentBlock } from '../../edits/jsdoc.js';
 import type { JsDocTag } from '../../edits/jsdoc.js';
 import { isCatchVariable } from '../../repo/structure/controlFlow.js';
+import { documentedOverloads, notesAbove } from '../../repo/docPlacement.js';
+import { summaryFromComments } from './commentProse.js';
 import { locateDeclaration } from './declarationLocator.js';
 import type { FunctionLike, LocatedDeclaration } from './declarationLocator.js';
-import { collectParameters, describeParameter, templateTags } from './docParameters.js';
-import { classSummary, functionSummary, interfaceSummary, isNothing, namingContext, predicateClause, returnsPhrase } from './docSummaries.js';
+import { collectParameters, describeParameter, ordinal, templateTags } from './docParameters.js';
+import { classSummary, functionSummary, interfaceSummary, isNothing, joinList, namingContext, predicateClause, returnsPhrase } from './docSummaries.js';
 import { CheckerTypes, compactType, SyntaxTypes } from './docTypes.js';
 import type { TypeSource } from './docTypes.js';
 import { backticked, phrase, sentence, splitIdentifier } from './identifierProse.js';
@@ -205,27 +207,33 @@ function writeDocComment(declaration: LocatedDeclaration, target: DeclarationTar
 }
 
 function generateDoc(declaration: LocatedDeclaration, root: ts.SourceFile, javascript: boolean, types: TypeSource, existingParameterNames: string[]): GeneratedDoc {
+  // The author's own words over the code, when they describe it, say more than its name does.
+  const noted = summaryFromComments(notesAbove(declaration.node, statementOf(declaration.node), root));
   if (declaration.kind === 'class') {
-    return { summary: classSummary(declaration.node, root), templates: templateTags(declaration.node.typeParameters, undefined, root, javascript), parameters: [], throws: [] };
+    return { summary: noted ?? classSummary(declaration.node, root), templates: templateTags(declaration.node.typeParameters, undefined, root, javascript), parameters: [], throws: [] };
   }
   if (declaration.kind === 'interface') {
-    return { summary: interfaceSummary(declaration.node, root), templates: templateTags(declaration.node.typeParameters, undefined, root, javascript), parameters: [], throws: [] };
+    return { summary: noted ?? interfaceSummary(declaration.node, root), templates: templateTags(declaration.node.typeParameters, undefined, root, javascript), parameters: [], throws: [] };
   }
   const { fn, kind } = declaration;
+  // With overloads, the comment goes on the first and is what callers of each undocumented one see: it describes
+  // their parameters and results, not the implementation's (often `...args: any[]`). Its body still says what throws.
+  const overloads = documentedOverloads(declaration.node, root);
+  const signatures: FunctionLike[] = overloads.length > 0 ? overloads : [fn];
+  const signature = signatures[0] ?? fn;
   const owner = ownerClass(fn);
   const ownerName = owner?.name?.text;
   const ownerPhrase = ownerName ? phrase(splitIdentifier(ownerName)) : undefined;
-  const visibleParameters = fn.parameters.filter((parameter) => !(ts.isIdentifier(parameter.name) && parameter.name.text === 'this'));
+  const visibleParameters = visibleParametersOf(signature);
   const firstParameter = visibleParameters[0];
   const firstParameterName = firstParameter && ts.isIdentifier(firstParameter.name) ? firstParameter.name.text : undefined;
   const rawName = declarationName(declaration);
   const context = namingContext(kind, rawName, ownerPhrase, firstParameterName);
   if (firstParameter && !ts.isIdentifier(firstParameter.name)) context.destructuredFirstParameter = true;
 
-  const rootAliases = destructuredRootAliases(visibleParameters, existingParameterNames);
-  const parameterEntries = collectParameters(fn, types, root, rootAliases);
-  const parameters = parameterEntries.map((entry) => {
-    const tag: Omit<JsDocTag, 'raw'> = { tag: 'param', name: entry.tagName, text: describeParameter(entry, context, visibleParameters.length) };
+  const parameters = parameterEntriesOf(signatures, types, root, existingParameterNames).map(({ entry, only }) => {
+    const described = describeParameter(entry, context, visibleParameters.length);
+    const tag: Omit<JsDocTag, 'raw'> = { tag: 'param', name: entry.tagName, text: only ? `${described} ${overloadNote(only)}` : described };
     if (javascript) {
       tag.type = entry.facts.jsdocType ?? '*';
       if (entry.optional && !entry.rest) {
@@ -236,16 +244,17 @@ function generateDoc(declaration: LocatedDeclaration, root: ts.SourceFile, javas
     return tag;
   });
 
-  const returnFacts = kind === 'constructor' || kind === 'setter' ? undefined : types.ofReturn(fn);
+  const returnFacts = kind === 'constructor' || kind === 'setter' ? undefined : returnOf(signatures, types);
   let summary: string;
-  if (kind === 'constructor') summary = sentence(`Creates a new ${ownerName ? backticked(ownerName) : 'instance'}`);
+  if (noted) summary = noted;
+  else if (kind === 'constructor') summary = sentence(`Creates a new ${ownerName ? backticked(ownerName) : 'instance'}`);
   else if (kind === 'getter') summary = context.plainName && predicateClause(context) ? sentence(`Checks whether ${predicateClause(context) ?? ''}`) : sentence(`Gets the ${context.plainName ? phrase(context.verb === 'get' ? context.rest : context.words) : backticked(rawName)}`);
   else if (kind === 'setter') summary = sentence(`Sets the ${context.plainName ? phrase(context.verb === 'set' ? context.rest : context.words) : backticked(rawName)}`);
   else summary = functionSummary(context, returnFacts?.shape);
 
   const generated: GeneratedDoc = {
     summary,
-    templates: ts.isConstructorDeclaration(fn) || ts.isAccessor(fn) ? [] : templateTags(fn.typeParameters, fn, root, javascript),
+    templates: ts.isConstructorDeclaration(fn) || ts.isAccessor(fn) ? [] : templatesOf(signatures, root, javascript),
     parameters,
     throws: [],
   };
@@ -264,6 +273,54 @@ function generateDoc(declaration: LocatedDeclaration, root: ts.SourceFile, javas
     generated.throws.push(tag);
   }
   return generated;
+}
+
+function visibleParametersOf(fn: FunctionLike): ts.ParameterDeclaration[] {
+  return fn.parameters.filter((parameter) => !(ts.isIdentifier(parameter.name) && parameter.name.text === 'this'));
+}
+
+/** The statement a declaration's comments are written over: `const f = () => …` for the function in it. */
+function statementOf(node: ts.Node): ts.Node {
+  return ts.isVariableDeclaration(node) && ts.isVariableDeclarationList(node.parent) ? node.parent.parent : node;
+}
+
+type ParameterEntry = ReturnType<typeof collectParameters>[number];
+
+/**
+ * The parameters of every signature, each once (by the name its tag writes), in the order they first appear, with
+ * the signatures that have it (by index), when not all do.
+ */
+function parameterEntriesOf(signatures: readonly FunctionLike[], types: TypeSource, root: ts.SourceFile, existingParameterNames: string[]): Array<{ entry: ParameterEntry; only?: number[] }> {
+  const perSignature = signatures.map((signature) => collectParameters(signature, types, root, destructuredRootAliases(visibleParametersOf(signature), existingParameterNames)));
+  const merged = new Map<string, ParameterEntry>();
+  for (const entries of perSignature) {
+    for (const entry of entries) if (!merged.has(entry.tagName)) merged.set(entry.tagName, entry);
+  }
+  return [...merged.values()].map((entry) => {
+    const only = perSignature.flatMap((entries, index) => (entries.some((other) => other.tagName === entry.tagName) ? [index] : []));
+    return only.length < perSignature.length ? { entry, only } : { entry };
+  });
+}
+
+/** `In the second overload only.`: which overloads (counted from the one the comment is on) take a parameter. */
+function overloadNote(only: readonly number[]): string {
+  const which = only.map(ordinal);
+  return `In the ${joinList(which)} overload${which.length > 1 ? 's' : ''} only.`;
+}
+
+/** What the signatures return: the first that returns something, else the first's nothing. */
+function returnOf(signatures: readonly FunctionLike[], types: TypeSource): ReturnType<TypeSource['ofReturn']> | undefined {
+  const all = signatures.map((signature) => types.ofReturn(signature));
+  return all.find((facts) => !isNothing(facts.shape)) ?? all[0];
+}
+
+/** The `@template`s of every signature, each type parameter once. */
+function templatesOf(signatures: readonly FunctionLike[], root: ts.SourceFile, javascript: boolean): Array<Omit<JsDocTag, 'raw'>> {
+  const byName = new Map<string, Omit<JsDocTag, 'raw'>>();
+  for (const signature of signatures) {
+    for (const tag of templateTags(signature.typeParameters, signature, root, javascript)) if (tag.name && !byName.has(tag.name)) byName.set(tag.name, tag);
+  }
+  return [...byName.values()];
 }
 
 function declarationName(declaration: LocatedDeclaration & { fn: FunctionLike }): string {
