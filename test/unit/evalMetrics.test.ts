@@ -1,8 +1,9 @@
 // Unit tests for the harness's metrics and case selection: doc format correctness, syntax, which diagnostics are cases, generated and minified files.
 import { describe, expect, it } from 'vitest';
 import { Project, ts } from 'ts-morph';
-import { checkDocFormat, coverageProblems, signatureFacts, syntaxErrors } from '../../server/src/eval/docFormat.js';
-import type { SignatureFacts } from '../../server/src/eval/docFormat.js';
+import { checkDocFormat, syntaxErrors } from '../../server/src/eval/docFormat.js';
+import { coverageProblems, signatureFacts } from '../../server/src/repo/docCoverage.js';
+import type { SignatureFacts } from '../../server/src/repo/docCoverage.js';
 import { withoutOwnDoc } from '../../server/src/eval/docScenario.js';
 import { excludedDiagnostic } from '../../server/src/eval/diagnosticFilter.js';
 import { isImportRule } from '../../server/src/eval/eslintRunner.js';

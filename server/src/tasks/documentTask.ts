@@ -1,6 +1,7 @@
 // The Document task: offered on functions, methods, classes and arrow functions; its answer becomes a doc comment and nothing else.
 import type { DeclarationTarget } from '../repo/declarations.js';
-import { declarationAt, KIND_LABEL } from '../repo/declarations.js';
+import { declarationAt, KIND_LABEL, withSyntaxTree } from '../repo/declarations.js';
+import { documentsCompletely, signatureFacts } from '../repo/docCoverage.js';
 import { extractDocComment } from '../edits/docCommentExtract.js';
 import { annotationComment, stripAnnotationLines } from '../edits/annotation.js';
 import type { OffsetEdit } from '../edits/textEdits.js';
@@ -17,10 +18,18 @@ export const documentTask: TaskDefinition = {
   id: 'document',
 
   offersAt({ document, start, end }): TaskOffer[] {
-    const target = declarationAt(syntaxFileName(document), document.text, start, end);
+    const fileName = syntaxFileName(document);
+    const target = declarationAt(fileName, document.text, start, end);
     if (!target || target.kind === 'interface') return [];
+    if (target.existingDoc && isComplete(fileName, document.text, target, target.existingDoc.text)) return [];
     const verb = target.existingDoc ? 'Complete the documentation of' : 'Document';
     return [{ task: 'document', title: `Assistant: ${verb} ${KIND_LABEL[target.kind]} ${target.name}`, kind: 'refactor.rewrite.assistant.document', target: declarationTarget(target) }];
+  },
+
+  // Asked in words, a complete comment is still the target: the agents say whether they have anything to add.
+  askTarget(document, start, end) {
+    const target = declarationAt(syntaxFileName(document), document.text, start, end);
+    return target && target.kind !== 'interface' ? { target: declarationTarget(target) } : undefined;
   },
 
   convertAnswer(answer, { document, target: taskTarget }, annotation): TaskAnswer {
@@ -53,6 +62,12 @@ export const documentTask: TaskDefinition = {
     return { ok: true, kind: 'edit', proposal: singleDocument({ uri: document.uri, version: document.version, baseText: document.text, edits }), text: block };
   },
 };
+
+/** Whether the declaration's doc comment already has all a completion would add (syntax only: this runs per code-action request). */
+function isComplete(fileName: string, text: string, target: DeclarationTarget, comment: string): boolean {
+  const facts = withSyntaxTree(fileName, text, (source) => signatureFacts(source, target, undefined));
+  return documentsCompletely(comment, facts);
+}
 
 /** The answer itself when it is exactly one JSDoc block, with its `*` margin aligned; otherwise undefined. */
 function bareDocBlock(answer: string): string | undefined {
