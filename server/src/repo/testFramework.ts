@@ -74,6 +74,23 @@ export function detectTestConvention(sourcePath: string, stopAt?: string): TestC
   return convention;
 }
 
+/** The package a framework's test files import (or take their globals' types from); node:test needs none. */
+const FRAMEWORK_PACKAGES: Readonly<Record<TestFrameworkName, string | undefined>> = { vitest: 'vitest', jest: 'jest', mocha: 'mocha', 'node:test': undefined };
+
+/**
+ * Why the project cannot run tests in its framework: the framework's package is in no `node_modules` at or above
+ * the package root, as Node and TypeScript look for it. Undefined when it is there, or when nothing needs installing.
+ */
+export function frameworkNotInstalled(convention: TestConvention): string | undefined {
+  const name = FRAMEWORK_PACKAGES[convention.framework];
+  if (!name) return undefined;
+  for (let dir = convention.root; ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, 'node_modules', name))) return undefined;
+    if (path.dirname(dir) === dir) break;
+  }
+  return `${name} is not installed in this project (no node_modules/${name}): install it to run the generated tests`;
+}
+
 /** Forgets cached conventions (tests change fixtures between runs). */
 export function clearTestConventionCache(): void {
   cache.clear();

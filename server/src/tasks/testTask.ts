@@ -5,7 +5,7 @@ import { ts } from 'ts-morph';
 import type { Verdict } from '../protocol.js';
 import { declarationStartingAt, topLevelStatementAround, withSyntaxTree } from '../repo/declarations.js';
 import type { DeclarationTarget } from '../repo/declarations.js';
-import { detectTestConvention, testFilePath } from '../repo/testFramework.js';
+import { detectTestConvention, frameworkNotInstalled, testFilePath } from '../repo/testFramework.js';
 import type { TestConvention } from '../repo/testFramework.js';
 import { formatAnnotation } from '../edits/annotation.js';
 import type { Annotation } from '../edits/annotation.js';
@@ -13,6 +13,7 @@ import { applyOffsetEdits } from '../edits/textEdits.js';
 import type { OffsetEdit } from '../edits/textEdits.js';
 import type { Proposal } from '../edits/proposal.js';
 import { editorBuffers, formatFileErrors, typeCheckNewFile } from '../oracle/scratchProject.js';
+import type { FileDiagnostic } from '../oracle/scratchProject.js';
 import { runTestFile } from '../oracle/testRunner.js';
 import { isExportedStatement } from '../agents/offline/testScaffold.js';
 import { pathToUri, syntaxFileName, uriToPath } from '../workspace/documentSnapshot.js';
@@ -256,6 +257,18 @@ export function proposedTestFile(proposal: Proposal): { path: string; text: stri
   return plan ? { path: filePath, text: applyOffsetEdits(plan.baseText, plan.edits) } : undefined;
 }
 
+/** TypeScript's "cannot find" errors: a module (2307), a name (2304), a test runner's globals (2582, 2593). */
+const NOT_FOUND_CODES: ReadonlySet<number> = new Set([2307, 2304, 2582, 2593]);
+
+/**
+ * The cause of a test file's type errors when it is the framework missing from the project: no edit of the tests
+ * could fix that, and "1 type error" would hide it.
+ */
+function frameworkCause(convention: TestConvention, errors: readonly FileDiagnostic[]): string | undefined {
+  if (!errors.some((error) => NOT_FOUND_CODES.has(error.code))) return undefined;
+  return frameworkNotInstalled(convention);
+}
+
 /**
  * The new test file must type-check against the workspace as the editor sees it; with `oracle.runTests` it is also
  * run (alone, in a scratch copy) and must pass, its failures becoming the feedback of the model's next attempt.
@@ -267,13 +280,14 @@ async function checkTestProposal(proposal: Proposal, run: TaskRunView, context: 
   const label = path.relative(context.root, file.path).split(path.sep).join('/');
   const errors = typeCheckNewFile(context.project, file);
   signal.throwIfAborted();
+  const place = testPlaceOf(run.document);
   if (errors.length > 0) {
-    return { passed: false, summary: `${errors.length} type error${errors.length > 1 ? 's' : ''} in ${label}`, details: formatFileErrors(label, errors).slice(0, 30) };
+    const summary = (place && frameworkCause(place.convention, errors)) ?? `${errors.length} type error${errors.length > 1 ? 's' : ''} in ${label}`;
+    return { passed: false, summary, details: formatFileErrors(label, errors).slice(0, 30) };
   }
   const scaffold = scaffolds.has(proposal);
   const what = scaffold ? 'the scaffold type-checks' : 'the tests type-check';
   if (!context.oracle.runTests) return { passed: true, summary: `${what} (not run: oracle.runTests is off)` };
-  const place = testPlaceOf(run.document);
   if (!place) return { passed: true, summary: `${what} (not run: the document is not on disk)` };
   const files = [...editorBuffers(context.project), ...(run.document.fsPath ? [{ path: run.document.fsPath, text: run.document.text }] : []), file];
   const result = await runTestFile({ workspaceRoot: context.root, packageRoot: place.convention.root, framework: place.convention.framework, testFile: file.path, files, timeoutMs: context.oracle.testTimeoutMs }, signal);
