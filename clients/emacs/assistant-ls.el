@@ -235,11 +235,18 @@ newest interaction behind the code at point, else the last ask."
       assistant-ls--last
       (user-error "No assistant interaction here, and none asked yet")))
 
+(defun assistant-ls--summary (response)
+  "The server's plain-text line for RESPONSE, or nil from an older server.
+It has no markdown and is never a code fence."
+  (let ((summary (plist-get response :summary)))
+    (and (stringp summary) (not (string-empty-p summary)) summary)))
+
 (defun assistant-ls--label (response)
   "A one-line label for RESPONSE: its agent and its first line of words."
   (let* ((lines (split-string (or (plist-get response :text) "") "\n"))
          (words (seq-find (lambda (l) (string-match-p "[[:alnum:]]" l)) lines))
-         (line (string-trim (or words "") "[ \t/*#;-]+")))
+         (line (or (assistant-ls--summary response)
+                   (string-trim (or words "") "[ \t/*#;-]+"))))
     (format "%s: %s"
             (plist-get (plist-get response :agent) :name)
             (truncate-string-to-width line 70 nil nil "..."))))

@@ -25,6 +25,11 @@ export interface AskResponse {
   agent: AgentDescriptor;
   status: TraceResponse['status'];
   text: string;
+  /**
+   * One line of plain text saying what the answer is, for a picker: its first line of prose with the markdown and
+   * comment marks taken off, never a code fence. Absent when the text says nothing.
+   */
+  summary?: string;
   /** The edit that applying this candidate would make, computed on the document version the agents saw. */
   edit?: WorkspaceEdit;
   /**

@@ -13,7 +13,7 @@ import { AssistantApi, askParams, rateParams, revertParams, traceAtParams } from
 import type { EditorState, Send } from '../../clients/vscode/src/core/assistantApi.js';
 import { rateTargets, revertTargets } from '../../clients/vscode/src/core/atCursor.js';
 import { answerDocument, answerFileName, askedAnswer, placeItems } from '../../clients/vscode/src/core/answers.js';
-import { candidateItems, firstMeaningfulLine, noCandidateMessage } from '../../clients/vscode/src/core/candidates.js';
+import { answerLine, candidateItems, firstMeaningfulLine, noCandidateMessage } from '../../clients/vscode/src/core/candidates.js';
 import { CLIENT_ID, CLIENT_SECTION, ExtensionCommands, SERVER_PATH_SETTING, TRACE_VIEW_ID } from '../../clients/vscode/src/core/extensionIds.js';
 import { resolveServerLaunch } from '../../clients/vscode/src/core/serverLaunch.js';
 import { SECTION, settingsForServer } from '../../clients/vscode/src/core/settings.js';
@@ -180,6 +180,12 @@ describe('pure parts', () => {
     expect(candidateItems({ ...base, responses: [{ id: 'r', agent, status: 'ok', text: '/**\n * Loads it.\n */', edit: { changes: {} } }] })).toEqual([{ label: 'gpt', description: 'gpt-4o-mini', detail: 'Loads it.', responseId: 'r', use: 'apply' }]);
   });
 
+  it('shows the server\'s plain summary of an answer, else the first line that says something', () => {
+    const agent = { name: 'gpt', technology: 'llm' as const, isLLM: true };
+    expect(answerLine({ id: 'r', agent, status: 'ok', text: '```ts\ncode\n```', summary: 'Parses the config.' })).toBe('Parses the config.');
+    expect(answerLine({ id: 'r', agent, status: 'ok', text: '/** Loads it. */' })).toBe('Loads it.');
+  });
+
   it('shows the first line that says something', () => {
     expect(firstMeaningfulLine('/**\n * Parses the config.\n * @param text\n */')).toBe('Parses the config.');
     expect(firstMeaningfulLine('/** Loads it once. */')).toBe('Loads it once.');
@@ -266,7 +272,7 @@ describe('against the real server', () => {
     expect(answer.task).toBe('explain');
     expect(noCandidateMessage(answer)).toBeUndefined();
     const items = candidateItems(answer);
-    expect(items).toEqual([{ label: 'explain-offline', description: 'rule · answer', detail: expect.stringContaining('`main`') as unknown, responseId: answer.responses[0]!.id, use: 'show' }]);
+    expect(items).toEqual([{ label: 'explain-offline', description: 'rule · answer', detail: expect.stringMatching(/^function main in src\/main\.ts[^`*]*$/) as unknown, responseId: answer.responses[0]!.id, use: 'show' }]);
     const shown = askedAnswer(answer, answer.responses[0]!, ' explain this function ');
     expect(shown.title).toBe('Explain: explain this function');
     expect(answerDocument(shown)).toBe(`# Explain: explain this function\n\n${answer.responses[0]!.text}\n`);

@@ -13,6 +13,7 @@ import { syntaxFileName, workspaceSnapshot } from '../workspace/documentSnapshot
 import { taskDefinition } from './catalogue.js';
 import { runTask } from './runTask.js';
 import { failureLines } from './failures.js';
+import { answerSummary } from './answerSummary.js';
 import type { Candidate, TaskEnvironment } from './runTask.js';
 import type { DiagnosticInfo, TaskTarget } from './task.js';
 
@@ -157,8 +158,15 @@ export function askResponsesOf(candidates: readonly Candidate[]): AskResponse[] 
     agent: c.response.agent,
     status: c.response.status,
     text: c.response.text,
+    ...summaryOf(c.response.text),
     ...(c.response.edit ? { edit: c.response.edit } : {}),
     ...(c.locations?.length ? { locations: c.locations } : {}),
     ...(c.response.error ? { error: c.response.error } : {}),
   }));
+}
+
+/** The `summary` field of a response: its plain one-line label, when its text has one. */
+function summaryOf(text: string): { summary?: string } {
+  const summary = answerSummary(text);
+  return summary ? { summary } : {};
 }

@@ -12,6 +12,7 @@ import { taskDefinition } from './catalogue.js';
 import { applyResponse, proposalOnCurrentText, recordOutcome, refusal } from './applyResponse.js';
 import { runTask } from './runTask.js';
 import { answerTitle, presentAnswer } from './presentAnswer.js';
+import { answerSummary } from './answerSummary.js';
 import type { Candidate, TaskEnvironment, TaskResult } from './runTask.js';
 import type { TaskTarget } from './task.js';
 import { diagnosticFromLsp } from './diagnostics.js';
@@ -78,8 +79,8 @@ export async function chooseCandidate(candidates: Candidate[], targetName: strin
   }
   if (usable.length === 1) return { kind: 'one', candidate: usable[0] as Candidate };
   // Several answers of one agent (suggested names, compiler fixes) need titles of their own to be told apart.
-  const titles = usable.map((c, i) => (usable.filter((u) => u.response.agent.name === c.response.agent.name).length > 1 ? `${i + 1}. ${c.response.agent.name}: ${firstLine(c.response.text).slice(0, 50)}` : `Use ${c.response.agent.name}`));
-  const preview = usable.map((c, i) => `${i + 1}. ${c.response.agent.name}: ${firstLine(c.response.text)}`).join('\n');
+  const titles = usable.map((c, i) => (usable.filter((u) => u.response.agent.name === c.response.agent.name).length > 1 ? `${i + 1}. ${c.response.agent.name}: ${answerSummary(c.response.text, 50)}` : `Use ${c.response.agent.name}`));
+  const preview = usable.map((c, i) => `${i + 1}. ${c.response.agent.name}: ${answerSummary(c.response.text)}`).join('\n');
   // The agents that failed are named below the answers, never offered as choices.
   const failed = failureLines(candidates.map((c) => c.response));
   const picked = await port.choose(`${usable.length} answers for ${targetName}:\n${preview}${failed.length > 0 ? `\n${failed.join('\n')}` : ''}`, [...titles, 'Discard']);
@@ -173,12 +174,4 @@ function warnOfFailures(port: EditorPort, candidates: readonly Candidate[], used
     used.response,
   );
   if (notice) port.showMessage('warning', notice);
-}
-
-function firstLine(text: string): string {
-  const line = text
-    .split('\n')
-    .map((l) => l.replace(/^\s*(\/\*\*|\*\/|\*)\s?/, '').trim())
-    .find((l) => l.length > 0);
-  return (line ?? '').slice(0, 80);
 }

@@ -279,16 +279,23 @@ local function current_client(bufnr)
   return client
 end
 
+--- The server's plain-text line for a response (no markdown, never a code fence), or '' from an older server.
+function M.candidate_summary(response)
+  return type(response.summary) == 'string' and response.summary or ''
+end
+
 --- A one-line label for a candidate: the agent and the first line of its text that says something (a JSDoc's
 --- first line is just `/**`).
 function M.candidate_label(response)
   local agent = type(response.agent) == 'table' and response.agent.name or '?'
-  local summary = ''
-  for line in tostring(response.text or ''):gmatch('[^\n]+') do
-    local stripped = vim.trim(line:gsub('^%s*/%*%*?', ''):gsub('%*/%s*$', ''):gsub('^%s*%*', ''):gsub('^%s*//', ''))
-    if stripped ~= '' then
-      summary = stripped
-      break
+  local summary = M.candidate_summary(response)
+  if summary == '' then
+    for line in tostring(response.text or ''):gmatch('[^\n]+') do
+      local stripped = vim.trim(line:gsub('^%s*/%*%*?', ''):gsub('%*/%s*$', ''):gsub('^%s*%*', ''):gsub('^%s*//', ''))
+      if stripped ~= '' then
+        summary = stripped
+        break
+      end
     end
   end
   if response.status ~= 'ok' then

@@ -26,6 +26,11 @@ export function firstMeaningfulLine(text: string): string {
   return '';
 }
 
+/** The line a picker shows for a response: the server's plain-text `summary`, else the first line that says something. */
+export function answerLine(response: AskResponse): string {
+  return response.summary ?? firstMeaningfulLine(response.text);
+}
+
 /** A response that can be applied: it answered and carries an edit. */
 export function isApplicable(response: AskResponse): boolean {
   return response.status === 'ok' && response.edit !== undefined;
@@ -47,7 +52,7 @@ export function candidateItems(result: AskResult): CandidateItem[] {
     const { agent } = response;
     const technology = agent.isLLM ? (agent.model ?? agent.technology) : agent.technology;
     const use = isApplicable(response) ? 'apply' : 'show';
-    return { label: agent.name, description: use === 'show' ? `${technology} · answer` : technology, detail: firstMeaningfulLine(response.text) || '(empty answer)', responseId: response.id, use };
+    return { label: agent.name, description: use === 'show' ? `${technology} · answer` : technology, detail: answerLine(response) || '(empty answer)', responseId: response.id, use };
   });
 }
 
