@@ -28,6 +28,11 @@
 ;; shown as a diff in `*assistant-ls preview*' first: a applies it, q
 ;; discards it, and nothing is ever saved.
 ;;
+;; Where Emacs has no TypeScript mode (Debian's Emacs 28), .ts files open in
+;; `assistant-ls-typescript-mode', derived from `js-mode'; outside version
+;; control, the nearest folder with a package.json or tsconfig.json is the
+;; project, so the server's `.assistant/' lands at the package root.
+;;
 ;; Eglot runs one server per major mode and project, so assistant-ls
 ;; replaces typescript-language-server in the buffers it manages: README.md
 ;; says how to choose.  The server does the work; these are thin wrappers.
@@ -39,6 +44,8 @@
 (require 'subr-x)
 (require 'jsonrpc)
 (require 'eglot)
+(require 'js)
+(require 'project)
 (require 'xref)
 (require 'diff)
 (require 'diff-mode)
@@ -54,7 +61,8 @@
   :type '(repeat string))
 
 (defcustom assistant-ls-modes
-  '((tsx-ts-mode . "typescriptreact")
+  '((assistant-ls-typescript-mode . "typescript")
+    (tsx-ts-mode . "typescriptreact")
     (typescript-ts-mode . "typescript")
     (typescript-mode . "typescript")
     (rjsx-mode . "javascriptreact")
@@ -122,6 +130,102 @@ typescript-language-server for those modes."
                                       (list assistant-ls-program
                                             (cdr (assistant-ls-eglot-entry)))))
                             eglot-server-programs))))
+
+;;;; TypeScript where Emacs has no TypeScript mode
+
+(defconst assistant-ls--typescript-files "\\.[cm]?tsx?\\'"
+  "The files of TypeScript: .ts, .tsx, .mts and .cts.")
+
+(defconst assistant-ls--typescript-keywords
+  `((,(regexp-opt '("abstract" "declare" "enum" "implements" "interface"
+                    "keyof" "namespace" "override" "private" "protected"
+                    "public" "readonly" "satisfies")
+                  'symbols)
+     . font-lock-keyword-face)
+    ;; `type' is a common property name too: only where it declares a type.
+    ("\\_<\\(type\\)\\_>[ \t]+\\(?:\\sw\\|\\s_\\)+[ \t]*[=<]"
+     1 font-lock-keyword-face))
+  "What TypeScript adds to JavaScript's keywords, for the fallback mode.")
+
+;;;###autoload
+(define-derived-mode assistant-ls-typescript-mode js-mode "TypeScript"
+  "A major mode for TypeScript where Emacs has none, for assistant-ls.
+Emacs 28 has no TypeScript mode of its own, and Emacs 29's
+`typescript-ts-mode' needs a tree-sitter grammar: without either, a
+.ts file would open in `fundamental-mode', where Eglot cannot start.
+This is `js-mode' (its highlighting and indentation suit most
+TypeScript) with TypeScript's own keywords; JSX only in .tsx files,
+where `<T>' is markup rather than a type argument."
+  (font-lock-add-keywords nil assistant-ls--typescript-keywords)
+  ;; TypeScript is written with spaces; the file says how many.
+  (setq-local indent-tabs-mode nil)
+  (setq-local js-indent-level (assistant-ls--indent-step js-indent-level))
+  (if (and buffer-file-name (string-match-p "\\.tsx\\'" buffer-file-name))
+      (js-jsx-enable)
+    (setq-local js-jsx-syntax nil)
+    (setq-local js-jsx-detect-syntax nil)
+    (remove-hook 'after-change-functions 'js-jsx--detect-after-change t)))
+
+(defun assistant-ls--indent-step (default)
+  "The indentation step the buffer's first indented lines use, else DEFAULT.
+It is the smallest indentation by spaces, from 2 to 8 columns, among
+the buffer's first 200 lines."
+  (save-excursion
+    (goto-char (point-min))
+    (let ((step nil) (lines 0))
+      (while (and (< lines 200) (not (eobp)))
+        (when (looking-at "\\( +\\)[^ \t\n]")
+          (let ((width (length (match-string 1))))
+            (when (and (<= 2 width 8) (or (null step) (< width step)))
+              (setq step width))))
+        (forward-line 1)
+        (setq lines (1+ lines)))
+      (or step default))))
+
+(defun assistant-ls--typescript-mode-usable-p ()
+  "Whether Emacs has a TypeScript mode of its own that can open a file.
+That is `typescript-mode' (a package), or `typescript-ts-mode' with
+its tree-sitter grammar installed."
+  (or (fboundp 'typescript-mode)
+      (and (fboundp 'typescript-ts-mode)
+           (fboundp 'treesit-ready-p)
+           (treesit-ready-p 'typescript t))))
+
+(defun assistant-ls--install-typescript-fallback ()
+  "Open TypeScript files in `assistant-ls-typescript-mode' when nothing else can.
+Nothing changes where a TypeScript mode is usable, or where
+`auto-mode-alist' already names a mode for .ts files."
+  (unless (or (assistant-ls--typescript-mode-usable-p)
+              (let ((mode (assoc-default "x.ts" auto-mode-alist #'string-match)))
+                (and mode (not (eq mode 'assistant-ls-typescript-mode)))))
+    (add-to-list 'auto-mode-alist
+                 (cons assistant-ls--typescript-files
+                       'assistant-ls-typescript-mode))))
+
+;;;; The project without version control
+
+(defcustom assistant-ls-project-markers '("package.json" "tsconfig.json")
+  "Files that make their folder the project, where no version control does.
+Eglot starts one server per project, and the server keeps its trace in
+`.assistant/' at the project's root: without this, a file outside a
+repository would be a project of its own folder.  nil turns it off."
+  :type '(repeat string))
+
+(defun assistant-ls-project-find (dir)
+  "The project of DIR by its nearest folder up with a project marker.
+For `project-find-functions', after version control: a transient
+project rooted at the nearest folder holding one of
+`assistant-ls-project-markers'."
+  (let ((roots (delq nil (mapcar (lambda (marker) (locate-dominating-file dir marker))
+                                 assistant-ls-project-markers))))
+    (when roots
+      (cons 'transient
+            (expand-file-name
+             (car (sort roots (lambda (a b) (> (length a) (length b))))))))))
+
+;; After the version-control finder (depth 0), which knows a repository's root.
+(add-hook 'project-find-functions #'assistant-ls-project-find 90)
+(assistant-ls--install-typescript-fallback)
 
 ;;;; Talking to the server
 
