@@ -166,9 +166,9 @@ describe('Emacs on a fresh Debian (emacs -Q, elpa-eglot, assistant-ls.el alone)'
 
     // Document from the code actions, applied once the user said yes.
     expect(report.offered).toContain('Assistant: Document function slugify');
-    expect(report.after).toMatch(/\n\/\*\*\n \* [^\n]+\n(?: \*[^\n]*\n)* \*\/\nexport function slugify\(/);
+    expect(report.after).toMatch(/\n\/\*\*\n \* [^\n]+\n(?: \*[^\n]*\n)* \*\/\n\/\/ @assistant [^\n]*\nexport function slugify\(/);
     expect(report.after).toMatch(/@param title - /);
-    expect(report.after.replace(/\/\*\*[\s\S]*?\*\/\n/, '')).toBe(original);
+    expect(report.after.replace(/\/\*\*[\s\S]*?\*\/\n\/\/ @assistant [^\n]*\n/, '')).toBe(original);
 
     // The trace is in the package root's .assistant/, not beside the file.
     expect(fs.existsSync(path.join(root, '.assistant', 'trace'))).toBe(true);

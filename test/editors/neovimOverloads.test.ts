@@ -152,9 +152,11 @@ describe.skipIf(skipNvim)(`Document on overloads in headless nvim${skipNvim ? ` 
     const close = lines.indexOf(' */');
     // The comment sits right above the first signature; the overloads and the implementation follow it untouched.
     expect(open).toBeGreaterThan(0);
-    expect(lines[close + 1]).toBe('export function pad(text: string, width: number): string;');
-    expect(lines[close + 2]).toBe('export function pad(value: number, width: number, fill?: string): string;');
+    // Its annotation line right below it, as for any doc comment.
+    expect(lines[close + 1]).toMatch(/^\/\/ @assistant task=document agent=doc-offline /);
+    expect(lines[close + 2]).toBe('export function pad(text: string, width: number): string;');
+    expect(lines[close + 3]).toBe('export function pad(value: number, width: number, fill?: string): string;');
     expect(lines.slice(open, close + 1).join('\n')).toMatch(/ \* @param value - [^\n]* In the second overload only\./);
-    expect([...lines.slice(0, open), ...lines.slice(close + 1)].join('\n')).toBe(original);
+    expect([...lines.slice(0, open), ...lines.slice(close + 2)].join('\n')).toBe(original);
   });
 });

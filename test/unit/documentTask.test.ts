@@ -75,6 +75,17 @@ describe('documentTask', () => {
     );
   });
 
+  it('keeps a directive above the code on the line it governs: the comment and its annotation go above it', () => {
+    const directed = text.replace('export const twice', '// @ts-expect-error the result is widened on purpose\nexport const twice');
+    const on: DocumentSnapshot = { ...document, text: directed };
+    const declaration = declarationAt('/w/a.ts', directed, directed.indexOf('twice'));
+    const result = documentTask.convertAnswer({ text: '/** Doubles. */' }, { document: on, target: declarationTarget(declaration!), parameters: {} }, annotation);
+    if (!result.ok || result.kind !== 'edit') throw new Error(JSON.stringify(result));
+    expect(applyOffsetEdits(directed, result.proposal.documents[0]!.edits)).toContain(
+      '\n/** Doubles. */\n// @assistant task=document agent=doc-offline interaction=abc at=2026-01-01T00:00:00.000Z\n// @ts-expect-error the result is widened on purpose\nexport const twice',
+    );
+  });
+
   it('replaces an existing comment in place, keeping the indentation', () => {
     const result = convert('/**\n * Gets a value.\n * @param key - The key.\n */', 'get(key', undefined);
     expect(result.ok).toBe(true);

@@ -32,6 +32,18 @@ export function isAnnotationComment(line: string): boolean {
   return ANNOTATION_LINE.test(line);
 }
 
+/** The start of the first line from `lineStart` on that is not an annotation comment. */
+export function afterAnnotationLines(text: string, lineStart: number): number {
+  let at = lineStart;
+  while (at < text.length) {
+    const end = text.indexOf('\n', at);
+    const next = end < 0 ? text.length : end + 1;
+    if (!isAnnotationComment(text.slice(at, end < 0 ? text.length : end).replace(/\r$/, '').trim())) break;
+    at = next;
+  }
+  return at;
+}
+
 /**
  * Every annotation found in a piece of text (a comment or a whole declaration), in order: the `//` lines written now
  * and the `@assistant` lines inside doc comments that earlier versions wrote.

@@ -3,7 +3,7 @@ import type { DeclarationTarget } from '../repo/declarations.js';
 import { declarationAt, KIND_LABEL, withSyntaxTree } from '../repo/declarations.js';
 import { documentsCompletely, signatureFacts } from '../repo/docCoverage.js';
 import { extractDocComment } from '../edits/docCommentExtract.js';
-import { annotationComment, stripAnnotationLines } from '../edits/annotation.js';
+import { afterAnnotationLines, annotationComment, stripAnnotationLines } from '../edits/annotation.js';
 import type { OffsetEdit } from '../edits/textEdits.js';
 import { syntaxFileName } from '../workspace/documentSnapshot.js';
 import type { TaskAnswer, TaskDefinition, TaskOffer, TaskTarget } from './task.js';
@@ -54,10 +54,14 @@ export const documentTask: TaskDefinition = {
     if (!onlyCommentChanged(document.text, edit, target)) return { ok: false, reason: 'the answer would change code, not only the comment' };
     const edits = [edit];
     if (annotation) {
-      // A line comment below the doc comment, not a tag inside it: it stays out of hovers and generated documentation.
+      // A line comment below the doc comment and the annotations already under it, not a tag inside it: it stays out
+      // of hovers and generated documentation, and `//` directives above the code (`// @ts-expect-error`) stay on
+      // the line they govern.
       const line = `${target.indent}${annotationComment(annotation)}\n`;
-      if (edit.start === target.lineStart && edit.end === edit.start) edit.newText += line;
-      else edits.push({ start: target.lineStart, end: target.lineStart, newText: line });
+      const below = target.existingDoc ? document.text.indexOf('\n', target.existingDoc.end) + 1 || document.text.length : target.docLineStart;
+      const at = afterAnnotationLines(document.text, below);
+      if (at === edit.start && edit.end === edit.start) edit.newText += line;
+      else edits.push({ start: at, end: at, newText: line });
     }
     return { ok: true, kind: 'edit', proposal: singleDocument({ uri: document.uri, version: document.version, baseText: document.text, edits }), text: block };
   },
