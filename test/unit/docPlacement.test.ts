@@ -31,7 +31,10 @@ describe('where a doc comment goes', () => {
     expect(docLine('// Copyright 2024 Example Ltd.\n// Adds two numbers.\nfunction add() {}\n', 'add')).toBe('// Adds two numbers.');
     expect(docLine('/// <reference types="node" />\nfunction add() {}\n', 'add')).toBe('function add() {}');
     expect(docLine('run(); // not about add\nfunction add() {}\n', 'add')).toBe('function add() {}');
-    expect(docLine('// Doubles.\nconst double = (n: number) => n * 2;\n', 'double')).toBe('// Doubles.');
+    expect(docLine('export {};\n// Doubles.\nconst double = (n: number) => n * 2;\n', 'double')).toBe('// Doubles.');
+    // The lines that open a file say what the file is, even right above its first declaration.
+    expect(docLine('// Number helpers.\nexport function clamp() {}\n', 'clamp')).toBe('export function clamp() {}');
+    expect(docLine('#!/usr/bin/env node\n// The command line.\nfunction main() {}\n', 'main')).toBe('function main() {}');
   });
 
   it('finds the doc comment TypeScript shows: over the `//` lines, and on the first overload before the implementation', () => {

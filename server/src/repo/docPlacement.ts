@@ -100,6 +100,8 @@ export function attachedLineComments(node: ts.Node, source: ts.SourceFile): ts.C
   }
   // A title right under a banner (`// ----` then `// Parsing`) is the section's heading too.
   while (underBanner && attached[0] && isLabel(text.slice(attached[0].pos + 2, attached[0].end))) attached.shift();
+  // A run that opens the file (after a `#!` line at most) says what the file is, not what its first declaration is.
+  if (attached[0] && text.slice(0, attached[0].pos).replace(/^#![^\n]*/, '').trim() === '') return [];
   return attached;
 }
 
