@@ -9,6 +9,7 @@ const dist = (relative) => import(pathToFileURL(path.join(REPO_ROOT, 'dist', 'se
 const { TraceStore } = await dist('trace/traceStore.js');
 const { SEGMENT_FORMAT } = await dist('trace/segmentFiles.js');
 const { interactionsAt } = await dist('trace/positionLookup.js');
+const { InsertionTracker } = await dist('trace/insertionTracker.js');
 
 const TASKS = ['document', 'explain', 'fix', 'rename', 'test', 'question'];
 const FILES = 50;
@@ -113,11 +114,13 @@ sectionMain(async ({ size, appends, queries, sessionSize = 200, segmentSize = 50
     // A document whose declaration carries the annotation of a recorded interaction, at a URI with recorded insertions.
     const target = interaction(Math.floor(size / 2), 'x');
     const file = Math.floor(size / 2) % FILES;
-    const text = `/**\n * Computes a value.\n * @assistant task=document agent=doc-offline interaction=${target.id} at=${target.timestamp}\n */\nexport function computeValue(input: string): number {\n  return input.length;\n}\n`;
+    const text = `/**\n * Computes a value.\n */\n// @assistant task=document agent=doc-offline interaction=${target.id} at=${target.timestamp}\nexport function computeValue(input: string): number {\n  return input.length;\n}\n`;
     const document = { uri: uriOf(file), fsPath: `${PROJECT}/src/module${file}.ts`, languageId: 'typescript', version: 1, text };
-    let found = interactionsAt(store, document, { line: 5, character: 4 }).length;
+    // The insertions the server follows through edits: here the document as it is, open and on disk alike.
+    const insertions = new InsertionTracker(store, () => text, () => text, () => {});
+    let found = interactionsAt(store, insertions, document, { line: 5, character: 4 }).length;
     const byPosition = await timeRuns(queries, () => {
-      found = interactionsAt(store, document, { line: 5, character: 4 }).length;
+      found = interactionsAt(store, insertions, document, { line: 5, character: 4 }).length;
     });
     await store.close();
     return {

@@ -61,7 +61,9 @@ describe('Stale versions', { timeout: 600_000 }, () => {
         const blockStart = block ? (block.index ?? 0) + (block[1] ?? '').length : -1;
         const withoutBlock = block ? result.slice(0, blockStart) + result.slice(blockStart + blockText.length + 1) : result;
         if (withoutBlock !== base) problems.push(`race ${race}: the edit for version ${version} changes more than a doc comment above ${current.line}`);
-        const after = result.slice(blockStart + blockText.length).replace(/^\s+/, '');
+        // `//` lines right above a declaration stay with it (a "// typed" on the blank line above makes one): the doc
+        // comment goes above them.
+        const after = result.slice(blockStart + blockText.length).replace(/^\s+/, '').replace(/^(?:[ \t]*\/\/[^\n]*\n)+/, '');
         if (!block || !after.startsWith(current.line.trimStart())) problems.push(`race ${race}: the doc comment for version ${version} is not directly above ${current.line}`);
       }
       return editor.applyLocally(params);
