@@ -9,7 +9,7 @@ import { saveWorkspaceIndex, stopSavingIndexes, workspaceIndex } from '../../ser
 import { pruneCacheFolder, userCacheDirectory, workspaceCacheFile } from '../../server/src/workspace/userCache.js';
 import { copyFixture } from '../support/lspClient.js';
 
-const QUERIES = ['where is the retry logic implemented?', 'parse the configuration', 'backoff delay', 'load settings from a file', 'format a report'];
+const QUERIES = ['where is the retry logic implemented?', 'parse the configuration', 'backoff delay', 'load settings from a file', 'evict the least recently used cache entry'];
 
 const folders: string[] = [];
 afterEach(() => {
@@ -70,6 +70,8 @@ describe('the saved lexical index', () => {
     const second = await walked(root, cacheFile);
     expect(second.read).toEqual([]);
     expect(second.index.stats()).toEqual({ ...first.index.stats(), fromCache: first.index.stats().files });
+    // The same answers, and answers at all: every query finds something.
+    for (const query of QUERIES) expect(first.index.lookup(query, { limit: 10 }).length, query).toBeGreaterThan(0);
     expect(answers(second.index)).toEqual(answers(first.index));
     expect(second.index.lookup('retry logic', { limit: 1 })[0]?.path).toBe('src/retry.ts');
     // A header and a line per file; nothing changed, so it is not written again (a write replaces the file).
