@@ -19,11 +19,11 @@ const USAGE = `usage: npm run bench -- [options]
   --trace-sizes <a,b,...>  trace sizes in interactions (default 1000,10000,100000; quick 1000,10000)
   --json <file>            where the results go (default bench-results.json in the current directory)
   --no-tsls                leave out typescript-language-server
-  --only <a,b,...>         measure only these sections: lsp, index, tools, oracle, orchestration, first, trace
+  --only <a,b,...>         measure only these sections: lsp, index, tools, oracle, orchestration, first, trace, context
                            (default: all of them)`;
 
 /** The sections `--only` can name. */
-const SECTIONS = ['lsp', 'index', 'tools', 'oracle', 'orchestration', 'first', 'trace'];
+const SECTIONS = ['lsp', 'index', 'tools', 'oracle', 'orchestration', 'first', 'trace', 'context'];
 
 function parseArgs(argv) {
   const options = { quick: false, projects: [], firstFiles: [], json: path.resolve('bench-results.json'), tsls: true, only: new Set(SECTIONS) };
@@ -460,6 +460,13 @@ function judge(results) {
     add(`trace query by position p99 < 10 ms (${label})`, 'trace', largest.queryByPosition?.p99, largest.queryByPosition?.p99 < 10);
     add(`no append stall > 20 ms (${label})`, 'trace', largest.appendMaxStallMs, largest.appendMaxStallMs <= 20);
   }
+  const c = results.context;
+  if (c && !c.error) {
+    add('request context, same request again (median) < 50 ms', 'context', c.repeated?.median, c.repeated?.median < 50);
+    add('request context, another target (median) < 100 ms', 'context', c.newTarget?.median, c.newTarget?.median < 100);
+    add('request context after an unsaved edit (median) < 200 ms', 'context', c.afterEdit?.median, c.afterEdit?.median < 200);
+    add('intent classification (median) < 1 ms', 'context', c.classify?.median, c.classify?.median < 1);
+  }
   return rows;
 }
 
@@ -525,6 +532,14 @@ export function render(results) {
     stat(`${label}: query by task`, 'trace', t.queryByTask);
     stat(`${label}: query by position`, 'trace', t.queryByPosition);
   }
+  const c = results.context;
+  if (c?.error) rows.push(['request context', 'context', c.error, '', '', '']);
+  else if (c) {
+    stat('request context, same request again (test/fixtures/context)', 'context', c.repeated, c.peakRssMB);
+    stat('request context, another target', 'context', c.newTarget);
+    stat('request context after an unsaved edit', 'context', c.afterEdit);
+    stat('intent classification of one request', 'context', c.classify);
+  }
   const measures = table(['measure (ms)', 'project', 'median', 'p99', 'n', 'peak MB'], rows);
   const targets = table(['target', 'project', 'measured', 'result'], results.targets.map((t) => [t.target, t.project, t.value === null ? (t.note ? `— (${t.note})` : '—') : `${fmt(t.value)} ${t.unit}`, t.pass]));
   const speed = results.meta.machineSpeed;
@@ -588,6 +603,7 @@ async function main() {
     const result = await attempt(`trace ${size}`, () => runSection('trace', { size, appends, queries: options.runs.queries }, { nodeOptions: ['--max-old-space-size=8192'] }));
     results.trace.push({ size, ...result });
   }
+  if (options.only.has('context')) results.context = await attempt('context', () => runSection('context', { runs: options.runs }));
   results.targets = judge(results);
   results.meta.totalSeconds = Math.round((now() - started) / 1000);
   results.meta.loadAverageAfter = os.loadavg().map((l) => Math.round(l * 100) / 100);

@@ -358,16 +358,6 @@ describe('classifyIntent', () => {
     expect(classifyIntent('make spread more efficient', { symbols: new Set(['spread', 'median']) }).task).toBe('optimize');
     expect(classifyIntent('write the body of median', { symbols: new Set(['spread', 'median']) }).task).toBe('generate');
   });
-
-  it('classifies quickly once the phrase vectors are built', () => {
-    const all = [...HELD_OUT.map(([text]) => text), ...OUT_OF_DOMAIN];
-    classifyIntent('warm up');
-    const rounds = 20;
-    const started = performance.now();
-    for (let round = 0; round < rounds; round++) for (const text of all) classifyIntent(text);
-    const average = (performance.now() - started) / (rounds * all.length);
-    console.log(`classifyIntent: ${average.toFixed(4)} ms per request on average (${rounds} × ${all.length})`);
-  });
 });
 
 describe('extractNamedSymbols', () => {

@@ -559,39 +559,4 @@ describe('cancellation and speed', () => {
     during.abort(new Error('cancelled during'));
     await expect(pending).rejects.toThrow('cancelled during');
   });
-
-  it('is fast once the project is warm', async () => {
-    const report = snapshot('src/report.ts');
-    const accounts = snapshot('src/accounts.ts');
-    const request = (target: RequestContextInput['target'], open = accounts): RequestContextInput =>
-      input(report, target, { text: "use the Ledger class's balance method", openDocuments: [report, open], recent: [visit(open, 'to.ledger.deposit')] });
-    const targets = [declarationTarget(report, 'totalOf'), selection(report, 'const total', 'balance();'), declarationTarget(report, 'monthlyReport'), selection(report, 'lines.push', ';')];
-    await build(request(targets[0] as RequestContextInput['target']));
-    const median = async (runs: number, make: (i: number) => RequestContextInput): Promise<number> => {
-      const times: number[] = [];
-      for (let i = 0; i < runs; i++) {
-        const made = make(i);
-        const started = performance.now();
-        await build(made);
-        times.push(performance.now() - started);
-      }
-      return [...times].sort((x, y) => x - y)[Math.floor(runs / 2)] as number;
-    };
-    // The same request again: its symbols come from the cache of the unchanged program.
-    const repeated = await median(21, () => request(targets[0] as RequestContextInput['target']));
-    // Another target each time (one line after another) on the same program: symbols and references are looked up again.
-    const lineTargets = report.text
-      .split('\n')
-      .map((line, i, all) => ({ start: all.slice(0, i).join('\n').length + (i > 0 ? 1 : 0), line }))
-      .filter(({ line }) => line.startsWith('  '))
-      .flatMap(({ start, line }) => [0, 1, 2].map((shorter) => ({ start: start + 2, end: start + line.length - shorter, name: 'the selection' })));
-    expect(lineTargets.length).toBeGreaterThanOrEqual(21);
-    const fresh = await median(21, (i) => request(lineTargets[i] as RequestContextInput['target']));
-    // An unsaved edit in an open document each time: a new program, then everything.
-    const edited = await median(21, (i) => request(targets[i % 4] as RequestContextInput['target'], snapshot('src/accounts.ts', `${accounts.text}// edit ${i}\n`, 10 + i)));
-    console.log(`request context on the fixture, warm medians: repeated ${repeated.toFixed(1)} ms, new target ${fresh.toFixed(1)} ms, after an edit ${edited.toFixed(1)} ms`);
-    expect(repeated).toBeLessThan(50);
-    expect(fresh).toBeLessThan(100);
-    expect(edited).toBeLessThan(200);
-  });
 });
