@@ -32,6 +32,8 @@ describe('incremental document sync', () => {
     const doc = await editor.open('src/config.ts');
     let version = 1;
     let text = doc.text;
+    let probes = 0;
+    let withOffers = 0;
     for (let round = 0; round < 12; round++) {
       for (let notification = random.int(3) + 1; notification > 0; notification--) {
         const changes: { range: { start: Position; end: Position }; text: string }[] = [];
@@ -73,10 +75,16 @@ describe('incremental document sync', () => {
       await editor.openText(fresh, 'typescript', text);
       for (let probe = 0; probe < 6; probe++) {
         const position = positionAt(text, random.int(text.length + 1));
-        expect(await offered(editor, doc.uri, position), `round ${round} at ${position.line}:${position.character}`).toEqual(await offered(editor, fresh, position));
+        const incremental = await offered(editor, doc.uri, position);
+        expect(incremental, `round ${round} at ${position.line}:${position.character}`).toEqual(await offered(editor, fresh, position));
+        probes += 1;
+        if (incremental.length > 0) withOffers += 1;
       }
       await editor.close(fresh);
     }
+    // Equal lists prove something only if they are not all empty: about half the probes fall in code the tasks are offered on.
+    console.log(`incremental sync: ${withOffers} of ${probes} probes with offers`);
+    expect(withOffers).toBeGreaterThanOrEqual(probes / 4);
   });
 });
 
