@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startScriptedModel } from '../support/scriptedModel.js';
 import type { ScriptedModel } from '../support/scriptedModel.js';
 import { LOAD_DOC, scriptedAgent, taskSteps } from '../support/scriptedAgents.js';
-import { ERROR, INFO, WARN, hasNvim, lua, readInteractions, removeQuietly, runScenario, skipNvim, skipReason } from './nvimScenario.js';
+import { ERROR, INFO, WARN, hasNvim, lua, readInteractions, removeQuietly, runScenario, skipNvim, skipReason } from './harness/neovim.js';
 
 let model: ScriptedModel;
 const cleanups: string[] = [];
@@ -59,7 +59,6 @@ describe.skipIf(skipNvim)(`a model agent in Neovim${skipReason}`, () => {
     T.wait('the second doc comment', function() return T.text():find('%*/\\n// @assistant [^\\n]*\\nexport function parseConfig') ~= nil end)
     T.wait_notified('gpt%-4o%-mini failed', 2)
 `,
-      cleanups,
       { setup: setupWithModel() },
     );
     expect(result.text).toMatch(DOCUMENTED_LOAD);
@@ -89,7 +88,6 @@ describe.skipIf(skipNvim)(`a model agent in Neovim${skipReason}`, () => {
     vim.cmd('AssistantAsk write documentation for the load method')
     T.wait('the model’s doc comment', function() return T.text():find('once and caches it', 1, true) ~= nil end)
 `,
-      cleanups,
       { setup: setupWithModel() },
     );
     // The model's seconds go on while it works, each line saying how to stop it.
@@ -116,7 +114,6 @@ describe.skipIf(skipNvim)(`a model agent in Neovim${skipReason}`, () => {
     -- An edit that came after the cancel would land now.
     vim.wait(300)
 `,
-      cleanups,
       { setup: setupWithModel() },
     );
     const closedAt = await model.waitForClose(0, 1000);
@@ -150,7 +147,6 @@ describe.skipIf(skipNvim)(`a model agent in Neovim${skipReason}`, () => {
     T.wait_progress('^Assistant: ask: cancelled$')
     vim.wait(300)
 `,
-      cleanups,
       { setup: setupWithModel() },
     );
     const closedAt = await model.waitForClose(1, 1000);

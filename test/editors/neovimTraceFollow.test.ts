@@ -3,9 +3,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { copyFixture } from '../support/lspClient.js';
-import { TS_LANGUAGE_SERVER, hasNvim, runNvim, skipNvim, NVIM } from './nvimKeptWorkspace.js';
+import { FILE, TS_LANGUAGE_SERVER, hasNvim, runScenario, skipNvim, skipReason } from './harness/neovim.js';
+import type { ScenarioOptions, ScenarioResult } from './harness/neovim.js';
 
-const FILE = 'src/config.ts';
+/** Budget of one nvim run (a run takes a few seconds, many more on a machine busy with other tests). */
+const RUN_TIMEOUT_MS = 40_000;
+
+/** Runs a scenario on `file` of a workspace the test keeps, so a second run sees what the first left. */
+async function runNvim(workspace: string, file: string, scenario: string, options: ScenarioOptions = {}): Promise<ScenarioResult> {
+  return (await runScenario(scenario, { workspace, file, timeoutMs: RUN_TIMEOUT_MS, ...options })).result;
+}
 
 /** The 1-based line of the first line of `text` that contains `needle`. */
 function lineNumber(text: string, needle: string): number {
@@ -25,7 +32,7 @@ function documentAt(needle: string, wait: string): string {
     T.wait('the doc comment', function() return T.text():find('${wait}') ~= nil end)`;
 }
 
-describe.skipIf(skipNvim)(`the trace follows the code in headless Neovim${skipNvim ? ` (skipped: ${NVIM} is not installed)` : ''}`, () => {
+describe.skipIf(skipNvim)(`the trace follows the code in headless Neovim${skipReason}`, () => {
   it('has nvim', () => {
     expect(hasNvim).toBe(true);
   });
