@@ -1,72 +1,10 @@
 // Text answers in the real Emacs with Eglot: a workspace question, Explain from the code actions and "explain this function", shown whole, their places through xref.
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TestContext } from 'vitest';
-import type { Interaction } from '../../protocol/src/index.js';
-import { BIN, REPO_ROOT, copyFixture } from '../support/lspClient.js';
-import { readSegment, segmentFiles } from '../support/traceFiles.js';
-
-const EL = path.join(REPO_ROOT, 'clients', 'emacs', 'assistant-ls.el');
-const INSTALL = 'apt-get install -y emacs-nox elpa-eglot';
-
-const PROBE = spawnSync('emacs', ['--batch', '--eval', "(progn (require 'eglot) (princ emacs-version))"], { encoding: 'utf8', timeout: 30_000 });
-const MISSING = PROBE.error ? 'emacs is not installed' : PROBE.status !== 0 ? `emacs cannot load eglot: ${PROBE.stderr.trim().split('\n').pop() ?? ''}` : undefined;
-
-function requireEmacs(ctx: TestContext): void {
-  if (!MISSING) return;
-  if (process.env.CI) throw new Error(`${MISSING}; CI needs: ${INSTALL}`);
-  ctx.skip(`${MISSING} (${INSTALL} to run this test)`);
-}
-
-const temporary: string[] = [];
-afterEach(() => {
-  for (const dir of temporary.splice(0)) {
-    try {
-      fs.rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
-    } catch {
-      // The server emacs started may still be writing its trace as it exits: left to the OS's temporary folder.
-    }
-  }
-});
-
-/**
- * What a user does before the scenario: open FILE in typescript-mode, M-x eglot with assistant-ls chosen by
- * assistant-ls-setup. The scenario pushes what it sees onto `report`, printed as one JSON line at the end.
- */
-function driver(file: string, scenario: string): string {
-  return String.raw`
-(condition-case err
-    (let* ((root (file-name-as-directory (getenv "ASSISTANT_LS_ROOT")))
-           (file (expand-file-name "${file}" root))
-           (report nil))
-      (load (getenv "ASSISTANT_LS_EL") nil t)
-      ;; Emacs 28 has no TypeScript mode of its own; users get one from typescript-mode or Emacs 29's tree-sitter.
-      (unless (fboundp 'typescript-mode)
-        (define-derived-mode typescript-mode prog-mode "TypeScript"))
-      (add-to-list 'auto-mode-alist '("\\.ts\\'" . typescript-mode))
-      (add-hook 'project-find-functions (lambda (_dir) (cons 'transient root)))
-      (setq eglot-sync-connect 30)
-      (assistant-ls-setup)
-      (find-file file)
-      (apply #'eglot (eglot--guess-contact))
-      (let ((deadline (+ (float-time) 30)))
-        (while (and (not (eglot-managed-p)) (< (float-time) deadline))
-          (accept-process-output nil 0.05)))
-      (push (cons 'managed (eglot-managed-p)) report)
-      ${scenario}
-      (let ((answer (get-buffer assistant-ls-answer-buffer)))
-        (push (cons 'answer (and answer (with-current-buffer answer (buffer-substring-no-properties (point-min) (point-max))))) report)
-        (push (cons 'answerMode (and answer (with-current-buffer answer (symbol-name major-mode)))) report)
-        (push (cons 'answerShown (and answer (get-buffer-window answer) t)) report))
-      (ignore-errors (eglot-shutdown (eglot-current-server)))
-      (princ (concat "ASSISTANT-LS-REPORT " (json-encode report) "\n")))
-  (error (princ (format "ASSISTANT-LS-ERROR %S\n" err))
-         (kill-emacs 1)))
-`;
-}
+import { readInteractions as interactions, requireEmacs, runEmacs } from './harness/emacs.js';
+import type { BaseReport } from './harness/emacs.js';
 
 /** Jumps from the xref buffer to the entry whose label is LABEL, as RET does, and reports where point landed. */
 const JUMP = (label: string): string => String.raw`
@@ -80,45 +18,19 @@ const JUMP = (label: string): string => String.raw`
                                   (buffer-substring-no-properties (point) (line-end-position))))
               report))`;
 
-interface Report {
-  managed: boolean;
-  answer: string | null;
-  answerMode: string | null;
-  answerShown: boolean | null;
+interface Report extends BaseReport {
   xref?: string;
   jumped?: [string, number, number, string];
   offered?: string[];
   shown?: [boolean, boolean];
 }
 
-function run(ctx: TestContext, fixture: string, file: string, scenario: string): { report: Report; root: string } {
+/** Runs the scenario once FILE of a fresh copy of the fixture is open and Eglot manages it; the answer buffer is reported after it. */
+async function run(ctx: TestContext, fixture: string, file: string, scenario: string): Promise<{ report: Report; root: string }> {
   requireEmacs(ctx);
-  const root = copyFixture(fixture);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-emacs-answers-'));
-  temporary.push(root, dir);
-  const bin = path.join(dir, 'bin');
-  fs.mkdirSync(bin);
-  fs.writeFileSync(path.join(bin, 'assistant-ls'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`, { mode: 0o755 });
-  const script = path.join(dir, 'driver.el');
-  fs.writeFileSync(script, driver(file, scenario));
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('OPENAI_') && k !== 'ASSISTANT_MODEL') env[k] = v;
-  const result = spawnSync('emacs', ['--batch', '-l', script], {
-    encoding: 'utf8',
-    timeout: 90_000,
-    env: { ...env, PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}`, HOME: dir, ASSISTANT_LS_ROOT: root, ASSISTANT_LS_EL: EL },
-  });
-  const output = `${result.stdout}\n${result.stderr}`;
-  const line = result.stdout.split('\n').find((l) => l.startsWith('ASSISTANT-LS-REPORT '));
-  expect(line, output).toBeDefined();
-  expect(result.status, output).toBe(0);
-  const report = JSON.parse((line as string).slice('ASSISTANT-LS-REPORT '.length)) as Report;
+  const { report, root } = await runEmacs<Report>(scenario, { fixture, file });
   expect(report.managed).toBe(true);
   return { report, root };
-}
-
-function interactions(root: string): Interaction[] {
-  return segmentFiles(path.join(root, '.assistant', 'trace')).flatMap((file) => (readSegment(file) as unknown as { interactions: Interaction[] }).interactions);
 }
 
 function lineOf(root: string, file: string, needle: string): number {
@@ -126,9 +38,9 @@ function lineOf(root: string, file: string, needle: string): number {
 }
 
 describe('text answers in Emacs (eglot)', () => {
-  it('assistant-ls-ask "where is the retry logic implemented?" shows the ranked places in *assistant-ls answer* and xref, and RET jumps to withRetry', (ctx) => {
+  it('assistant-ls-ask "where is the retry logic implemented?" shows the ranked places in *assistant-ls answer* and xref, and RET jumps to withRetry', async (ctx) => {
     const question = 'where is the retry logic implemented?';
-    const { report, root } = run(
+    const { report, root } = await run(
       ctx,
       'question',
       'src/main.ts',
@@ -164,8 +76,8 @@ describe('text answers in Emacs (eglot)', () => {
     expect(report.answerShown).toBe(true);
   }, 100_000);
 
-  it('Explain from eglot-code-actions shows the whole explanation and its places', (ctx) => {
-    const { report, root } = run(
+  it('Explain from eglot-code-actions shows the whole explanation and its places', async (ctx) => {
+    const { report, root } = await run(
       ctx,
       'explain',
       'src/parser.ts',
@@ -199,8 +111,8 @@ describe('text answers in Emacs (eglot)', () => {
     expect(report.xref).toMatch(/\b5: used by countKeys/);
   }, 100_000);
 
-  it('assistant-ls-ask "explain this function" with point inside parseConfig and no region explains parseConfig', (ctx) => {
-    const { report, root } = run(
+  it('assistant-ls-ask "explain this function" with point inside parseConfig and no region explains parseConfig', async (ctx) => {
+    const { report, root } = await run(
       ctx,
       'basic',
       'src/config.ts',

@@ -1,27 +1,13 @@
 // A model agent beside the offline one, in Emacs with eglot (batch): its failure named when the offline answer is applied, and assistant-ls-cancel.
-import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { TestContext } from 'vitest';
-import type { Interaction } from '../../protocol/src/index.js';
-import { BIN, REPO_ROOT, copyFixture } from '../support/lspClient.js';
 import { startScriptedModel } from '../support/scriptedModel.js';
 import type { ScriptStep, ScriptedModel } from '../support/scriptedModel.js';
 import { scriptedAgent, taskSteps } from '../support/scriptedAgents.js';
-import { readSegment, segmentFiles } from '../support/traceFiles.js';
-
-const EL = path.join(REPO_ROOT, 'clients', 'emacs', 'assistant-ls.el');
-const INSTALL = 'apt-get install -y emacs-nox elpa-eglot';
-const PROBE = spawnSync('emacs', ['--batch', '--eval', "(progn (require 'eglot) (princ emacs-version))"], { encoding: 'utf8', timeout: 30_000 });
-const MISSING = PROBE.error ? 'emacs is not installed' : PROBE.status !== 0 ? `emacs cannot load eglot: ${PROBE.stderr.trim().split('\n').pop() ?? ''}` : undefined;
-
-function requireEmacs(ctx: TestContext): void {
-  if (!MISSING) return;
-  if (process.env.CI) throw new Error(`${MISSING}; CI needs: ${INSTALL}`);
-  ctx.skip(`${MISSING} (${INSTALL} to run this test)`);
-}
+import { readInteractions as interactions, removeQuietly, requireEmacs, runEmacs as runJourney } from './harness/emacs.js';
+import type { BaseReport } from './harness/emacs.js';
 
 let model: ScriptedModel;
 const temporary: string[] = [];
@@ -30,107 +16,28 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await model.close();
-  for (const dir of temporary.splice(0)) {
-    try {
-      fs.rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
-    } catch {
-      // The server emacs started may still be writing its trace as it exits: left to the OS's temporary folder.
-    }
-  }
+  for (const dir of temporary.splice(0)) removeQuietly(dir);
 });
 
-/**
- * What every journey starts with, in Emacs Lisp: the package loaded, src/config.ts in a TypeScript mode, the settings
- * (the scripted endpoint as the model agent `gpt-4o-mini`) in `eglot-workspace-configuration`, M-x eglot, and the
- * model agent registered. Then the journey's own steps, with helpers to wait and to read what the echo area showed;
- * at the end one JSON line with what the journey recorded.
- */
-function driver(agentSettings: string, steps: string): string {
-  return String.raw`;;; driver.el --- one journey  -*- lexical-binding: t; -*-
-(require 'cl-lib)
-(require 'seq)
-(condition-case err
-    (let* ((root (file-name-as-directory (getenv "ASSISTANT_LS_ROOT")))
-           (file (expand-file-name "src/config.ts" root))
-           (deadline (+ (float-time) 40))
-           (report nil))
-      (cl-flet* ((wait (what condition)
-                   (while (not (funcall condition))
-                     (when (> (float-time) deadline) (error "Timed out waiting for %s" what))
-                     (accept-process-output nil 0.05)))
-                 (messages () (with-current-buffer "*Messages*" (buffer-string))))
-        (load (getenv "ASSISTANT_LS_EL") nil t)
-        (unless (fboundp 'typescript-mode)
-          (define-derived-mode typescript-mode prog-mode "TypeScript"))
-        (add-to-list 'auto-mode-alist '("\\.ts\\'" . typescript-mode))
-        (add-hook 'project-find-functions (lambda (_dir) (cons 'transient root)))
-        (setq eglot-sync-connect 30)
-        (setq-default eglot-workspace-configuration '(:assistant ${agentSettings}))
-        (assistant-ls-setup)
-        (find-file file)
-        (push (cons 'original (buffer-string)) report)
-        (apply #'eglot (eglot--guess-contact))
-        (wait "eglot" #'eglot-managed-p)
-        (wait "the model agent"
-              (lambda ()
-                (seq-find (lambda (a) (equal (plist-get a :name) "gpt-4o-mini"))
-                          (plist-get (assistant-ls--request (eglot-current-server) :assistant/agents (make-hash-table)) :agents))))
-        ${steps}
-        (push (cons 'text (buffer-string)) report)
-        (push (cons 'messages (messages)) report)
-        (ignore-errors (eglot-shutdown (eglot-current-server)))
-        (princ (concat "ASSISTANT-LS-REPORT " (json-encode report) "\n"))))
-  (error (princ (format "ASSISTANT-LS-ERROR %S\n%s\n" err (with-current-buffer "*Messages*" (buffer-string))))
-         (kill-emacs 1)))
-`;
-}
-
-interface Report {
-  original: string;
-  text: string;
-  messages: string;
+interface Report extends BaseReport {
   prompt?: string;
   offered?: string[];
   cancelledAt?: number;
 }
 
-/** Runs a journey in `emacs --batch` (without blocking the test's event loop, where the scripted endpoint answers). */
-async function runEmacs(steps: string, prepare: (root: string) => void = () => undefined): Promise<{ report: Report; root: string }> {
-  const root = copyFixture('basic');
-  temporary.push(root);
-  prepare(root);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-emacs-'));
-  temporary.push(dir);
-  const bin = path.join(dir, 'bin');
-  fs.mkdirSync(bin);
-  fs.writeFileSync(path.join(bin, 'assistant-ls'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`, { mode: 0o755 });
+/**
+ * Runs a journey in `emacs --batch` with the scripted endpoint as the model agent `gpt-4o-mini` in
+ * `eglot-workspace-configuration`, once the server has registered it.
+ */
+function runEmacs(steps: string): Promise<{ report: Report; root: string }> {
   const agent = scriptedAgent(model, 'gpt-4o-mini');
-  const settings = `(:useEnvironment :json-false :agents [(:name "gpt-4o-mini" :baseURL "${agent.baseURL}" :apiKey "sk-test" :model "gpt-4o-mini" :tasks ["document"])])`;
-  const file = path.join(dir, 'driver.el');
-  fs.writeFileSync(file, driver(settings, steps));
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('OPENAI_') && k !== 'ASSISTANT_MODEL') env[k] = v;
-  Object.assign(env, { PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}`, HOME: dir, ASSISTANT_LS_ROOT: root, ASSISTANT_LS_EL: EL });
-  const child = spawn('emacs', ['--batch', '-l', file], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += String(d)));
-  child.stderr.on('data', (d: Buffer) => (stderr += String(d)));
-  const code = await new Promise<number | null>((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 80_000);
-    child.on('exit', (c) => {
-      clearTimeout(timer);
-      resolve(c);
-    });
-  });
-  const line = stdout.split('\n').find((l) => l.startsWith('ASSISTANT-LS-REPORT '));
-  if (!line || code !== 0) throw new Error(`emacs exited with ${code}:\n${stdout}\n${stderr}`);
-  const entries = JSON.parse(line.slice('ASSISTANT-LS-REPORT '.length)) as Record<string, unknown>;
-  return { report: entries as unknown as Report, root };
-}
-
-function interactions(root: string): Interaction[] {
-  return segmentFiles(path.join(root, '.assistant', 'trace')).flatMap((file) => (readSegment(file) as unknown as { interactions: Interaction[] }).interactions);
+  const configuration = `(:useEnvironment :json-false :agents [(:name "gpt-4o-mini" :baseURL "${agent.baseURL}" :apiKey "sk-test" :model "gpt-4o-mini" :tasks ["document"])])`;
+  const journey = String.raw`(wait "the model agent"
+              (lambda ()
+                (seq-find (lambda (a) (equal (plist-get a :name) "gpt-4o-mini"))
+                          (plist-get (assistant-ls--request (eglot-current-server) :assistant/agents (make-hash-table)) :agents))))
+        ${steps}`;
+  return runJourney<Report>(journey, { configuration, timeoutMs: 80_000 });
 }
 
 /** A file the journey waits for, written once the model has `count` requests (the classifier's is the first). */

@@ -4,35 +4,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { TestContext } from 'vitest';
-import type { Interaction } from '../../protocol/src/index.js';
-import { BIN, REPO_ROOT, copyFixture } from '../support/lspClient.js';
-import { readSegment, segmentFiles } from '../support/traceFiles.js';
-
-const EL = path.join(REPO_ROOT, 'clients', 'emacs', 'assistant-ls.el');
-const INSTALL = 'apt-get install -y emacs-nox elpa-eglot tmux';
-const PROBE = spawnSync('emacs', ['--batch', '--eval', "(progn (require 'eglot) (princ emacs-version))"], { encoding: 'utf8', timeout: 30_000 });
-const TMUX = spawnSync('tmux', ['-V'], { encoding: 'utf8' });
-const MISSING = PROBE.error ? 'emacs is not installed' : PROBE.status !== 0 ? 'emacs cannot load eglot' : TMUX.error ? 'tmux is not installed' : undefined;
-
-function requireEditor(ctx: TestContext): void {
-  if (!MISSING) return;
-  if (process.env.CI) throw new Error(`${MISSING}; CI needs: ${INSTALL}`);
-  ctx.skip(`${MISSING} (${INSTALL} to run this test)`);
-}
+import { copyFixture } from '../support/lspClient.js';
+import { EL, offlineEnv, readInteractions as interactions, removeQuietly, requireEmacs, serverBin } from './harness/emacs.js';
 
 const sockets: string[] = [];
 const temporary: string[] = [];
 afterEach(() => {
   // Only the tmux server this test started, by its own socket; Emacs and the language server end with it.
   for (const socket of sockets.splice(0)) spawnSync('tmux', ['-S', socket, 'kill-server']);
-  for (const dir of temporary.splice(0)) {
-    try {
-      fs.rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
-    } catch {
-      // A server still writing its trace as Emacs ends: left to the OS's temporary folder.
-    }
-  }
+  for (const dir of temporary.splice(0)) removeQuietly(dir);
 });
 
 /**
@@ -91,26 +71,20 @@ class Terminal {
   }
 }
 
-function interactions(root: string): Interaction[] {
-  return segmentFiles(path.join(root, '.assistant', 'trace')).flatMap((file) => (readSegment(file) as unknown as { interactions: Interaction[] }).interactions);
-}
-
 describe('clients/emacs/assistant-ls.el: the preview', () => {
   it('shows the Document edit as a diff buffer; q discards it (traced as discarded), a applies it to the buffer, unsaved', async (ctx) => {
-    requireEditor(ctx);
+    requireEmacs(ctx, { tmux: true });
     const root = copyFixture('basic');
     const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-emacs-preview-'));
     temporary.push(root, scratch);
-    const bin = path.join(scratch, 'bin');
-    fs.mkdirSync(bin);
-    fs.writeFileSync(path.join(bin, 'assistant-ls'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`, { mode: 0o755 });
+    const bin = serverBin(scratch);
     fs.writeFileSync(path.join(scratch, 'init.el'), initFile(root));
     const original = fs.readFileSync(path.join(root, 'src/config.ts'), 'utf8');
     const socket = path.join(scratch, 'tmux.sock');
     sockets.push(socket);
-    const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('OPENAI_') && k !== 'ASSISTANT_MODEL' && !k.startsWith('TMUX')) env[k] = v;
-    Object.assign(env, { PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}`, HOME: scratch, TERM: 'xterm-256color' });
+    const env = offlineEnv(bin, { HOME: scratch, TERM: 'xterm-256color' });
+    // Not the tmux of whoever runs the tests: this session is a server of its own.
+    for (const key of Object.keys(env)) if (key.startsWith('TMUX')) delete env[key];
     // -q: no init file of the machine's user, but Debian's site files, which put elpa-eglot on the load path.
     execFileSync('tmux', ['-S', socket, '-f', '/dev/null', 'new-session', '-d', '-x', '150', '-y', '45', '-c', root, 'emacs', '-nw', '-q', '-l', path.join(scratch, 'init.el'), 'src/config.ts'], { env });
     const term = new Terminal(socket, Date.now() + 100_000);
