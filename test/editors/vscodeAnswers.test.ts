@@ -3,24 +3,22 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyFixture } from '../support/lspClient.js';
-import { CodeServerSession, codeServerUnavailable } from './codeServerSession.js';
+import { Workbench, assertAvailable, skipReason, skipVscode } from './harness/vscode.js';
 
-const reason = codeServerUnavailable();
-const required = Boolean(process.env.CI) && process.env.ASSISTANT_VSCODE_E2E !== '0';
-if (reason && !required) console.warn(`vscodeAnswers.test.ts skipped: ${reason}`);
+if (skipVscode) console.warn(`vscodeAnswers.test.ts skipped: ${skipReason}`);
 
 function lineOf(workspace: string, file: string, needle: string): number {
   return fs.readFileSync(path.join(workspace, file), 'utf8').split('\n').findIndex((l) => l.includes(needle)) + 1;
 }
 
-describe.skipIf(Boolean(reason) && !required)(`text answers in VS Code 1.139 (code-server)${reason ? ` — ${reason}` : ''}`, () => {
-  let session: CodeServerSession;
+describe.skipIf(skipVscode)(`text answers in VS Code 1.139 (code-server)${skipReason ? ` — ${skipReason}` : ''}`, () => {
+  let session: Workbench;
   let workspace: string;
 
   beforeAll(async () => {
-    if (reason) throw new Error(`The VS Code test is required on CI (set ASSISTANT_VSCODE_E2E=0 to skip it): ${reason}`);
+    assertAvailable();
     workspace = copyFixture('question');
-    session = await CodeServerSession.start(workspace);
+    session = await Workbench.start(workspace);
   }, 180_000);
 
   afterAll(async () => {

@@ -7,30 +7,30 @@ import { startScriptedModel } from '../support/scriptedModel.js';
 import type { ScriptedModel } from '../support/scriptedModel.js';
 import { LOAD_DOC, scriptedAgent, taskSteps } from '../support/scriptedAgents.js';
 import { readSegment, segmentFiles } from '../support/traceFiles.js';
-import { required, skipReason, startWorkbench } from './codeServer.js';
-import type { Workbench } from './codeServer.js';
+import { copyFixture } from '../support/lspClient.js';
+import { Workbench, assertAvailable, skipReason, skipVscode } from './harness/vscode.js';
 
-if (skipReason && !required) console.warn(`vscodeModel.test.ts skipped: ${skipReason}`);
+if (skipVscode) console.warn(`vscodeModel.test.ts skipped: ${skipReason}`);
 
 function interactions(workspace: string): Interaction[] {
   return segmentFiles(path.join(workspace, '.assistant', 'trace')).flatMap((file) => (readSegment(file) as unknown as { interactions: Interaction[] }).interactions);
 }
 
-describe.skipIf(Boolean(skipReason) && !required)(`a model agent in VS Code 1.139 (code-server)${skipReason ? ` — ${skipReason}` : ''}`, () => {
+describe.skipIf(skipVscode)(`a model agent in VS Code 1.139 (code-server)${skipReason ? ` — ${skipReason}` : ''}`, () => {
   let model: ScriptedModel;
   let vscode: Workbench;
   let file: string;
 
   beforeAll(async () => {
-    if (skipReason) throw new Error(`The VS Code test is required on CI (set ASSISTANT_VSCODE_E2E=0 to skip it): ${skipReason}`);
+    assertAvailable();
     model = await startScriptedModel();
-    vscode = await startWorkbench({ 'assistant.useEnvironment': false, 'assistant.agents': [scriptedAgent(model, 'gpt-4o-mini')] });
+    vscode = await Workbench.start(copyFixture('basic'), { 'assistant.useEnvironment': false, 'assistant.agents': [scriptedAgent(model, 'gpt-4o-mini')] });
     file = path.join(vscode.workspace, 'src', 'config.ts');
     await vscode.step('open src/config.ts', () => vscode.open('config.ts', 'export function parseConfig'));
   }, 180_000);
 
   afterAll(async () => {
-    await vscode?.stop();
+    await vscode?.close();
     await model?.close();
   });
 

@@ -5,11 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Interaction } from '../../protocol/src/index.js';
 import { copyFixture } from '../support/lspClient.js';
 import { readSegment, segmentFiles } from '../support/traceFiles.js';
-import { CodeServerSession, codeServerUnavailable } from './codeServerSession.js';
+import { Workbench, assertAvailable, skipReason, skipVscode } from './harness/vscode.js';
 
-const reason = codeServerUnavailable();
-const required = Boolean(process.env.CI) && process.env.ASSISTANT_VSCODE_E2E !== '0';
-if (reason && !required) console.warn(`vscodePreview.test.ts skipped: ${reason}`);
+if (skipVscode) console.warn(`vscodePreview.test.ts skipped: ${skipReason}`);
 
 const FILE = 'src/config.ts';
 
@@ -17,18 +15,18 @@ function interactions(workspace: string): Interaction[] {
   return segmentFiles(path.join(workspace, '.assistant', 'trace')).flatMap((file) => (readSegment(file) as unknown as { interactions: Interaction[] }).interactions);
 }
 
-describe.skipIf(Boolean(reason) && !required)(`the preview in VS Code 1.139 (code-server)${reason ? ` — ${reason}` : ''}`, () => {
-  let session: CodeServerSession;
+describe.skipIf(skipVscode)(`the preview in VS Code 1.139 (code-server)${skipReason ? ` — ${skipReason}` : ''}`, () => {
+  let session: Workbench;
   let workspace: string;
   let original: string;
 
   beforeAll(async () => {
-    if (reason) throw new Error(`The VS Code test is required on CI (set ASSISTANT_VSCODE_E2E=0 to skip it): ${reason}`);
+    assertAvailable();
     workspace = copyFixture('basic');
     original = fs.readFileSync(path.join(workspace, FILE), 'utf8');
     // VS Code for the Web saves every changed file a second later by default (`files.autoSave: afterDelay`, `off` on
     // the desktop): a user who saves for themselves turns that off, and then nothing must save for them.
-    session = await CodeServerSession.start(workspace, { 'assistant.preview': 'always', 'files.autoSave': 'off' });
+    session = await Workbench.start(workspace, { 'assistant.preview': 'always', 'files.autoSave': 'off' });
   }, 180_000);
 
   afterAll(async () => {
