@@ -39,7 +39,7 @@ import { TraceStore } from './trace/traceStore.js';
 import { interactionsAt } from './trace/positionLookup.js';
 import { InsertionTracker } from './trace/insertionTracker.js';
 import { renderInteractions } from './trace/interactionReport.js';
-import { WorkspaceProjects } from './repo/workspaceProject.js';
+import { WorkspaceProjects } from './workspace/workspaceProject.js';
 import { offersAt } from './tasks/catalogue.js';
 import type { DiagnosticInfo, TaskOffer } from './tasks/task.js';
 import { PlanCache } from './tasks/runTask.js';

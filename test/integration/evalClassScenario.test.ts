@@ -11,7 +11,7 @@ import { ScratchCopy } from '../../server/src/eval/scratch.js';
 import type { CaseRun, ScoreContext } from '../../server/src/eval/scenario.js';
 import type { TaskEnvironment } from '../../server/src/tasks/runTask.js';
 import { RepositoryTools } from '../../server/src/repo/repositoryTools.js';
-import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
+import { WorkspaceProject } from '../../server/src/workspace/workspaceProject.js';
 import { typeCheckNewFile } from '../../server/src/oracle/scratchProject.js';
 import { pathToUri } from '../../server/src/workspace/documentSnapshot.js';
 import { treeHash } from '../support/evalSupport.js';

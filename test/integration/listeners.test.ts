@@ -11,7 +11,7 @@ import { toProblems } from '../../server/src/listeners/testReport.js';
 import type { TestReport } from '../../server/src/listeners/testReport.js';
 import { lintProblems, lintRecheck, LintQueue } from '../../server/src/listeners/lintQueue.js';
 import { clearTestConventionCache } from '../../server/src/repo/testFramework.js';
-import { WorkspaceProjects } from '../../server/src/repo/workspaceProject.js';
+import { WorkspaceProjects } from '../../server/src/workspace/workspaceProject.js';
 import { pathToUri } from '../../server/src/workspace/documentSnapshot.js';
 
 const root = linkModules(copyFixture('listeners'));

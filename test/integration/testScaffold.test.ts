@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Project } from 'ts-morph';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { copyFixture, linkModules } from '../support/lspClient.js';
-import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
+import { WorkspaceProject } from '../../server/src/workspace/workspaceProject.js';
 import { clearTestConventionCache } from '../../server/src/repo/testFramework.js';
 import { exportedTestTarget, mergeTestFile, testFileProposal, testPlaceOf, testTask } from '../../server/src/tasks/testTask.js';
 import type { TestPlace } from '../../server/src/tasks/testTask.js';

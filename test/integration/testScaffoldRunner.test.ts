@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { copyFixture, REPO_ROOT, linkModules } from '../support/lspClient.js';
 import { runTestFile, failureLines } from '../../server/src/oracle/testRunner.js';
-import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
+import { WorkspaceProject } from '../../server/src/workspace/workspaceProject.js';
 import { exportedTestTarget, testTask } from '../../server/src/tasks/testTask.js';
 import { OfflineTestScaffoldAgent } from '../../server/src/agents/offline/testScaffoldAgent.js';
 import { declarationTarget } from '../../server/src/tasks/documentTask.js';

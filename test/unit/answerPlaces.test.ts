@@ -8,7 +8,7 @@ import { explainModel } from '../../server/src/agents/model/explainModel.js';
 import { citedLocations, questionModel } from '../../server/src/agents/model/questionModel.js';
 import { OfflineExplainAgent } from '../../server/src/agents/offline/explainAgent.js';
 import { workspaceIndex } from '../../server/src/repo/lexical/workspaceIndexes.js';
-import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
+import { WorkspaceProject } from '../../server/src/workspace/workspaceProject.js';
 import { MAX_ANSWER_LOCATIONS, answerLocations } from '../../server/src/tasks/answerLocations.js';
 import { explainTask } from '../../server/src/tasks/explainTask.js';
 import { answerMarkdown, answerMessage, answerTitle } from '../../server/src/tasks/presentAnswer.js';

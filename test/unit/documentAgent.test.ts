@@ -9,7 +9,7 @@ import { declarationTarget } from '../../server/src/tasks/documentTask.js';
 import type { AgentRequest } from '../../server/src/agents/agent.js';
 import { declarationAt, listDeclarations } from '../../server/src/repo/declarations.js';
 import type { DeclarationTarget } from '../../server/src/repo/declarations.js';
-import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
+import { WorkspaceProject } from '../../server/src/workspace/workspaceProject.js';
 import { indentBlock, parseJsDoc, renderJsDoc } from '../../server/src/edits/jsdoc.js';
 
 let workspace: string;

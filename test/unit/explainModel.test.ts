@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { explainModel } from '../../server/src/agents/model/explainModel.js';
 import { modelTasks } from '../../server/src/agents/modelTasks.js';
 import type { AgentRequest } from '../../server/src/agents/agent.js';
-import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
+import { WorkspaceProject } from '../../server/src/workspace/workspaceProject.js';
 import { explainTask } from '../../server/src/tasks/explainTask.js';
 import type { DocumentSnapshot } from '../../server/src/workspace/documentSnapshot.js';
 import { pathToUri } from '../../server/src/workspace/documentSnapshot.js';

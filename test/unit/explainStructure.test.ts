@@ -5,7 +5,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { codeStructure } from '../../server/src/repo/structure/codeStructure.js';
 import type { CodeStructure, StructureTarget } from '../../server/src/repo/structure/codeStructure.js';
-import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
+import { WorkspaceProject } from '../../server/src/workspace/workspaceProject.js';
 import { explainStructure, OfflineExplainAgent } from '../../server/src/agents/offline/explainAgent.js';
 import { explainTask } from '../../server/src/tasks/explainTask.js';
 import type { AgentRequest } from '../../server/src/agents/agent.js';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OfflineFixAgent, formatSettingsFor } from '../../server/src/agents/offline/fixAgent.js';
 import { fixModel, fileAround } from '../../server/src/agents/model/fixModel.js';
 import type { AgentAnswer, AgentRequest } from '../../server/src/agents/agent.js';
-import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
+import { WorkspaceProject } from '../../server/src/workspace/workspaceProject.js';
 import { fixTask } from '../../server/src/tasks/fixTask.js';
 import type { DiagnosticInfo } from '../../server/src/tasks/task.js';
 import { applyOffsetEdits } from '../../server/src/edits/textEdits.js';

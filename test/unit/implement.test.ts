@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Project } from 'ts-morph';
 import { afterAll, describe, expect, it } from 'vitest';
 import { copyFixture } from '../support/lspClient.js';
-import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
+import { WorkspaceProject } from '../../server/src/workspace/workspaceProject.js';
 import { implementableAt, implementationName, implementTask } from '../../server/src/tasks/implementTask.js';
 import { implementSkeleton, OfflineImplementAgent } from '../../server/src/agents/offline/implementAgent.js';
 import { declarationTarget } from '../../server/src/tasks/documentTask.js';

@@ -13,7 +13,7 @@ import { runIssuePipeline } from '../../server/src/pipeline/issuePipeline.js';
 import { callsForErrors, classNameIn, fileNameFor, habitFileName } from '../../server/src/pipeline/classPipeline.js';
 import { PipelineRun, findStep } from '../../server/src/pipeline/pipelineRun.js';
 import { applyModelPatch, cleanPath } from '../../server/src/pipeline/modelPatch.js';
-import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
+import { WorkspaceProject } from '../../server/src/workspace/workspaceProject.js';
 import type { DocumentSnapshot, DocumentSource } from '../../server/src/workspace/documentSnapshot.js';
 import { languageIdForPath, uriToPath, workspaceSnapshot } from '../../server/src/workspace/documentSnapshot.js';
 import { copyFixture, linkModules } from '../support/lspClient.js';

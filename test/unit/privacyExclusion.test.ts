@@ -10,7 +10,7 @@ import { ModelClient } from '../../server/src/agents/modelClient.js';
 import { OpenAIAgent } from '../../server/src/agents/openaiAgent.js';
 import type { AgentRequest } from '../../server/src/agents/agent.js';
 import { listDeclarations } from '../../server/src/repo/declarations.js';
-import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
+import { WorkspaceProject } from '../../server/src/workspace/workspaceProject.js';
 import { pathToUri, resolvePath } from '../../server/src/workspace/documentSnapshot.js';
 import { TraceStore } from '../../server/src/trace/traceStore.js';
 import type { Interaction } from '../../server/src/protocol.js';

@@ -6,7 +6,7 @@ import { DEFAULT_SETTINGS } from '../../protocol/src/index.js';
 import type { AgentRequest } from '../../server/src/agents/agent.js';
 import { OfflineQuestionAgent, fenceFor, formatLocations } from '../../server/src/agents/offline/questionAgent.js';
 import { buildRegistry } from '../../server/src/agents/registry.js';
-import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
+import { WorkspaceProject } from '../../server/src/workspace/workspaceProject.js';
 import { questionTask } from '../../server/src/tasks/questionTask.js';
 import type { DocumentSnapshot } from '../../server/src/workspace/documentSnapshot.js';
 import { pathToUri } from '../../server/src/workspace/documentSnapshot.js';

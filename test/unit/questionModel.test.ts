@@ -5,7 +5,7 @@ import { modelTasks } from '../../server/src/agents/modelTasks.js';
 import { CONTEXT_BUDGET, contextBlock, questionModel } from '../../server/src/agents/model/questionModel.js';
 import { LexicalIndex } from '../../server/src/repo/lexical/lexicalIndex.js';
 import { workspaceIndex } from '../../server/src/repo/lexical/workspaceIndexes.js';
-import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
+import { WorkspaceProject } from '../../server/src/workspace/workspaceProject.js';
 import type { AgentRequest } from '../../server/src/agents/agent.js';
 import { pathToUri } from '../../server/src/workspace/documentSnapshot.js';
 import { copyFixture } from '../support/lspClient.js';

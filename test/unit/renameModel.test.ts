@@ -7,7 +7,7 @@ import { MASK, parseSuggestedNames, renameModel } from '../../server/src/agents/
 import type { AgentRequest } from '../../server/src/agents/agent.js';
 import type { AskModel, Prompt } from '../../server/src/agents/modelTask.js';
 import { renameTask } from '../../server/src/tasks/renameTask.js';
-import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
+import { WorkspaceProject } from '../../server/src/workspace/workspaceProject.js';
 import { pathToUri } from '../../server/src/workspace/documentSnapshot.js';
 import type { DocumentSnapshot } from '../../server/src/workspace/documentSnapshot.js';
 

@@ -7,7 +7,7 @@ import { parseRenameRequest, renameTask } from '../../server/src/tasks/renameTas
 import { OfflineRenameAgent } from '../../server/src/agents/offline/renameAgent.js';
 import type { AgentRequest } from '../../server/src/agents/agent.js';
 import type { TaskTarget } from '../../server/src/tasks/task.js';
-import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
+import { WorkspaceProject } from '../../server/src/workspace/workspaceProject.js';
 import { applyOffsetEdits } from '../../server/src/edits/textEdits.js';
 import { pathToUri } from '../../server/src/workspace/documentSnapshot.js';
 import type { DocumentSnapshot } from '../../server/src/workspace/documentSnapshot.js';

@@ -9,7 +9,7 @@ import { namesInRequest } from '../../server/src/context/requestNames.js';
 import { RecentPositions } from '../../server/src/context/recentPositions.js';
 import type { VisitedPosition } from '../../server/src/context/recentPositions.js';
 import { declarationsNamed, withSyntaxTree } from '../../server/src/repo/declarations.js';
-import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
+import { WorkspaceProject } from '../../server/src/workspace/workspaceProject.js';
 import type { DocumentSnapshot } from '../../server/src/workspace/documentSnapshot.js';
 import { pathToUri } from '../../server/src/workspace/documentSnapshot.js';
 import { copyFixture } from '../support/lspClient.js';

@@ -11,7 +11,7 @@ import { runCommandFlow } from '../../server/src/tasks/commandFlow.js';
 import type { EditorPort } from '../../server/src/editorPort.js';
 import { segmentFiles } from '../support/traceFiles.js';
 import type { TaskEnvironment } from '../../server/src/tasks/runTask.js';
-import { WorkspaceProjects } from '../../server/src/repo/workspaceProject.js';
+import { WorkspaceProjects } from '../../server/src/workspace/workspaceProject.js';
 import { declarationAt } from '../../server/src/repo/declarations.js';
 import { declarationTarget } from '../../server/src/tasks/documentTask.js';
 import { noProgress } from '../../server/src/editorPort.js';

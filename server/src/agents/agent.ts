@@ -1,7 +1,7 @@
 // The agent interface: what every agent (offline or model) declares and how the orchestrator calls it.
 import type { AgentDescriptor, AssistantSettings, PipelineState, PipelineStepParams, TaskId, Verdict } from '../protocol.js';
 import type { DocumentSnapshot, DocumentSource } from '../workspace/documentSnapshot.js';
-import type { WorkspaceProject } from '../repo/workspaceProject.js';
+import type { WorkspaceProject } from '../workspace/workspaceProject.js';
 import type { Proposal } from '../edits/proposal.js';
 import type { TaskTarget } from '../tasks/task.js';
 

@@ -1,6 +1,6 @@
 // The shapes of a request's context: what it is built from, and what it holds.
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
-import type { WorkspaceProject } from '../repo/workspaceProject.js';
+import type { WorkspaceProject } from '../workspace/workspaceProject.js';
 import type { VisitedPosition } from './recentPositions.js';
 
 /** A piece of a workspace file. */

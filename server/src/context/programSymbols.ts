@@ -1,7 +1,7 @@
 // The program-side symbol resolver of a request's context: the language service over what the ts-morph project holds, references confirmed by the type checker.
 import { ts } from 'ts-morph';
 import { resolvePath } from '../workspace/documentSnapshot.js';
-import type { WorkspaceProject } from '../repo/workspaceProject.js';
+import type { WorkspaceProject } from '../workspace/workspaceProject.js';
 import { nextWordAt } from './wordSearch.js';
 import { inside, isCode } from './contextFiles.js';
 import type { WorkspaceFiles } from './contextFiles.js';

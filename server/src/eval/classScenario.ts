@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ts } from 'ts-morph';
 import { habitFileName } from '../pipeline/classPipeline.js';
-import { WorkspaceProject, WorkspaceProjects } from '../repo/workspaceProject.js';
+import { WorkspaceProject, WorkspaceProjects } from '../workspace/workspaceProject.js';
 import type { TestFrameworkName } from '../repo/testFramework.js';
 import { fileErrors, formatFileErrors, typeCheckNewFile, withScratchProject } from '../oracle/scratchProject.js';
 import { runProjectTests } from '../listeners/projectTests.js';

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { DeclarationKind, DeclarationTarget } from '../repo/declarations.js';
 import { KIND_LABEL, listDeclarations, parseDocument } from '../repo/declarations.js';
-import type { WorkspaceProject } from '../repo/workspaceProject.js';
+import type { WorkspaceProject } from '../workspace/workspaceProject.js';
 import { declarationTarget } from '../tasks/documentTask.js';
 import { languageIdForPath, pathToUri } from '../workspace/documentSnapshot.js';
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';

@@ -1,5 +1,5 @@
 // The fix scenario (Copilot harness): fix type-check (and ESLint) diagnostics other than import and configuration ones; scored on syntax correctness and fix rate.
-import type { WorkspaceProject } from '../repo/workspaceProject.js';
+import type { WorkspaceProject } from '../workspace/workspaceProject.js';
 import type { DiagnosticInfo } from '../tasks/task.js';
 import { diagnosticName, fixTarget, shortMessage } from '../tasks/fixTask.js';
 import { diagnosticsOf, fixRule, loadProjectFiles, noNewDiagnosticsRule, verdictOf } from '../oracle/typeCheck.js';

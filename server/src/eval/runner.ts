@@ -7,7 +7,7 @@ import { resolveSettings } from '../config/settings.js';
 import { AgentRegistry, buildRegistry } from '../agents/registry.js';
 import type { Agent } from '../agents/agent.js';
 import { TraceStore } from '../trace/traceStore.js';
-import { WorkspaceProjects } from '../repo/workspaceProject.js';
+import { WorkspaceProjects } from '../workspace/workspaceProject.js';
 import { stopSavingIndexes } from '../repo/lexical/workspaceIndexes.js';
 import { PlanCache } from '../tasks/runTask.js';
 import type { TaskEnvironment } from '../tasks/runTask.js';

@@ -5,8 +5,8 @@ import type { Range } from 'vscode-languageserver-protocol';
 import { lineStarts, offsetsToRange } from '../edits/textEdits.js';
 import { fileDiagnostics, toDiagnosticInfo } from '../oracle/typeCheck.js';
 import { redactSecrets } from '../privacy/secrets.js';
-import { listedProjectFiles } from '../repo/workspaceProject.js';
-import type { WorkspaceProject, WorkspaceProjects } from '../repo/workspaceProject.js';
+import { listedProjectFiles } from '../workspace/workspaceProject.js';
+import type { WorkspaceProject, WorkspaceProjects } from '../workspace/workspaceProject.js';
 import { pathToUri } from '../workspace/documentSnapshot.js';
 
 export interface ProblemLocation {

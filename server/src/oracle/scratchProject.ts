@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Project, ts } from 'ts-morph';
 import type { SourceFile } from 'ts-morph';
-import { configFileNames } from '../repo/projectConfigs.js';
-import type { WorkspaceProject } from '../repo/workspaceProject.js';
+import { configFileNames } from '../workspace/projectConfigs.js';
+import type { WorkspaceProject } from '../workspace/workspaceProject.js';
 
 /** A file as the scratch project should see it, whatever the disk holds. */
 export interface ScratchFile {

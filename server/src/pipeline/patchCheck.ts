@@ -11,7 +11,7 @@ import type { TestRunResult } from '../oracle/testRunner.js';
 import { detectTestConvention } from '../repo/testFramework.js';
 import { existingTestFileFor } from '../tasks/rewriteCheck.js';
 import type { TestConvention } from '../repo/testFramework.js';
-import type { WorkspaceProject } from '../repo/workspaceProject.js';
+import type { WorkspaceProject } from '../workspace/workspaceProject.js';
 import { uriToPath } from '../workspace/documentSnapshot.js';
 
 /** Most test files run for one patch: enough for the files it touches, bounded so a review stays minutes, not hours. */

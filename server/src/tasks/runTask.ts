@@ -6,7 +6,7 @@ import type { Agent, AgentAnswer, AgentRequest, PipelineReplay } from '../agents
 import type { AgentRegistry } from '../agents/registry.js';
 import { runAgents } from '../agents/orchestrator.js';
 import type { AgentOutcome } from '../agents/orchestrator.js';
-import type { WorkspaceProjects } from '../repo/workspaceProject.js';
+import type { WorkspaceProjects } from '../workspace/workspaceProject.js';
 import type { TraceStore } from '../trace/traceStore.js';
 import type { DocumentSnapshot, DocumentSource } from '../workspace/documentSnapshot.js';
 import { offsetsToRange } from '../edits/textEdits.js';

@@ -1,6 +1,6 @@
 // The shape of a task in the catalogue: where it is offered, what its agents get, and how an answer becomes a proposal.
 import type { AssistantSettings, TaskId, Verdict } from '../protocol.js';
-import type { WorkspaceProject } from '../repo/workspaceProject.js';
+import type { WorkspaceProject } from '../workspace/workspaceProject.js';
 import type { DeclarationTarget } from '../repo/declarations.js';
 import type { Annotation } from '../edits/annotation.js';
 import type { Proposal } from '../edits/proposal.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ts } from 'ts-morph';
 import type { AgentDescriptor, TaskId } from '../../protocol.js';
 import type { Agent, AgentAnswer, AgentRequest } from '../agent.js';
-import type { WorkspaceProject } from '../../repo/workspaceProject.js';
+import type { WorkspaceProject } from '../../workspace/workspaceProject.js';
 import type { Proposal } from '../../edits/proposal.js';
 import type { DocumentEditPlan } from '../../edits/textEdits.js';
 import type { DiagnosticInfo } from '../../tasks/task.js';

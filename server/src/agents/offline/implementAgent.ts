@@ -6,7 +6,7 @@ import type { AgentDescriptor, TaskId } from '../../protocol.js';
 import type { Agent, AgentAnswer, AgentRequest } from '../agent.js';
 import type { DeclarationTarget } from '../../repo/declarations.js';
 import { detectTestConvention, moduleSpecifier } from '../../repo/testFramework.js';
-import type { WorkspaceProject } from '../../repo/workspaceProject.js';
+import type { WorkspaceProject } from '../../workspace/workspaceProject.js';
 import { fileErrors, withScratchProject } from '../../oracle/scratchProject.js';
 import type { FileDiagnostic } from '../../oracle/scratchProject.js';
 import { freeClassName, implementableAt, implementationName, implementationPath, memberNames } from '../../tasks/implementTask.js';

@@ -4,7 +4,7 @@ import { ts } from 'ts-morph';
 import type { AgentDescriptor, TaskId } from '../../protocol.js';
 import type { Agent, AgentAnswer, AgentRequest } from '../agent.js';
 import type { DeclarationTarget } from '../../repo/declarations.js';
-import type { WorkspaceProject } from '../../repo/workspaceProject.js';
+import type { WorkspaceProject } from '../../workspace/workspaceProject.js';
 import type { DocumentSnapshot } from '../../workspace/documentSnapshot.js';
 import { typeCheckNewFile } from '../../oracle/scratchProject.js';
 import { testFileProposal, testPlaceOf } from '../../tasks/testTask.js';

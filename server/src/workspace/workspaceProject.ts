@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Project, ts } from 'ts-morph';
 import type { SourceFile } from 'ts-morph';
-import { MAX_WORKSPACE_FILES, workspaceFiles } from '../workspace/workspaceFiles.js';
+import { MAX_WORKSPACE_FILES, workspaceFiles } from './workspaceFiles.js';
 import { ConfigLocator, configFileNames } from './projectConfigs.js';
 
 /** Compiler options for files no tsconfig or jsconfig governs. */
