@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ts } from 'ts-morph';
 import { habitFileName } from '../pipeline/classPipeline.js';
-import { WorkspaceProject, WorkspaceProjects } from '../workspace/workspaceProject.js';
+import { WorkspaceProject } from '../workspace/workspaceProject.js';
+import { Workspace } from '../workspace/workspace.js';
 import type { TestFrameworkName } from '../repo/testFramework.js';
 import { fileErrors, formatFileErrors, typeCheckNewFile, withScratchProject } from '../oracle/scratchProject.js';
 import { runProjectTests } from '../listeners/projectTests.js';
@@ -250,7 +251,7 @@ export const classScenario: Scenario<ClassCase> = {
     const copy = removalCopy(evalCase);
     try {
       const { documents: _documents, recent: _recent, ...shared } = env;
-      const caseEnv: TaskEnvironment = { ...shared, root: copy.root, projects: new WorkspaceProjects(copy.root) };
+      const caseEnv: TaskEnvironment = { ...shared, root: copy.root, workspace: new Workspace(copy.root) };
       const fsPath = copy.pathOf(evalCase.file);
       // The document only decides the folder of the new file (an empty text would mean "the workspace").
       const document = snapshotOf(fsPath, evalCase.removal.text.trim() === '' ? '\n' : evalCase.removal.text);

@@ -105,7 +105,7 @@ export const docScenario: Scenario<DocCase> = {
     if (!file || others.length > 0 || file.created || file.fsPath !== evalCase.fsPath) return fail('the answer edits other files than the documented one');
     const errors = syntaxErrors(evalCase.fsPath, file.after);
     if (errors.length > 0) return fail(`the edited file does not parse: ${errors[0] ?? ''}`);
-    const facts = factsOf(context.env.projects.forFile(evalCase.fsPath), evalCase);
+    const facts = factsOf(context.env.workspace.projects.forFile(evalCase.fsPath), evalCase);
     const declaration = evalCase.declaration;
     const verdict = checkDocFormat({ fileName: evalCase.fsPath, before: evalCase.text, after: file.after, target: { kind: declaration.kind, simpleName: declaration.simpleName, start: declaration.start }, facts });
     const details = { hadDoc: evalCase.hadDoc, problems: verdict.problems, ...(verdict.comment ? { comment: verdict.comment } : {}) };

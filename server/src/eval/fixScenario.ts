@@ -40,7 +40,7 @@ export const fixScenario: Scenario<FixCase> = {
   async buildCases(context, signal) {
     const skipped: SkipCounts = { generated: 0, minified: 0, ignored: 0, declaration: 0, large: 0, unreadable: 0 };
     const files = repositorySourceFiles(context.scratch.root, skipped);
-    const projects = context.env.projects;
+    const projects = context.env.workspace.projects;
     // Each project's whole program at once: each file's diagnostics then come from one checker instead of one per file.
     for (const file of files) {
       const project = projects.forFile(file.fsPath);
@@ -136,7 +136,7 @@ export const fixScenario: Scenario<FixCase> = {
  * (when ESLint runs) reports nothing new either.
  */
 async function judgeFix(context: ScoreContext, evalCase: FixCase, files: AppliedFile[]): Promise<{ fixed: boolean; reason?: string; details: Record<string, unknown> }> {
-  const typescript = compareTypeScript(context.env.projects.forFile(evalCase.fsPath), files, context.scratch.relativeOf.bind(context.scratch));
+  const typescript = compareTypeScript(context.env.workspace.projects.forFile(evalCase.fsPath), files, context.scratch.relativeOf.bind(context.scratch));
   const tsKey = evalCase.analyzer === 'typescript' ? keyOf(Number(evalCase.diagnostic.code), evalCase.diagnostic.message) : undefined;
   const details: Record<string, unknown> = { typescript: { before: typescript.before, after: typescript.after, new: typescript.fresh } };
   let lint: LintComparison | undefined;

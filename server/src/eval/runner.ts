@@ -7,7 +7,7 @@ import { resolveSettings } from '../config/settings.js';
 import { AgentRegistry, buildRegistry } from '../agents/registry.js';
 import type { Agent } from '../agents/agent.js';
 import { TraceStore } from '../trace/traceStore.js';
-import { WorkspaceProjects } from '../workspace/workspaceProject.js';
+import { Workspace } from '../workspace/workspace.js';
 import { stopSavingIndexes } from '../repo/lexical/workspaceIndexes.js';
 import { PlanCache } from '../tasks/runTask.js';
 import type { TaskEnvironment } from '../tasks/runTask.js';
@@ -169,7 +169,7 @@ export async function runEvaluation(options: EvalOptions, io: EvalIO, signal: Ab
     const measured: Agent[] = known.map((info) => new MeasuredAgent(registry.byName(info.name) as Agent, ledger, (task) => promptOverride(settings, info.name, task)));
     const env: TaskEnvironment = {
       root: scratch.root,
-      projects: new WorkspaceProjects(scratch.root),
+      workspace: new Workspace(scratch.root),
       registry: new AgentRegistry(measured),
       trace,
       sessionId: session.id,

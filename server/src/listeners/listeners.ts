@@ -108,7 +108,7 @@ export class Listeners {
 
   async typeCheck(signal: AbortSignal, progress: ProgressSink): Promise<ListenerRun> {
     progress.report('type-checking the project', 5);
-    const result = await projectTypeCheck(this.env.projects, signal, { unsaved: this.unsaved() });
+    const result = await projectTypeCheck(this.env.workspace.projects, signal, { unsaved: this.unsaved() });
     this.replace('typecheck', result.problems);
     const errors = result.problems.filter((p) => p.severity === 1).length;
     const left = result.truncated > 0 ? ` (${result.truncated} more not shown)` : '';

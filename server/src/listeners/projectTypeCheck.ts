@@ -157,7 +157,7 @@ function clampSeverity(severity: number | undefined): Problem['severity'] {
  * listing holds (`listedProjectFiles`). Sorted, so problems come in a stable order.
  */
 function checkedFileNames(projects: WorkspaceProjects): { names: string[]; truncated: boolean; left: number } {
-  const found = listedProjectFiles(projects.root, projects.configuredFiles());
+  const found = listedProjectFiles(projects.files, projects.configuredFiles());
   return { ...found, names: [...found.names].sort() };
 }
 

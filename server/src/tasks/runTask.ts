@@ -6,7 +6,7 @@ import type { Agent, AgentAnswer, AgentRequest, PipelineReplay } from '../agents
 import type { AgentRegistry } from '../agents/registry.js';
 import { runAgents } from '../agents/orchestrator.js';
 import type { AgentOutcome } from '../agents/orchestrator.js';
-import type { WorkspaceProjects } from '../workspace/workspaceProject.js';
+import type { Workspace } from '../workspace/workspace.js';
 import type { TraceStore } from '../trace/traceStore.js';
 import type { DocumentSnapshot, DocumentSource } from '../workspace/documentSnapshot.js';
 import { offsetsToRange } from '../edits/textEdits.js';
@@ -26,8 +26,11 @@ import type { TaskDefinition, TaskRunView, TaskTarget } from './task.js';
 /** What runTask needs from the running server. */
 export interface TaskEnvironment {
   root: string;
-  /** The workspace's projects; a task on a document works in the one whose config governs it. */
-  projects: WorkspaceProjects;
+  /**
+   * The workspace's state (files, documents, projects, index): what every feature asks. A task on a document works
+   * in the project whose config governs it.
+   */
+  workspace: Workspace;
   registry: AgentRegistry;
   trace: TraceStore;
   sessionId: string;
@@ -117,7 +120,7 @@ async function enrichmentFor(env: TaskEnvironment, run: TaskRun, agents: readonl
     // Gathered once for the task: the context is redacted with them, and the model agents send with them.
     const knownSecrets = protectedValues(env.root, { fsPath: run.document.fsPath, text: run.document.text });
     const context = await buildRequestContext(
-      { root: env.root, document: run.document, target: { start: run.target.start, end: run.target.end, name: run.target.name }, text: run.text, openDocuments: open, recent: env.recent?.list() ?? [], project: env.projects.forFile(run.document.fsPath), budgetTokens: CONTEXT_BUDGET_TOKENS, resolve: 'index', knownSecrets },
+      { root: env.root, document: run.document, target: { start: run.target.start, end: run.target.end, name: run.target.name }, text: run.text, openDocuments: open, recent: env.recent?.list() ?? [], project: env.workspace.projects.forFile(run.document.fsPath), budgetTokens: CONTEXT_BUDGET_TOKENS, resolve: 'index', knownSecrets },
       signal,
     );
     return { text: renderRequestContext(context), tokens: context.tokens, omitted: context.omitted, knownSecrets };
@@ -273,7 +276,7 @@ async function runAgentsAndCheck(env: TaskEnvironment, run: TaskRun, definition:
     document: run.document,
     target: run.target,
     parameters: view.parameters,
-    project: env.projects.forFile(run.document.fsPath),
+    project: env.workspace.projects.forFile(run.document.fsPath),
     history: [],
     pipeline: { settings: env.pipelines, oracle: env.oracle },
     ...(env.documents ? { documents: env.documents } : {}),
@@ -409,7 +412,7 @@ async function evaluateOutcome(env: TaskEnvironment, definition: TaskDefinition,
     }
     const withEdit: TraceResponse = { ...response, text: converted.text, edit: proposalToWorkspaceEdit(converted.proposal) };
     if (definition.check) {
-      const verdict = await definition.check(converted.proposal, view, { root: env.root, project: env.projects.forFile(view.document.fsPath), oracle: env.oracle }, signal);
+      const verdict = await definition.check(converted.proposal, view, { root: env.root, project: env.workspace.projects.forFile(view.document.fsPath), oracle: env.oracle }, signal);
       if (!verdict.passed) {
         evaluated.push({ candidate: { response: { ...withEdit, verdict, status: 'empty', error: `rejected by the oracle: ${verdict.summary}` } }, rejection: [verdict.summary, ...(verdict.details ?? [])].join('\n') });
         continue;

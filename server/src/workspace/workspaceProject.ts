@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Project, ts } from 'ts-morph';
 import type { SourceFile } from 'ts-morph';
 import { MAX_WORKSPACE_FILES, workspaceFiles } from './workspaceFiles.js';
+import type { WorkspaceFiles } from './workspaceFiles.js';
 import { ConfigLocator, configFileNames } from './projectConfigs.js';
 
 /** Compiler options for files no tsconfig or jsconfig governs. */
@@ -17,16 +18,21 @@ const DEFAULT_OPTIONS: ts.CompilerOptions = { allowJs: true, checkJs: false, tar
 export class WorkspaceProject {
   private project: Project | undefined;
   private config: string | null | undefined;
+  /** The workspace's listing: the files a project without a tsconfig's list loads. */
+  readonly files: WorkspaceFiles;
 
   /**
    * `root` is the workspace folder (what paths in messages are relative to); `configFile` the config whose options
-   * apply, `null` for none, or left out for the root's tsconfig.json when there is one.
+   * apply, `null` for none, or left out for the root's tsconfig.json when there is one; `files` the workspace's
+   * listing (its owner's, `Workspace.files`).
    */
   constructor(
     readonly root: string,
     configFile?: string | null,
+    files?: WorkspaceFiles,
   ) {
     this.config = configFile;
+    this.files = files ?? workspaceFiles(root);
   }
 
   /** The config file whose compiler options and files the project follows, if any. */
@@ -77,11 +83,14 @@ export class WorkspaceProjects {
   readonly workspace: WorkspaceProject;
 
   readonly root: string;
+  /** The workspace's listing, which its projects share. */
+  readonly files: WorkspaceFiles;
 
-  constructor(root: string) {
+  constructor(root: string, files?: WorkspaceFiles) {
     this.root = path.resolve(root);
+    this.files = files ?? workspaceFiles(this.root);
     this.locator = new ConfigLocator(this.root);
-    this.workspace = new WorkspaceProject(this.root);
+    this.workspace = new WorkspaceProject(this.root, undefined, this.files);
   }
 
   /** The project whose compiler options apply to `fsPath` (the root's for a file without one, or outside the root). */
@@ -90,7 +99,7 @@ export class WorkspaceProjects {
     if (!config || config === this.workspace.configFile) return this.workspace;
     let project = this.byConfig.get(config);
     if (!project) {
-      project = new WorkspaceProject(this.root, config);
+      project = new WorkspaceProject(this.root, config, this.files);
       this.byConfig.set(config, project);
     }
     return project;
@@ -115,7 +124,7 @@ export interface WorkspaceScope {
 /**
  * Adds the workspace's files to the project, so references in files nobody opened are found and a rename reaches
  * them: the tsconfig's files (what the compiler loads, ignored ones too: a rename must reach every use, though no
- * model reads them), or, without a tsconfig that names files, the listed source files (`workspaceFiles`); at most
+ * model reads them), or, without a tsconfig that names files, the workspace's listed source files; at most
  * MAX_WORKSPACE_FILES either way. Files holding an editor's text keep it; files read from disk are refreshed, so
  * callers added since are found and deleted files are forgotten.
  */
@@ -145,7 +154,7 @@ export function loadWorkspaceFiles(workspace: WorkspaceProject, signal?: AbortSi
 function compilerFileNames(workspace: WorkspaceProject): { names: string[]; truncated: boolean } {
   const configured = workspace.configFile ? configFileNames(workspace.configFile) : [];
   if (configured.length > 0) return { names: configured.slice(0, MAX_WORKSPACE_FILES), truncated: configured.length > MAX_WORKSPACE_FILES };
-  const listing = workspaceFiles(workspace.root).list('source');
+  const listing = workspace.files.list('source');
   return { names: listing.files.map((file) => file.fsPath), truncated: listing.truncated };
 }
 
@@ -154,8 +163,7 @@ function compilerFileNames(workspace: WorkspaceProject): { names: string[]; trun
  * the workspace's listing holds, or, when the configs name none (a solution-style tsconfig, or no tsconfig), the
  * listed source files. `left`: configured files the listing does not hold.
  */
-export function listedProjectFiles(root: string, configured: readonly string[]): { names: string[]; truncated: boolean; left: number } {
-  const files = workspaceFiles(root);
+export function listedProjectFiles(files: WorkspaceFiles, configured: readonly string[]): { names: string[]; truncated: boolean; left: number } {
   if (configured.length > 0) {
     const { files: names, left } = files.filter(configured.map((name) => path.resolve(name)));
     return { names, truncated: left > 0 && files.list('script').truncated, left };
