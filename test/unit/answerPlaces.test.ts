@@ -8,13 +8,20 @@ import { explainModel } from '../../server/src/agents/model/explainModel.js';
 import { citedLocations, questionModel } from '../../server/src/agents/model/questionModel.js';
 import { OfflineExplainAgent } from '../../server/src/agents/offline/explainAgent.js';
 import { workspaceIndex } from '../../server/src/repo/lexical/workspaceIndexes.js';
-import { WorkspaceProject } from '../../server/src/workspace/workspaceProject.js';
+import type { WorkspaceProject } from '../../server/src/workspace/workspaceProject.js';
+import { Workspace } from '../../server/src/workspace/workspace.js';
 import { MAX_ANSWER_LOCATIONS, answerLocations } from '../../server/src/tasks/answerLocations.js';
 import { explainTask } from '../../server/src/tasks/explainTask.js';
 import { answerMarkdown, answerMessage, answerTitle } from '../../server/src/tasks/presentAnswer.js';
 import type { DocumentSnapshot } from '../../server/src/workspace/documentSnapshot.js';
 import { pathToUri } from '../../server/src/workspace/documentSnapshot.js';
 import { copyFixture } from '../support/lspClient.js';
+
+/** A request's workspace and the project of its root tsconfig. */
+function inWorkspace(root: string): { workspace: Workspace; project: WorkspaceProject } {
+  const workspace = new Workspace(root);
+  return { workspace, project: workspace.projects.workspace };
+}
 
 const signal = new AbortController().signal;
 
@@ -26,7 +33,7 @@ function questionRequest(root: string, question: string): AgentRequest {
     document: { uri: pathToUri(root), fsPath: root, languageId: 'plaintext', version: null, text: '' },
     target: { name: 'the workspace', start: 0, end: 0 },
     parameters: { question },
-    project: new WorkspaceProject(root),
+    ...inWorkspace(root),
     history: [],
   };
 }
@@ -97,7 +104,7 @@ describe('the places model answers name', () => {
     const document: DocumentSnapshot = { uri: pathToUri(fsPath), fsPath, languageId: 'typescript', version: 1, text: fs.readFileSync(fsPath, 'utf8') };
     const at = document.text.indexOf('main(args');
     const [offer] = explainTask.offersAt({ document, start: at, end: at, diagnostics: [] });
-    const request: AgentRequest = { task: 'explain', interactionId: 'i', text: 'explain main', document, target: offer!.target, parameters: {}, project: new WorkspaceProject(root), history: [] };
+    const request: AgentRequest = { task: 'explain', interactionId: 'i', text: 'explain main', document, target: offer!.target, parameters: {}, ...inWorkspace(root), history: [] };
     const offline = await new OfflineExplainAgent().run(request, signal);
     const model = await explainModel.run!(request, answering('`main` parses its arguments.'), undefined, signal);
     expect(model.text).toBe('`main` parses its arguments.');

@@ -10,7 +10,8 @@ import { ModelClient } from '../../server/src/agents/modelClient.js';
 import { OpenAIAgent } from '../../server/src/agents/openaiAgent.js';
 import type { AgentRequest } from '../../server/src/agents/agent.js';
 import { listDeclarations } from '../../server/src/repo/declarations.js';
-import { WorkspaceProject } from '../../server/src/workspace/workspaceProject.js';
+import type { WorkspaceProject } from '../../server/src/workspace/workspaceProject.js';
+import { Workspace } from '../../server/src/workspace/workspace.js';
 import { pathToUri, resolvePath } from '../../server/src/workspace/documentSnapshot.js';
 import { TraceStore } from '../../server/src/trace/traceStore.js';
 import type { Interaction } from '../../server/src/protocol.js';
@@ -23,6 +24,12 @@ import { explainTask } from '../../server/src/tasks/explainTask.js';
 import { renameTask } from '../../server/src/tasks/renameTask.js';
 import type { ScriptedModel } from '../support/scriptedModel.js';
 import { readSegment, segmentFiles } from '../support/traceFiles.js';
+
+/** A request's workspace and the project of its root tsconfig. */
+function inWorkspace(root: string): { workspace: Workspace; project: WorkspaceProject } {
+  const workspace = new Workspace(root);
+  return { workspace, project: workspace.projects.workspace };
+}
 
 const directories: string[] = [];
 function workspace(files: Record<string, string>): string {
@@ -202,7 +209,7 @@ function documentRequest(root: string, relative: string): AgentRequest {
     document: { uri: pathToUri(fsPath), fsPath, languageId: 'typescript', version: 1, text },
     target: { name: declaration.name, start: declaration.start, end: declaration.end, declaration },
     parameters: {},
-    project: new WorkspaceProject(root),
+    ...inWorkspace(root),
     history: [],
   };
 }
@@ -239,7 +246,7 @@ describe('repository tools quoting other files into prompts', () => {
     const document = fixtureDocument(root, 'src/parser.ts');
     const at = document.text.indexOf('parseEntries(text');
     const target = explainTask.offersAt({ document, start: at, end: at, diagnostics: [] })[0]!.target;
-    const prompt = (): string => explainModel.buildPrompt({ task: 'explain', interactionId: 'i', text: 'explain', document, target, parameters: {}, project: new WorkspaceProject(root), history: [] }, undefined)!.user;
+    const prompt = (): string => explainModel.buildPrompt({ task: 'explain', interactionId: 'i', text: 'explain', document, target, parameters: {}, ...inWorkspace(root), history: [] }, undefined)!.user;
     expect(prompt()).toContain('`src/main.ts`');
     fs.writeFileSync(path.join(root, '.assistantignore'), 'src/main.ts\n');
     const without = prompt();
@@ -256,7 +263,7 @@ describe('repository tools quoting other files into prompts', () => {
     const target = renameTask.offersAt({ document, start: at, end: at, diagnostics: [] })[0]!.target;
     const prompts: Prompt[] = [];
     const answer = await renameModel.run!(
-      { task: 'rename', interactionId: 'i', text: 'rename clampAll', document, target, parameters: {}, project: new WorkspaceProject(root), history: [] },
+      { task: 'rename', interactionId: 'i', text: 'rename clampAll', document, target, parameters: {}, ...inWorkspace(root), history: [] },
       (prompt) => {
         prompts.push(prompt);
         return Promise.resolve({ text: 'clampValues', finishReason: 'stop' });

@@ -5,10 +5,17 @@ import { modelTasks } from '../../server/src/agents/modelTasks.js';
 import { CONTEXT_BUDGET, contextBlock, questionModel } from '../../server/src/agents/model/questionModel.js';
 import { LexicalIndex } from '../../server/src/repo/lexical/lexicalIndex.js';
 import { workspaceIndex } from '../../server/src/repo/lexical/workspaceIndexes.js';
-import { WorkspaceProject } from '../../server/src/workspace/workspaceProject.js';
+import type { WorkspaceProject } from '../../server/src/workspace/workspaceProject.js';
+import { Workspace } from '../../server/src/workspace/workspace.js';
 import type { AgentRequest } from '../../server/src/agents/agent.js';
 import { pathToUri } from '../../server/src/workspace/documentSnapshot.js';
 import { copyFixture } from '../support/lspClient.js';
+
+/** A request's workspace and the project of its root tsconfig. */
+function inWorkspace(root: string): { workspace: Workspace; project: WorkspaceProject } {
+  const workspace = new Workspace(root);
+  return { workspace, project: workspace.projects.workspace };
+}
 
 /** A request as assistant/ask builds it for a workspace-wide task: the workspace folder stands in for a document. */
 function questionRequest(root: string, question: string): AgentRequest {
@@ -19,7 +26,7 @@ function questionRequest(root: string, question: string): AgentRequest {
     document: { uri: pathToUri(root), fsPath: root, languageId: 'plaintext', version: null, text: '' },
     target: { name: 'the workspace', start: 0, end: 0 },
     parameters: { question },
-    project: new WorkspaceProject(root),
+    ...inWorkspace(root),
     history: [],
   };
 }

@@ -41,7 +41,7 @@ export const docScenario: Scenario<DocCase> = {
 
   async buildCases(context, signal) {
     const skipped: SkipCounts = { generated: 0, minified: 0, ignored: 0, declaration: 0, large: 0, unreadable: 0 };
-    const files = repositorySourceFiles(context.scratch.root, skipped);
+    const files = repositorySourceFiles(context.env.workspace, skipped);
     const cases: DocCase[] = [];
     let brokenFiles = 0;
     let short = 0;

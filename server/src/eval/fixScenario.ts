@@ -39,7 +39,7 @@ export const fixScenario: Scenario<FixCase> = {
 
   async buildCases(context, signal) {
     const skipped: SkipCounts = { generated: 0, minified: 0, ignored: 0, declaration: 0, large: 0, unreadable: 0 };
-    const files = repositorySourceFiles(context.scratch.root, skipped);
+    const files = repositorySourceFiles(context.env.workspace, skipped);
     const projects = context.env.workspace.projects;
     // Each project's whole program at once: each file's diagnostics then come from one checker instead of one per file.
     for (const file of files) {

@@ -124,7 +124,7 @@ export class Listeners {
       if (answer !== yes) return { listener: 'tests', ran: false, problems: 0, message: 'The tests were not run: allow them with the setting oracle.runTests, or answer yes when asked.' };
     }
     progress.report('running the tests in a scratch copy', 5);
-    const report = await runProjectTests({ workspaceRoot: this.env.root, files: this.unsaved().map((f) => ({ path: f.fsPath, text: f.text })), timeoutMs: this.env.oracle.testTimeoutMs }, signal);
+    const report = await runProjectTests({ workspace: this.env.workspace, files: this.unsaved().map((f) => ({ path: f.fsPath, text: f.text })), timeoutMs: this.env.oracle.testTimeoutMs }, signal);
     if (report.unavailable) return { listener: 'tests', ran: false, problems: 0, message: `The tests could not run: ${report.unavailable}` };
     const problems = toProblems(report, { textOf: (file) => this.documents.get(pathToUri(file))?.text });
     this.replace('tests', problems);

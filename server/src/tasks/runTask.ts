@@ -17,7 +17,6 @@ import { taskDefinition } from './catalogue.js';
 import { answerLocations } from './answerLocations.js';
 import { AgentsProgress } from './agentsProgress.js';
 import { protectedValues } from '../privacy/workspaceSecrets.js';
-import { workspaceExclusion } from '../privacy/exclusion.js';
 import { renderRequestContext } from '../context/contextRendering.js';
 import { buildRequestContext } from '../context/requestContext.js';
 import type { RecentPositions } from '../context/recentPositions.js';
@@ -237,7 +236,7 @@ export async function runTask(env: TaskEnvironment, run: TaskRun, signal: AbortS
     responses: [],
   };
   const recorder = new RunRecorder(env.trace, interaction);
-  const refusal = outsideRefusal(env.root, run.document);
+  const refusal = outsideRefusal(env.workspace, run.document);
   if (refusal) {
     // No agent runs on it (an offline one would edit a file outside the workspace), and nothing of it is sent.
     const { interaction: stored, durable } = await recorder.record([], refusal);
@@ -268,7 +267,7 @@ export async function runTask(env: TaskEnvironment, run: TaskRun, signal: AbortS
 }
 
 async function runAgentsAndCheck(env: TaskEnvironment, run: TaskRun, definition: TaskDefinition, agents: Agent[], interaction: Interaction, recorder: RunRecorder, signal: AbortSignal, progress: ProgressSink): Promise<TaskResult> {
-  const view: TaskRunView = { document: run.document, target: run.target, parameters: run.parameters ?? {} };
+  const view: TaskRunView = { workspace: env.workspace, document: run.document, target: run.target, parameters: run.parameters ?? {} };
   const base: AgentRequest = {
     task: run.task,
     interactionId: interaction.id,
@@ -276,6 +275,7 @@ async function runAgentsAndCheck(env: TaskEnvironment, run: TaskRun, definition:
     document: run.document,
     target: run.target,
     parameters: view.parameters,
+    workspace: env.workspace,
     project: env.workspace.projects.forFile(run.document.fsPath),
     history: [],
     pipeline: { settings: env.pipelines, oracle: env.oracle },
@@ -446,8 +446,8 @@ function noAnswerMessage(run: TaskRun, responses: TraceResponse[]): string {
  * Why a task will not run on a document: its path is in the workspace but a symlink on it leads outside, as the
  * repository tools and the workspace's listing never see it either. Undefined for every other document.
  */
-function outsideRefusal(root: string, document: DocumentSnapshot): string | undefined {
-  const excluded = document.fsPath ? workspaceExclusion(root).check(document.fsPath) : undefined;
+function outsideRefusal(workspace: Workspace, document: DocumentSnapshot): string | undefined {
+  const excluded = document.fsPath ? workspace.exclusion.check(document.fsPath) : undefined;
   if (excluded?.why !== 'outside') return undefined;
   return `${excluded.path} leads outside the workspace (it is really ${excluded.target ?? 'elsewhere'}): the assistant works only on the workspace's own files.`;
 }

@@ -1,7 +1,7 @@
 // The one owner of a workspace folder's state: its files, the editor's texts over the disk's, its projects and index, and when each goes stale.
 import path from 'node:path';
 import type { DocumentSnapshot, DocumentSource } from './documentSnapshot.js';
-import { languageIdForPath, resolvePath, syntaxFileName, uriToPath } from './documentSnapshot.js';
+import { languageIdForPath, pathToUri, resolvePath, syntaxFileName, uriToPath } from './documentSnapshot.js';
 import { diskText } from './diskTexts.js';
 import { workspaceFiles } from './workspaceFiles.js';
 import type { FileEvent, WorkspaceFiles } from './workspaceFiles.js';
@@ -12,6 +12,8 @@ import { forgetSyntaxTrees, noteTextEdits } from '../repo/declarations.js';
 import type { TextEditStep } from '../repo/declarations.js';
 import { saveWorkspaceIndex, workspaceIndex } from '../repo/lexical/workspaceIndexes.js';
 import type { LexicalIndex } from '../repo/lexical/lexicalIndex.js';
+import { TestConventions } from '../repo/testFramework.js';
+import type { TestConvention } from '../repo/testFramework.js';
 
 /** Largest file read from the disk as a document (a bundle or a data file past it is no document anyone edits). */
 const MAX_DISK_DOCUMENT_BYTES = 5_000_000;
@@ -50,6 +52,7 @@ export class Workspace {
   /** The editor's open documents, else the file on disk (version null). */
   readonly documents: DocumentSource;
   private readonly overlays: DocumentSource;
+  private readonly conventions: TestConventions;
 
   constructor(root: string, options: WorkspaceOptions = {}) {
     this.root = resolvePath(root);
@@ -58,11 +61,23 @@ export class Workspace {
     this.files = workspaceFiles(this.root);
     this.projects = new WorkspaceProjects(this.root, this.files);
     this.documents = { get: (uri) => this.document(uri), openUris: () => this.overlays.openUris() };
+    this.conventions = new TestConventions(this.files);
   }
 
   /** The lexical index of the workspace's source files, built on its first search and kept current after. */
   get index(): LexicalIndex {
     return workspaceIndex(this.root);
+  }
+
+  /** A file's text as the editor has it, else as the disk has it; undefined when it cannot be read. */
+  text(fsPath: string): string | undefined {
+    const open = this.overlays.get(pathToUri(fsPath));
+    return open ? open.text : diskText(fsPath, MAX_DISK_DOCUMENT_BYTES);
+  }
+
+  /** How the package holding a file tests its code (framework, test-file placement, import style), from the listing. */
+  testConvention(fsPath: string): TestConvention {
+    return this.conventions.of(fsPath);
   }
 
   /** Whether a path lies inside the workspace folder. */

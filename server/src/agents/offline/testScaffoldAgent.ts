@@ -21,7 +21,7 @@ export class OfflineTestScaffoldAgent implements Agent {
   async run(request: AgentRequest, signal: AbortSignal): Promise<AgentAnswer> {
     signal.throwIfAborted();
     const target = request.target.declaration;
-    const place = testPlaceOf(request.document);
+    const place = testPlaceOf(request.workspace, request.document);
     if (!target || !place) return { text: '' };
     const scaffold = writeScaffold(request.project, request.document, target, place, { verify: true, signal });
     signal.throwIfAborted();
