@@ -12,7 +12,7 @@ import type { CaseRun, ScoreContext } from '../../server/src/eval/scenario.js';
 import type { TaskEnvironment } from '../../server/src/tasks/runTask.js';
 import { Workspace } from '../../server/src/workspace/workspace.js';
 import { RepositoryTools } from '../../server/src/repo/repositoryTools.js';
-import { typeCheckNewFile } from '../../server/src/oracle/scratchProject.js';
+import { typeCheckNewFile } from '../../server/src/oracle/typeCheck.js';
 import { pathToUri } from '../../server/src/workspace/documentSnapshot.js';
 import { treeHash } from '../support/evalSupport.js';
 

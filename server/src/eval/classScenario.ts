@@ -6,7 +6,7 @@ import { habitFileName } from '../pipeline/classPipeline.js';
 import { WorkspaceProject } from '../workspace/workspaceProject.js';
 import { Workspace } from '../workspace/workspace.js';
 import type { TestFrameworkName } from '../repo/testFramework.js';
-import { fileErrors, formatFileErrors, typeCheckNewFile, withScratchProject } from '../oracle/scratchProject.js';
+import { fileErrors, formatFileErrors, typeCheckNewFile } from '../oracle/typeCheck.js';
 import { runProjectTests } from '../listeners/projectTests.js';
 import type { TestReport } from '../listeners/testReport.js';
 import type { Proposal } from '../edits/proposal.js';
@@ -146,7 +146,7 @@ export const classScenario: Scenario<ClassCase> = {
     for (const [fsPath, group] of groupBy(planned, (p) => p.file.fsPath)) {
       signal.throwIfAborted();
       const text = (group[0] as Planned).file.text;
-      const described = withScratchProject(project, [{ path: fsPath, text }], (p) => {
+      const described = project.withOverlay([{ path: fsPath, text }], (p) => {
         if (fileErrors(p, path.resolve(fsPath)).length > 0) return undefined;
         const program = p.getProgram().compilerObject;
         const source = program.getSourceFile(path.resolve(fsPath));

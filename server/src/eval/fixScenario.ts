@@ -2,7 +2,7 @@
 import type { WorkspaceProject } from '../workspace/workspaceProject.js';
 import type { DiagnosticInfo } from '../tasks/task.js';
 import { diagnosticName, fixTarget, shortMessage } from '../tasks/fixTask.js';
-import { diagnosticsOf, fixRule, loadProjectFiles, noNewDiagnosticsRule, verdictOf } from '../oracle/typeCheck.js';
+import { diagnosticsOf, fixRule, noNewDiagnosticsRule, verdictOf } from '../oracle/typeCheck.js';
 import type { CheckedDiagnostic, Comparison, FileComparison } from '../oracle/typeCheck.js';
 import { lineStarts, offsetToPosition } from '../edits/textEdits.js';
 import { languageIdForPath, pathToUri } from '../workspace/documentSnapshot.js';
@@ -44,7 +44,7 @@ export const fixScenario: Scenario<FixCase> = {
     // Each project's whole program at once: each file's diagnostics then come from one checker instead of one per file.
     for (const file of files) {
       const project = projects.forFile(file.fsPath);
-      loadProjectFiles(project, 'all');
+      project.loadConfigFiles('all');
       const tsProject = project.tsProject();
       if (!tsProject.getSourceFile(file.fsPath)) tsProject.addSourceFileAtPathIfExists(file.fsPath);
     }

@@ -9,7 +9,7 @@ import { clip } from '../agents/modelTask.js';
 import { PipelineFailure } from '../agents/orchestrator.js';
 import { RepositoryTools, TOOL_DEFINITIONS } from '../repo/repositoryTools.js';
 import { fencedCode } from '../tasks/replaceCode.js';
-import { formatFileErrors, typeCheckNewFile } from '../oracle/scratchProject.js';
+import { formatFileErrors, typeCheckNewFile } from '../oracle/typeCheck.js';
 import { runTestFile } from '../oracle/testRunner.js';
 import { testFilePath } from '../repo/testFramework.js';
 import { confine } from '../workspace/confinement.js';

@@ -5,7 +5,7 @@ import type { AssistantSettings, Verdict } from '../protocol.js';
 import type { Proposal } from '../edits/proposal.js';
 import { applyOffsetEdits } from '../edits/textEdits.js';
 import { noNewDiagnosticsRule, typeCheckProposal } from '../oracle/typeCheck.js';
-import { editorBuffers } from '../oracle/scratchProject.js';
+import { editorBuffers } from '../oracle/typeCheck.js';
 import { runTestFile } from '../oracle/testRunner.js';
 import type { TestRunResult } from '../oracle/testRunner.js';
 import { existingTestFileFor } from '../tasks/rewriteCheck.js';

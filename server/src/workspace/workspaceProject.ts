@@ -18,6 +18,8 @@ const DEFAULT_OPTIONS: ts.CompilerOptions = { allowJs: true, checkJs: false, tar
 export class WorkspaceProject {
   private project: Project | undefined;
   private config: string | null | undefined;
+  /** Which of the config's files were added (`loadConfigFiles`), so each kind is read once. */
+  private readonly loaded = new Set<'declarations' | 'all'>();
   /** The workspace's listing: the files a project without a tsconfig's list loads. */
   readonly files: WorkspaceFiles;
 
@@ -70,6 +72,61 @@ export class WorkspaceProject {
   tsProject(): Project {
     return this.get();
   }
+
+  /**
+   * Adds the config's files to the project: its declaration files (global types a file's diagnostics depend on)
+   * or all of them (what auto-import fixes search). The project otherwise holds only the files tasks asked for and
+   * what they import. Files already in the project keep their (editor) text. Does nothing without a config.
+   */
+  loadConfigFiles(which: 'declarations' | 'all'): void {
+    if (this.loaded.has(which) || this.loaded.has('all')) return;
+    this.loaded.add(which);
+    const config = this.configFile;
+    if (!config || !ts.sys.fileExists(config)) return;
+    const project = this.get();
+    for (const fileName of configFileNames(config)) {
+      if (which === 'declarations' && !/\.d\.[cm]?ts$/i.test(fileName)) continue;
+      if (project.getSourceFile(fileName)) continue;
+      project.addSourceFileAtPathIfExists(fileName);
+    }
+  }
+
+  /**
+   * The one type-check overlay: runs `use` with `files` in place of the texts the project holds (the editor's
+   * buffers over the disk), new files added, then puts each file back as the project had it: its earlier text, or
+   * out of the project. A file that `use` itself sets (`sourceFile`) must be among `files` (a text may be undefined:
+   * the file is only freed for `use` to set). `use` must be synchronous, so no other code sees the overlay; restoring
+   * never throws, so `use`'s own error surfaces.
+   */
+  withOverlay<T>(files: readonly OverlayText[], use: (project: Project) => T): T {
+    // The global types a file's diagnostics depend on.
+    this.loadConfigFiles('declarations');
+    const project = this.get();
+    const saved = files.map(({ path: fsPath }) => ({ fsPath, text: project.getSourceFile(fsPath)?.getFullText() }));
+    try {
+      for (const file of files) if (file.text !== undefined) this.sourceFile(file.path, file.text);
+      return use(project);
+    } finally {
+      for (const { fsPath, text } of saved) {
+        try {
+          const current = project.getSourceFile(fsPath);
+          if (text === undefined) {
+            if (current) project.removeSourceFile(current);
+          } else if (!current || current.getFullText() !== text) {
+            this.sourceFile(fsPath, text);
+          }
+        } catch {
+          // A file that cannot be restored is left for the next user of the project to overlay again (sourceFile always does).
+        }
+      }
+    }
+  }
+}
+
+/** A file's text laid over a project for one check; no text frees the file for the check to set. */
+export interface OverlayText {
+  path: string;
+  text?: string;
 }
 
 /**

@@ -7,8 +7,8 @@ import type { Agent, AgentAnswer, AgentRequest } from '../agent.js';
 import type { DeclarationTarget } from '../../repo/declarations.js';
 import { moduleSpecifier } from '../../repo/testFramework.js';
 import type { Workspace } from '../../workspace/workspace.js';
-import { fileErrors, withScratchProject } from '../../oracle/scratchProject.js';
-import type { FileDiagnostic } from '../../oracle/scratchProject.js';
+import { fileErrors } from '../../oracle/typeCheck.js';
+import type { FileDiagnostic } from '../../oracle/typeCheck.js';
 import { freeClassName, implementableAt, implementationName, implementationPath, memberNames } from '../../tasks/implementTask.js';
 import type { Implementable } from '../../tasks/implementTask.js';
 import { pathToUri } from '../../workspace/documentSnapshot.js';
@@ -76,7 +76,7 @@ function newTexts(fix: ts.CodeFixAction): string {
 /**
  * The new class for the interface or abstract class at `target`: an `implements`/`extends` declaration in a file
  * beside it, which TypeScript's code fixes then fill (members that throw "Method not implemented.", imports of the
- * types they name, initializers, `override`), in a scratch project that never touches the disk.
+ * types they name, initializers, `override`), in the project's type-check overlay, which never touches the disk.
  */
 export function implementSkeleton(workspace: Workspace, document: DocumentSnapshot, target: DeclarationTarget, requestedName?: string): Skeleton | undefined {
   const sourcePath = document.fsPath;
@@ -100,7 +100,7 @@ export function implementSkeleton(workspace: Workspace, document: DocumentSnapsh
   const heritage = implementable.kind === 'interface' ? `implements ${implementable.name}${applied}` : `extends ${implementable.name}${applied}`;
   const initial = `${importLine}\n\nexport class ${className}${declared} ${heritage} {\n}\n`;
 
-  return withScratchProject(workspace.projects.forFile(sourcePath), [{ path: sourcePath, text: document.text }, { path: filePath, text: initial }], (project) => {
+  return workspace.projects.forFile(sourcePath).withOverlay([{ path: sourcePath, text: document.text }, { path: filePath, text: initial }], (project) => {
     const file = project.getSourceFileOrThrow(filePath);
     applyFixes(project, filePath, style);
     // After the members, which TypeScript inserts at the top of the class; its parameter types may need imports too.

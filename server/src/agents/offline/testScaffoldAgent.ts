@@ -6,7 +6,7 @@ import type { Agent, AgentAnswer, AgentRequest } from '../agent.js';
 import type { DeclarationTarget } from '../../repo/declarations.js';
 import type { WorkspaceProject } from '../../workspace/workspaceProject.js';
 import type { DocumentSnapshot } from '../../workspace/documentSnapshot.js';
-import { typeCheckNewFile } from '../../oracle/scratchProject.js';
+import { typeCheckNewFile } from '../../oracle/typeCheck.js';
 import { testFileProposal, testPlaceOf } from '../../tasks/testTask.js';
 import type { TestPlace } from '../../tasks/testTask.js';
 import { buildScaffold } from './testScaffold.js';
