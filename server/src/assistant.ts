@@ -105,9 +105,10 @@ export class Assistant {
     private readonly options: AssistantOptions,
     readonly session: TraceSession,
     trace: TraceStore,
+    workspaces: Session,
   ) {
     const registry = buildRegistry(options.settings, options.env, options.settingsProblems);
-    this.workspaces = new Session(options.documents);
+    this.workspaces = workspaces;
     this.workspace = this.workspaces.workspace(options.root);
     this.env = {
       root: this.workspace.root,
@@ -152,8 +153,11 @@ export class Assistant {
     const directory = path.resolve(options.root, settings.trace.directory);
     // The trace is the server's first write into `.assistant/`: its .gitignore comes first.
     await keepTraceOutOfGit(options.root, directory, settings.trace.commit, options.log);
-    const trace = await TraceStore.open({ directory, session, segmentSize: settings.trace.segmentSize, onWarning: (m) => options.log(`trace: ${m}`) });
-    return new Assistant(options, session, trace);
+    const workspaces = new Session(options.documents);
+    // The trace leaves out the code of files the workspace keeps from models, by the workspace's own rule.
+    const exclusion = workspaces.workspace(options.root).exclusion;
+    const trace = await TraceStore.open({ directory, session, segmentSize: settings.trace.segmentSize, exclusion, onWarning: (m) => options.log(`trace: ${m}`) });
+    return new Assistant(options, session, trace, workspaces);
   }
 
   /** Applies new settings without a restart (the trace location stays until the next start). */

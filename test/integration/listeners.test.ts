@@ -257,7 +257,7 @@ describe('lintProblems', { timeout: 60_000 }, () => {
   it("finds the fixture's violations with the project's own ESLint, in the editor's text where given", async () => {
     const greeting = file('greeting.js');
     const text = read(greeting);
-    const result = await lintProblems(root, undefined, never);
+    const result = await lintProblems(workspace, undefined, never);
     expect(result.unavailable).toBeUndefined();
     expect(result.problems.map((p) => [path.basename(p.fsPath), p.code, p.severity, p.range.start])).toEqual([
       ['greeting.js', 'prefer-const', 2, positionOf(text, 'greeting =')],
@@ -266,17 +266,17 @@ describe('lintProblems', { timeout: 60_000 }, () => {
     expect(result.problems[1]).toMatchObject({ source: 'eslint', message: "'unused' is assigned a value but never used.", uri: pathToUri(greeting), data: { ruleId: 'no-unused-vars' } });
 
     const edited = text.replace('  const unused = 42;\n', '');
-    const again = await lintProblems(root, [greeting], never, { textOf: (p) => (p === greeting ? edited : undefined) });
+    const again = await lintProblems(workspace, [greeting], never, { textOf: (p) => (p === greeting ? edited : undefined) });
     expect(again.problems.map((p) => p.code)).toEqual(['prefer-const']);
   });
 
   it('is unavailable, with the reason, without ESLint or without a configuration', async () => {
     const bare = copyFixture('listeners');
     try {
-      const missing = await lintProblems(bare, undefined, never);
+      const missing = await lintProblems(new Workspace(bare), undefined, never);
       expect(missing).toMatchObject({ problems: [], unavailable: expect.stringMatching(/ESLint is configured \(eslint\.config\.js\) but not installed/) as unknown });
       fs.rmSync(path.join(bare, 'eslint.config.js'));
-      const unconfigured = await lintProblems(bare, undefined, never);
+      const unconfigured = await lintProblems(new Workspace(bare), undefined, never);
       expect(unconfigured.unavailable).toMatch(/no ESLint configuration/);
     } finally {
       fs.rmSync(bare, { recursive: true, force: true });
@@ -287,7 +287,7 @@ describe('lintProblems', { timeout: 60_000 }, () => {
     const greeting = file('greeting.js');
     const buffers = new Map<string, string>();
     const textOf = (p: string): string | undefined => buffers.get(p);
-    const { problems } = await lintProblems(root, [greeting], never, { textOf });
+    const { problems } = await lintProblems(workspace, [greeting], never, { textOf });
     const queue = new LintQueue(problems);
     const summary = await queue.run(
       async (item) => {
@@ -297,7 +297,7 @@ describe('lintProblems', { timeout: 60_000 }, () => {
       },
       never,
       undefined,
-      lintRecheck(root, { textOf }),
+      lintRecheck(workspace, { textOf }),
     );
     expect(summary.items.map((i) => [i.problem.code, i.outcome])).toEqual([
       ['prefer-const', 'fixed'],
@@ -308,7 +308,7 @@ describe('lintProblems', { timeout: 60_000 }, () => {
   it('rejects with the reason when aborted', async () => {
     const controller = new AbortController();
     const reason = new Error('stop');
-    const running = lintProblems(root, undefined, controller.signal);
+    const running = lintProblems(workspace, undefined, controller.signal);
     controller.abort(reason);
     await expect(running).rejects.toBe(reason);
   });

@@ -150,7 +150,8 @@ describe('workspace values kept from models', () => {
       'src/main.ts': "import { SALT } from '../private/salt.js';\nimport { GREETING } from './public.js';\n",
     });
     const main = path.join(root, 'src/main.ts');
-    const values = protectedValues(root, { fsPath: main, text: fs.readFileSync(main, 'utf8') });
+    const folder = new Workspace(root);
+    const values = protectedValues(folder, { fsPath: main, text: fs.readFileSync(main, 'utf8') });
     expect(values.get('CANARY_GITIGNORE_8c2e47')).toBe('ignored-file');
     expect(values.get('sk_live_abcdefghijklmnop1234')).toBe('dotenv');
     expect(values.has('hello there, world')).toBe(false);
@@ -158,11 +159,11 @@ describe('workspace values kept from models', () => {
     // The user types: a text of its own, the same imports (resolved from memory), and a new import of a file that
     // did not exist a moment ago.
     const typed = `${fs.readFileSync(main, 'utf8')}// typing\n`;
-    expect(protectedValues(root, { fsPath: main, text: typed }).get('CANARY_GITIGNORE_8c2e47')).toBe('ignored-file');
+    expect(protectedValues(folder, { fsPath: main, text: typed }).get('CANARY_GITIGNORE_8c2e47')).toBe('ignored-file');
     const withPepper = `${typed}import { PEPPER } from '../private/pepper.js';\n`;
-    expect(protectedValues(root, { fsPath: main, text: withPepper }).has('CANARY_PEPPER_3b9d51')).toBe(false);
+    expect(protectedValues(folder, { fsPath: main, text: withPepper }).has('CANARY_PEPPER_3b9d51')).toBe(false);
     fs.writeFileSync(path.join(root, 'private/pepper.ts'), "export const PEPPER = 'CANARY_PEPPER_3b9d51';\n");
-    const again = protectedValues(root, { fsPath: main, text: `${withPepper}\n` });
+    const again = protectedValues(folder, { fsPath: main, text: `${withPepper}\n` });
     expect(again.get('CANARY_PEPPER_3b9d51')).toBe('ignored-file');
     expect(again.get('CANARY_GITIGNORE_8c2e47')).toBe('ignored-file');
   });

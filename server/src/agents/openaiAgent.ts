@@ -41,7 +41,7 @@ export class OpenAIAgent implements Agent {
     // (which leaves such files out) and never reads the document it is asked from.
     const excluded = request.task !== 'question' && request.document.fsPath ? request.workspace.exclusion.check(request.document.fsPath) : undefined;
     if (excluded) return { text: '', reason: `not sent to ${this.descriptor.model}: ${describeExclusion(excluded)}` };
-    const knownSecrets = request.knownSecrets ?? protectedValues(request.project.root, request.document);
+    const knownSecrets = request.knownSecrets ?? protectedValues(request.workspace, request.document);
     const override = this.config.prompts?.[request.task];
     const usage: TokenUsage = {};
     const ask: AskModel = async (prompt, callSignal) => {

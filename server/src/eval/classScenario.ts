@@ -251,7 +251,7 @@ export const classScenario: Scenario<ClassCase> = {
     const copy = removalCopy(evalCase);
     try {
       const { documents: _documents, recent: _recent, ...shared } = env;
-      const caseEnv: TaskEnvironment = { ...shared, root: copy.root, workspace: new Workspace(copy.root) };
+      const caseEnv: TaskEnvironment = { ...shared, root: copy.root, workspace: new Workspace(copy.root, { saveIndex: false }) };
       const fsPath = copy.pathOf(evalCase.file);
       // The document only decides the folder of the new file (an empty text would mean "the workspace").
       const document = snapshotOf(fsPath, evalCase.removal.text.trim() === '' ? '\n' : evalCase.removal.text);

@@ -1,8 +1,9 @@
 // Finds the declarations a request names: in the given document, then the open documents, then the workspace files.
 import fs from 'node:fs';
-import type { DocumentSource, DocumentSnapshot } from '../workspace/documentSnapshot.js';
+import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
+import type { Workspace } from '../workspace/workspace.js';
 import { languageIdForPath, pathToUri } from '../workspace/documentSnapshot.js';
-import { MAX_WORKSPACE_FILE_BYTES, workspaceFiles } from '../workspace/workspaceFiles.js';
+import { MAX_WORKSPACE_FILE_BYTES } from '../workspace/workspaceFiles.js';
 import { declarationsNamed } from './declarations.js';
 import type { DeclarationTarget } from './declarations.js';
 
@@ -13,10 +14,10 @@ export interface FoundDeclaration {
 
 /**
  * Declarations named `name` (a simple name or `Container.member`), nearest scope first. On disk, the workspace's
- * listed source files are searched (`workspaceFiles`: nothing ignored, secret-looking, built, vendored or reached
+ * listed source files are searched (its listing: nothing ignored, secret-looking, built, vendored or reached
  * through a symlink out of the workspace); open documents are searched whatever they are.
  */
-export function findDeclarations(name: string, root: string, documents: DocumentSource, preferred?: DocumentSnapshot, signal?: AbortSignal): FoundDeclaration[] {
+export function findDeclarations(name: string, workspace: Workspace, preferred?: DocumentSnapshot, signal?: AbortSignal): FoundDeclaration[] {
   const seen = new Set<string>();
   const results: FoundDeclaration[] = [];
   const search = (document: DocumentSnapshot): void => {
@@ -27,12 +28,13 @@ export function findDeclarations(name: string, root: string, documents: Document
   };
   if (preferred) search(preferred);
   if (results.length) return results;
+  const documents = workspace.documents;
   for (const uri of documents.openUris()) {
     const doc = documents.get(uri);
     if (doc) search(doc);
   }
   if (results.length) return results;
-  for (const { fsPath: file } of workspaceFiles(root).list('source').files) {
+  for (const { fsPath: file } of workspace.files.list('source').files) {
     signal?.throwIfAborted();
     const uri = pathToUri(file);
     if (seen.has(uri)) continue;

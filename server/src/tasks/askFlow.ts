@@ -78,7 +78,7 @@ function findTarget(context: AskContext, task: TaskId, text: string, document: D
     }
   }
   for (const name of extractNamedSymbols(text)) {
-    for (const hit of findDeclarations(name, context.env.root, context.documents, document, signal)) {
+    for (const hit of findDeclarations(name, context.env.workspace, document, signal)) {
       const found = targetAt(context, task, hit.document, hit.target.start, hit.target.start, text);
       if (found) return found;
     }

@@ -117,9 +117,9 @@ async function enrichmentFor(env: TaskEnvironment, run: TaskRun, agents: readonl
   const open = env.documents ? env.documents.openUris().flatMap((uri) => env.documents?.get(uri) ?? []) : [];
   try {
     // Gathered once for the task: the context is redacted with them, and the model agents send with them.
-    const knownSecrets = protectedValues(env.root, { fsPath: run.document.fsPath, text: run.document.text });
+    const knownSecrets = protectedValues(env.workspace, { fsPath: run.document.fsPath, text: run.document.text });
     const context = await buildRequestContext(
-      { root: env.root, document: run.document, target: { start: run.target.start, end: run.target.end, name: run.target.name }, text: run.text, openDocuments: open, recent: env.recent?.list() ?? [], project: env.workspace.projects.forFile(run.document.fsPath), budgetTokens: CONTEXT_BUDGET_TOKENS, resolve: 'index', knownSecrets },
+      { workspace: env.workspace, document: run.document, target: { start: run.target.start, end: run.target.end, name: run.target.name }, text: run.text, openDocuments: open, recent: env.recent?.list() ?? [], project: env.workspace.projects.forFile(run.document.fsPath), budgetTokens: CONTEXT_BUDGET_TOKENS, resolve: 'index', knownSecrets },
       signal,
     );
     return { text: renderRequestContext(context), tokens: context.tokens, omitted: context.omitted, knownSecrets };

@@ -3,15 +3,14 @@ import path from 'node:path';
 import type { DocumentSnapshot, DocumentSource } from './documentSnapshot.js';
 import { languageIdForPath, pathToUri, resolvePath, syntaxFileName, uriToPath } from './documentSnapshot.js';
 import { diskText } from './diskTexts.js';
-import { workspaceFiles } from './workspaceFiles.js';
-import type { FileEvent, WorkspaceFiles } from './workspaceFiles.js';
+import { WorkspaceFiles } from './workspaceFiles.js';
+import type { FileEvent } from './workspaceFiles.js';
 import { WorkspaceProjects } from './workspaceProject.js';
-import { workspaceExclusion } from '../privacy/exclusion.js';
-import type { WorkspaceExclusion } from '../privacy/exclusion.js';
+import { WorkspaceExclusion } from '../privacy/exclusion.js';
 import { forgetSyntaxTrees, noteTextEdits } from '../repo/declarations.js';
 import type { TextEditStep } from '../repo/declarations.js';
-import { saveWorkspaceIndex, workspaceIndex } from '../repo/lexical/workspaceIndexes.js';
-import type { LexicalIndex } from '../repo/lexical/lexicalIndex.js';
+import { LexicalIndex } from '../repo/lexical/lexicalIndex.js';
+import { savedIndexFile } from '../repo/lexical/savedIndex.js';
 import { TestConventions } from '../repo/testFramework.js';
 import type { TestConvention } from '../repo/testFramework.js';
 
@@ -29,6 +28,11 @@ export interface DocumentEdit {
 export interface WorkspaceOptions {
   /** The editor's open documents (the overlays); a workspace nobody edits (an evaluation's copy) has none. */
   overlays?: DocumentSource;
+  /**
+   * Whether the index is kept in the user's cache folder for the next process (the default); an evaluation's
+   * throwaway copies would crowd the user's workspaces out of it.
+   */
+  saveIndex?: boolean;
 }
 
 /** No open documents. */
@@ -53,12 +57,15 @@ export class Workspace {
   readonly documents: DocumentSource;
   private readonly overlays: DocumentSource;
   private readonly conventions: TestConventions;
+  private readonly saveIndex: boolean;
+  private lexicalIndex: LexicalIndex | undefined;
 
   constructor(root: string, options: WorkspaceOptions = {}) {
     this.root = resolvePath(root);
     this.overlays = options.overlays ?? NO_OVERLAYS;
-    this.exclusion = workspaceExclusion(this.root);
-    this.files = workspaceFiles(this.root);
+    this.saveIndex = options.saveIndex ?? true;
+    this.exclusion = new WorkspaceExclusion(this.root);
+    this.files = new WorkspaceFiles(this.root, { exclusion: this.exclusion });
     this.projects = new WorkspaceProjects(this.root, this.files);
     this.documents = { get: (uri) => this.document(uri), openUris: () => this.overlays.openUris() };
     this.conventions = new TestConventions(this.files);
@@ -66,7 +73,8 @@ export class Workspace {
 
   /** The lexical index of the workspace's source files, built on its first search and kept current after. */
   get index(): LexicalIndex {
-    return workspaceIndex(this.root);
+    this.lexicalIndex ??= new LexicalIndex(this.root, {}, { files: this.files, ...(this.saveIndex ? { cacheFile: savedIndexFile(this.root) } : {}) });
+    return this.lexicalIndex;
   }
 
   /** A file's text as the editor has it, else as the disk has it; undefined when it cannot be read. */
@@ -135,7 +143,7 @@ export class Workspace {
 
   /** Saves what is kept between processes (the index), when it changed. */
   async close(): Promise<void> {
-    await saveWorkspaceIndex(this.root);
+    await this.lexicalIndex?.saveNow();
   }
 
   private documentSeen(uri: string): void {

@@ -1,7 +1,7 @@
 // The one listing of a workspace folder's files: one walk under one exclusion rule and one pair of limits, kept per folder and walked again when file events or its folders' stamps say it changed.
 import fs from 'node:fs';
 import path from 'node:path';
-import { isSecretPath, WorkspaceExclusion, workspaceExclusion } from '../privacy/exclusion.js';
+import { isSecretPath, WorkspaceExclusion } from '../privacy/exclusion.js';
 import type { ExclusionView } from '../privacy/exclusion.js';
 import { isUnsettled } from './fileTimes.js';
 import { realPathOf } from './confinement.js';
@@ -318,7 +318,8 @@ class Walk {
  */
 export class WorkspaceFiles {
   readonly root: string;
-  private readonly exclusion: WorkspaceExclusion;
+  /** The one exclusion rule its walk applies (its owner's, `Workspace.exclusion`). */
+  readonly exclusion: WorkspaceExclusion;
   private readonly limits: Limits;
   private readonly report: ((message: string) => void) | undefined;
   private walked: Walked | undefined;
@@ -336,7 +337,7 @@ export class WorkspaceFiles {
     this.root = resolvePath(root);
     this.exclusion = options.exclusion ?? new WorkspaceExclusion(this.root);
     this.limits = { maxFiles: options.maxFiles ?? MAX_WORKSPACE_FILES, maxFileBytes: options.maxFileBytes ?? MAX_WORKSPACE_FILE_BYTES };
-    this.report = options.report;
+    this.report = options.report ?? ((message) => limitsListener?.(this.root, message));
   }
 
   /** The files of a kind, walking now when the listing is out of date. `maxAgeMs`: see UNWATCHED_CHECK_MS. */
@@ -533,18 +534,4 @@ let limitsListener: ((root: string, message: string) => void) | undefined;
 /** Where listings say what their limits left out (the server's log); each listing says it when it changes. */
 export function reportListingLimits(listener: ((root: string, message: string) => void) | undefined): void {
   limitsListener = listener;
-}
-
-const MAX_WORKSPACES = 8;
-const workspaces = new Map<string, WorkspaceFiles>();
-
-/** The listing of a workspace folder, one per folder, shared by every feature. */
-export function workspaceFiles(root: string): WorkspaceFiles {
-  const key = resolvePath(root);
-  let found = workspaces.get(key);
-  if (found) workspaces.delete(key);
-  else found = new WorkspaceFiles(key, { exclusion: workspaceExclusion(key), report: (message) => limitsListener?.(key, message) });
-  workspaces.set(key, found);
-  while (workspaces.size > MAX_WORKSPACES) workspaces.delete(workspaces.keys().next().value as string);
-  return found;
 }

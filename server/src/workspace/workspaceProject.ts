@@ -3,8 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Project, ts } from 'ts-morph';
 import type { SourceFile } from 'ts-morph';
-import { MAX_WORKSPACE_FILES, workspaceFiles } from './workspaceFiles.js';
-import type { WorkspaceFiles } from './workspaceFiles.js';
+import { MAX_WORKSPACE_FILES, WorkspaceFiles } from './workspaceFiles.js';
 import { ConfigLocator, configFileNames } from './projectConfigs.js';
 
 /** Compiler options for files no tsconfig or jsconfig governs. */
@@ -34,7 +33,7 @@ export class WorkspaceProject {
     files?: WorkspaceFiles,
   ) {
     this.config = configFile;
-    this.files = files ?? workspaceFiles(root);
+    this.files = files ?? new WorkspaceFiles(root);
   }
 
   /** The config file whose compiler options and files the project follows, if any. */
@@ -145,7 +144,7 @@ export class WorkspaceProjects {
 
   constructor(root: string, files?: WorkspaceFiles) {
     this.root = path.resolve(root);
-    this.files = files ?? workspaceFiles(this.root);
+    this.files = files ?? new WorkspaceFiles(this.root);
     this.locator = new ConfigLocator(this.root);
     this.workspace = new WorkspaceProject(this.root, undefined, this.files);
   }

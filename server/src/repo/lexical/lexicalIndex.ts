@@ -2,12 +2,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ts } from 'ts-morph';
-import { workspaceExclusion } from '../../privacy/exclusion.js';
 import type { WorkspaceExclusion } from '../../privacy/exclusion.js';
 import { PRIVATE_KEY_HEADER, redactSecrets } from '../../privacy/secrets.js';
 import { isUnsettled } from '../../workspace/fileTimes.js';
-import { MAX_WORKSPACE_FILE_BYTES, untilAborted, workspaceFiles } from '../../workspace/workspaceFiles.js';
-import type { FileStamp, WorkspaceFiles } from '../../workspace/workspaceFiles.js';
+import { MAX_WORKSPACE_FILE_BYTES, untilAborted, WorkspaceFiles } from '../../workspace/workspaceFiles.js';
+import type { FileStamp } from '../../workspace/workspaceFiles.js';
 import type { ChangedSpan } from '../../edits/textEdits.js';
 import { withSyntaxTree } from '../declarations.js';
 import { TermStatistics } from './bm25f.js';
@@ -124,8 +123,8 @@ export class LexicalIndex {
   ) {
     this.root = path.resolve(root);
     this.limits = { ...DEFAULT_LIMITS, ...limits };
-    this.exclusion = workspaceExclusion(this.root);
-    this.listing = options.files ?? workspaceFiles(this.root);
+    this.listing = options.files ?? new WorkspaceFiles(this.root);
+    this.exclusion = this.listing.exclusion;
     this.statistics = new TermStatistics(this.limits.maxTermsPerDocument);
     this.savedIndex = new SavedIndex(options.cacheFile, this.limits.maxTermsPerDocument, { files: this.files, statistics: this.statistics });
   }
