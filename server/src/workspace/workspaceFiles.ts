@@ -404,6 +404,11 @@ export class WorkspaceFiles {
     this.stale = true;
   }
 
+  /** Whether the listing walked again, or must, since the walk of `walkedAt`: what was made from that one is behind. */
+  changedSince(walkedAt: number): boolean {
+    return this.stale || !this.walked || this.walked.walkedAt !== walkedAt;
+  }
+
   /** Says whether the editor reports file events for this folder; without them the listing checks its stamps. */
   setWatched(watched: boolean): void {
     this.watched = watched;
