@@ -60,27 +60,6 @@ const MAX_DETAILS = 20;
 const CHECKABLE = /\.(?:[cm]?tsx?|[cm]?jsx?)$/i;
 
 /**
- * Checks run one after another on a project: each overlays texts on the shared ts-morph project, so two at once
- * would see each other's overlays. The overlay itself is applied, checked and removed in one synchronous stretch,
- * so no other code (agents, code actions) can observe it either.
- */
-const queues = new WeakMap<WorkspaceProject, Promise<unknown>>();
-
-function serialised<T>(project: WorkspaceProject, work: () => Promise<T>): Promise<T> {
-  const previous = queues.get(project) ?? Promise.resolve();
-  const next = previous.then(work, work);
-  // The queue must not reject: one failed check does not fail the next.
-  queues.set(
-    project,
-    next.then(
-      () => undefined,
-      () => undefined,
-    ),
-  );
-  return next;
-}
-
-/**
  * The file name a document has in the project: its path, or, for untitled buffers, a stand-in inside the workspace
  * (so the workspace's compiler options apply) named after the URI.
  */
@@ -99,7 +78,7 @@ export function projectPathOf(project: WorkspaceProject, uri: string, languageId
  * is written to disk. A check that cannot run is a failed verdict saying why; only cancellation throws.
  */
 export function typeCheckProposal(project: WorkspaceProject, proposal: Proposal, signal: AbortSignal, rule: DiagnosticRule = noNewDiagnosticsRule): Promise<Verdict> {
-  return serialised(project, async () => {
+  return project.inTurn(async () => {
     signal.throwIfAborted();
     let comparison: Comparison;
     try {

@@ -125,10 +125,11 @@ export class Workspace {
     this.documentSeen(uri);
   }
 
-  /** A document closed: what was kept of its versions goes, and its next text is the disk's. */
+  /** A document closed: what was kept of its versions goes, and its next text, in the projects too, is the disk's. */
   documentClosed(uri: string, languageId: string): void {
     const fsPath = uriToPath(uri);
     forgetSyntaxTrees(syntaxFileName({ uri, fsPath, languageId }), fsPath === undefined);
+    if (fsPath) this.projects.documentClosed(fsPath);
   }
 
   /** Files came, changed or went on disk (the editor's file watcher): the listing walks again when it must. */

@@ -17,6 +17,8 @@ const DEFAULT_OPTIONS: ts.CompilerOptions = { allowJs: true, checkJs: false, tar
 export class WorkspaceProject {
   private project: Project | undefined;
   private config: string | null | undefined;
+  /** The proposal checks queued on the project (`inTurn`). */
+  private checks: Promise<unknown> = Promise.resolve();
   /** Which of the config's files were added (`loadConfigFiles`), so each kind is read once. */
   private readonly loaded = new Set<'declarations' | 'all'>();
   /** The workspace's listing: the files a project without a tsconfig's list loads. */
@@ -91,6 +93,28 @@ export class WorkspaceProject {
   }
 
   /**
+   * Runs proposal checks one after another: each overlays texts on the project (`withOverlay`), so two at once would
+   * see each other's overlays. One that fails does not fail the next.
+   */
+  inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.checks.then(work, work);
+    this.checks = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    return next;
+  }
+
+  /** A document closed in the editor: the project's text of its file, if it holds one, is the disk's again. */
+  documentClosed(fsPath: string): void {
+    try {
+      this.project?.getSourceFile(fsPath)?.refreshFromFileSystemSync();
+    } catch {
+      // Unreadable now: the next task that needs it reads it again.
+    }
+  }
+
+  /**
    * The one type-check overlay: runs `use` with `files` in place of the texts the project holds (the editor's
    * buffers over the disk), new files added, then puts each file back as the project had it: its earlier text, or
    * out of the project. A file that `use` itself sets (`sourceFile`) must be among `files` (a text may be undefined:
@@ -159,6 +183,11 @@ export class WorkspaceProjects {
       this.byConfig.set(config, project);
     }
     return project;
+  }
+
+  /** A document closed in the editor: every project holding its file takes the disk's text again. */
+  documentClosed(fsPath: string): void {
+    for (const project of [this.workspace, ...this.byConfig.values()]) project.documentClosed(fsPath);
   }
 
   /**
