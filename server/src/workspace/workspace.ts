@@ -132,9 +132,13 @@ export class Workspace {
     if (fsPath) this.projects.documentClosed(fsPath);
   }
 
-  /** Files came, changed or went on disk (the editor's file watcher): the listing walks again when it must. */
+  /**
+   * Files came, changed or went on disk (the editor's file watcher): the listing walks again when it must, and the
+   * projects read again the files they read from the disk.
+   */
   filesChanged(events: readonly FileEvent[]): void {
     this.files.filesChanged(events);
+    this.projects.filesChanged(events);
   }
 
   /** The editor watches the workspace's files for the server: the listing trusts its events. */

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Project, ts } from 'ts-morph';
 import type { SourceFile } from 'ts-morph';
 import { MAX_WORKSPACE_FILES, WorkspaceFiles } from './workspaceFiles.js';
+import type { FileEvent } from './workspaceFiles.js';
 import { ConfigLocator, configFileNames } from './projectConfigs.js';
 
 /** Compiler options for files no tsconfig or jsconfig governs. */
@@ -93,6 +94,24 @@ export class WorkspaceProject {
   }
 
   /**
+   * Files came, changed or went on disk: a file the project read from the disk is read again, or leaves it; one that
+   * holds the editor's text keeps it (the editor's buffer wins until the document closes).
+   */
+  filesChanged(events: readonly FileEvent[]): void {
+    if (!this.project) return;
+    for (const event of events) {
+      const file = this.project.getSourceFile(event.fsPath);
+      if (!file?.isSaved()) continue;
+      try {
+        if (event.type === 'deleted') this.project.removeSourceFile(file);
+        else file.refreshFromFileSystemSync();
+      } catch {
+        // Unreadable now: it keeps the text it had, and the next event or close reads it again.
+      }
+    }
+  }
+
+  /**
    * Runs proposal checks one after another: each overlays texts on the project (`withOverlay`), so two at once would
    * see each other's overlays. One that fails does not fail the next.
    */
@@ -125,18 +144,23 @@ export class WorkspaceProject {
     // The global types a file's diagnostics depend on.
     this.loadConfigFiles('declarations');
     const project = this.get();
-    const saved = files.map(({ path: fsPath }) => ({ fsPath, text: project.getSourceFile(fsPath)?.getFullText() }));
+    const saved = files.map(({ path: fsPath }) => {
+      const file = project.getSourceFile(fsPath);
+      return { fsPath, text: file?.getFullText(), fromDisk: file?.isSaved() ?? false };
+    });
     try {
       for (const file of files) if (file.text !== undefined) this.sourceFile(file.path, file.text);
       return use(project);
     } finally {
-      for (const { fsPath, text } of saved) {
+      for (const { fsPath, text, fromDisk } of saved) {
         try {
           const current = project.getSourceFile(fsPath);
           if (text === undefined) {
             if (current) project.removeSourceFile(current);
           } else if (!current || current.getFullText() !== text) {
-            this.sourceFile(fsPath, text);
+            // A file read from the disk is read again, so file events keep refreshing it (its text was the disk's).
+            if (current && fromDisk) current.refreshFromFileSystemSync();
+            else this.sourceFile(fsPath, text);
           }
         } catch {
           // A file that cannot be restored is left for the next user of the project to overlay again (sourceFile always does).
@@ -183,6 +207,11 @@ export class WorkspaceProjects {
       this.byConfig.set(config, project);
     }
     return project;
+  }
+
+  /** Files came, changed or went on disk (the editor's file watcher): every project hears it. */
+  filesChanged(events: readonly FileEvent[]): void {
+    for (const project of [this.workspace, ...this.byConfig.values()]) project.filesChanged(events);
   }
 
   /** A document closed in the editor: every project holding its file takes the disk's text again. */
