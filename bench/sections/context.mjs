@@ -8,7 +8,7 @@ import { REPO_ROOT, sectionMain, timeRuns } from '../support.mjs';
 const dist = (relative) => import(pathToFileURL(path.join(REPO_ROOT, 'dist', 'server', 'src', relative)).href);
 const { buildRequestContext } = await dist('context/requestContext.js');
 const { declarationsNamed } = await dist('repo/declarations.js');
-const { WorkspaceProject } = await dist('repo/workspaceProject.js');
+const { Workspace } = await dist('workspace/workspace.js');
 const { pathToUri } = await dist('workspace/documentSnapshot.js');
 const { classifyIntent } = await dist('agents/intentClassifier.js');
 
@@ -32,7 +32,8 @@ sectionMain(async ({ runs }) => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-bench-context-'));
   try {
     fs.cpSync(path.join(REPO_ROOT, 'test', 'fixtures', 'context'), root, { recursive: true });
-    const project = new WorkspaceProject(root);
+    const workspace = new Workspace(root, { saveIndex: false });
+    const project = workspace.projects.workspace;
     const snapshot = (relative, text, version = 1) => {
       const fsPath = path.join(root, relative);
       return { uri: pathToUri(fsPath), fsPath, languageId: 'typescript', version, text: text ?? fs.readFileSync(fsPath, 'utf8') };
@@ -47,7 +48,7 @@ sectionMain(async ({ runs }) => {
       const offset = accounts.text.indexOf(needle);
       return { uri: accounts.uri, range: { start: { line: accounts.text.slice(0, offset).split('\n').length - 1, character: 0 }, end: { line: 0, character: 0 } }, at: 0 };
     };
-    const input = (target, open = accounts) => ({ root, document: report, target, text: "use the Ledger class's balance method", openDocuments: [report, open], recent: [line('deposit')], project, budgetTokens: 1_500 });
+    const input = (target, open = accounts) => ({ workspace, document: report, target, text: "use the Ledger class's balance method", openDocuments: [report, open], recent: [line('deposit')], project, budgetTokens: 1_500 });
     const signal = new globalThis.AbortController().signal;
     const targets = [named('totalOf'), named('monthlyReport')];
     await buildRequestContext(input(targets[0]), signal);

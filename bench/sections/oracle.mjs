@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { REPO_ROOT, positionsOf, sectionMain, timeRuns } from '../support.mjs';
 
 const dist = (relative) => import(pathToFileURL(path.join(REPO_ROOT, 'dist', 'server', 'src', relative)).href);
-const { WorkspaceProjects } = await dist('repo/workspaceProject.js');
+const { WorkspaceProjects } = await dist('workspace/workspaceProject.js');
 const { typeCheckProposal, noNewDiagnosticsRule } = await dist('oracle/typeCheck.js');
 
 /** Offsets just inside the bodies of functions and methods: where an edit adds a statement. */

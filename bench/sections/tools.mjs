@@ -4,9 +4,8 @@ import { pathToFileURL } from 'node:url';
 import { REPO_ROOT, now, sectionMain, summarize, timeRuns } from '../support.mjs';
 
 const dist = (...parts) => pathToFileURL(path.join(REPO_ROOT, 'dist', 'server', 'src', ...parts)).href;
-const { LexicalIndex } = await import(dist('repo', 'lexical', 'lexicalIndex.js'));
 const { RepositoryTools } = await import(dist('repo', 'repositoryTools.js'));
-const { WorkspaceFiles } = await import(dist('workspace', 'workspaceFiles.js'));
+const { Workspace } = await import(dist('workspace', 'workspace.js'));
 
 /** Calls of every tool on declarations the index holds: classes, methods and functions of the project. */
 function callsFor(index, count) {
@@ -37,20 +36,21 @@ function callsFor(index, count) {
 
 sectionMain(async ({ root, coldRuns, warmRuns }) => {
   const build = await timeRuns(coldRuns, async () => {
-    // A listing of its own too, so each build walks the folder as a new process does.
-    const tools = new RepositoryTools(root, new LexicalIndex(root, {}, { files: new WorkspaceFiles(root) }));
+    // A workspace of its own (listing and index), so each build walks the folder as a new process does.
+    const tools = new RepositoryTools(new Workspace(root, { saveIndex: false }));
     await tools.ready();
     return tools;
   });
   const tools = build.last;
-  // The index's declarations, through a second handle on the same index: the tools see the same files.
-  const index = new LexicalIndex(root);
+  // The index's declarations, through a second workspace on the same folder: the tools see the same files.
+  const workspace = new Workspace(root, { saveIndex: false });
+  const index = workspace.index;
   await index.refresh();
   const calls = callsFor(index, Math.max(16, warmRuns));
   const byTool = new Map();
   // Cold: each tool's first call on a fresh tools object (parses the files it prints from).
   const cold = new Map();
-  const fresh = new RepositoryTools(root, index);
+  const fresh = new RepositoryTools(workspace);
   for (const [name, args] of calls) {
     if (cold.has(name)) continue;
     const start = now();

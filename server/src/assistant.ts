@@ -39,7 +39,6 @@ import { TraceStore } from './trace/traceStore.js';
 import { interactionsAt } from './trace/positionLookup.js';
 import { InsertionTracker } from './trace/insertionTracker.js';
 import { renderInteractions } from './trace/interactionReport.js';
-import { WorkspaceProjects } from './repo/workspaceProject.js';
 import { offersAt } from './tasks/catalogue.js';
 import type { DiagnosticInfo, TaskOffer } from './tasks/task.js';
 import { PlanCache } from './tasks/runTask.js';
@@ -60,14 +59,13 @@ import { findCheckerScript } from './oracle/checkerThread.js';
 import { mergeDiagnostics, projectDiagnosticsCache } from './oracle/diagnosticsCache.js';
 import type { DiagnosticsCache } from './oracle/diagnosticsCache.js';
 import { isPosition, isRange, lineStarts, positionToOffset } from './edits/textEdits.js';
-import type { DocumentSource } from './workspace/documentSnapshot.js';
-import { syntaxFileName, uriToPath } from './workspace/documentSnapshot.js';
-import { forgetSyntaxTrees, noteTextEdits } from './repo/declarations.js';
-import type { TextEditStep } from './repo/declarations.js';
-import { saveWorkspaceIndex } from './repo/lexical/workspaceIndexes.js';
+import type { DocumentSnapshot, DocumentSource } from './workspace/documentSnapshot.js';
+import { uriToPath } from './workspace/documentSnapshot.js';
 import { insideAssistantFolder, keepAssistantFolderOutOfGit, writeAssistantFile } from './workspace/assistantFiles.js';
-import { reportListingLimits, workspaceFiles } from './workspace/workspaceFiles.js';
+import { reportListingLimits } from './workspace/workspaceFiles.js';
 import type { FileEvent } from './workspace/workspaceFiles.js';
+import { Session } from './workspace/session.js';
+import type { DocumentEdit, Workspace } from './workspace/workspace.js';
 import type { EditorPort, ProgressSink } from './editorPort.js';
 import { AssistantError } from './assistantError.js';
 
@@ -76,6 +74,7 @@ export type { ResolvedTask } from './tasks/commandFlow.js';
 
 export interface AssistantOptions {
   root: string;
+  /** The editor's open documents (the disk is the workspace's to read). */
   documents: DocumentSource;
   settings: AssistantSettings;
   settingsProblems: string[];
@@ -97,16 +96,23 @@ export class Assistant {
   private readonly listeners: Listeners;
   /** Where the code the assistant inserted is now, and whether applied edits reached the disk. */
   private readonly insertions: InsertionTracker;
+  /** The workspaces of this editor session: the one owner of their files, documents, projects and index. */
+  private readonly workspaces: Session;
+  /** The workspace folder the editor opened. */
+  private readonly workspace: Workspace;
 
   private constructor(
     private readonly options: AssistantOptions,
     readonly session: TraceSession,
     trace: TraceStore,
+    workspaces: Session,
   ) {
     const registry = buildRegistry(options.settings, options.env, options.settingsProblems);
+    this.workspaces = workspaces;
+    this.workspace = this.workspaces.workspace(options.root);
     this.env = {
-      root: options.root,
-      projects: new WorkspaceProjects(options.root),
+      root: this.workspace.root,
+      workspace: this.workspace,
       registry,
       trace,
       sessionId: session.id,
@@ -117,7 +123,7 @@ export class Assistant {
       strategy: options.settings.orchestrator.strategy,
       oracle: options.settings.oracle,
       pipelines: options.settings.pipelines,
-      documents: options.documents,
+      documents: this.workspace.documents,
       recent: new RecentPositions(),
       annotations: options.settings.annotations.enabled,
       preview: options.settings.preview,
@@ -125,10 +131,10 @@ export class Assistant {
     };
     this.classifierThreshold = options.settings.classifier.threshold;
     this.insertions = new InsertionTracker(trace, (uri) => options.documents.get(uri)?.text, readFileOf, options.log);
-    this.listeners = new Listeners(this.env, options.documents, options.publishProblems ?? (() => undefined));
+    this.listeners = new Listeners(this.env, this.workspace.documents, options.publishProblems ?? (() => undefined));
     const checker = findCheckerScript();
     if (!checker) options.log('background type-checks run on the main thread: the worker script diagnosticsWorker.js is not beside the server');
-    this.ownDiagnostics = projectDiagnosticsCache(this.env.projects, { script: checker ?? null, onError: (uri, e) => options.log(`diagnostics of ${uri}: ${e instanceof Error ? e.message : String(e)}`) });
+    this.ownDiagnostics = projectDiagnosticsCache(this.workspace.projects, { script: checker ?? null, onError: (uri, e) => options.log(`diagnostics of ${uri}: ${e instanceof Error ? e.message : String(e)}`) });
     for (const problem of registry.problems) options.log(`settings: ${problem}`);
     reportListingLimits((root, message) => options.log(`workspace files of ${root}: ${message}`));
   }
@@ -147,8 +153,11 @@ export class Assistant {
     const directory = path.resolve(options.root, settings.trace.directory);
     // The trace is the server's first write into `.assistant/`: its .gitignore comes first.
     await keepTraceOutOfGit(options.root, directory, settings.trace.commit, options.log);
-    const trace = await TraceStore.open({ directory, session, segmentSize: settings.trace.segmentSize, onWarning: (m) => options.log(`trace: ${m}`) });
-    return new Assistant(options, session, trace);
+    const workspaces = new Session(options.documents);
+    // The trace leaves out the code of files the workspace keeps from models, by the workspace's own rule.
+    const exclusion = workspaces.workspace(options.root).exclusion;
+    const trace = await TraceStore.open({ directory, session, segmentSize: settings.trace.segmentSize, exclusion, onWarning: (m) => options.log(`trace: ${m}`) });
+    return new Assistant(options, session, trace, workspaces);
   }
 
   /** Applies new settings without a restart (the trace location stays until the next start). */
@@ -167,8 +176,13 @@ export class Assistant {
   }
 
   /** Tasks offered at a range: syntax only, no model, no type checker. */
+  /** A document as the editor has it, else as the disk has it. */
+  document(uri: string): DocumentSnapshot | undefined {
+    return this.workspace.documents.get(uri);
+  }
+
   offers(uri: string, range: Range, diagnostics: unknown = []): TaskOffer[] {
-    const document = this.options.documents.get(uri);
+    const document = this.workspace.documents.get(uri);
     if (!document) return [];
     // Where the editor asks for actions is where the user works: the last such places go with model requests.
     this.env.recent?.record(uri, range, document.version);
@@ -186,35 +200,36 @@ export class Assistant {
   }
 
   /**
-   * A document opened or changed: the file's tree of edits hears where (`edit`, when the editor said it), and its
+   * A document opened or changed: the workspace hears where (`edit`, when the editor said it), and the document's
    * background type-check is scheduled (only useful when some agent fixes diagnostics).
    */
-  documentChanged(uri: string, edit?: { before: string; steps?: TextEditStep[]; after: string }): void {
-    const document = this.options.documents.get(uri);
-    if (document && edit?.steps) noteTextEdits(syntaxFileName(document), edit.before, edit.steps, edit.after);
+  documentChanged(uri: string, edit?: DocumentEdit): void {
+    this.workspace.documentChanged(uri, edit);
+    const document = this.workspace.documents.get(uri);
     if (document && this.env.registry.serves('fix')) this.ownDiagnostics.request(document);
     if (edit) this.insertions.changed(uri, edit.after, edit.before, edit.steps);
     else if (document) this.insertions.changed(uri, document.text);
   }
 
-  /** The editor reports files that came, changed or went: the workspace's listing walks again when it must. */
+  /** The editor opened a document. */
+  documentOpened(uri: string): void {
+    this.workspace.documentOpened(uri);
+  }
+
+
+  /** The editor reports files that came, changed or went. */
   filesChanged(events: readonly FileEvent[]): void {
-    workspaceFiles(this.options.root).filesChanged(events);
+    this.workspace.filesChanged(events);
   }
 
-  /** The editor opened or saved a document: a file the workspace's listing does not hold yet makes it walk again. */
-  documentSeen(uri: string): void {
-    const fsPath = uriToPath(uri);
-    if (fsPath) workspaceFiles(this.options.root).documentSeen(fsPath);
-  }
-
-  /** The editor watches the workspace's files for the server: the listing trusts its events. */
+  /** The editor watches the workspace's files for the server: the workspace trusts its events. */
   watchingFiles(): void {
-    workspaceFiles(this.options.root).setWatched(true);
+    this.workspace.watching();
   }
 
   /** The editor saved a document: the code the assistant inserted there reached the disk, or did not. */
   documentSaved(uri: string): void {
+    this.workspace.documentSaved(uri);
     this.insertions.saved(uri);
   }
 
@@ -222,8 +237,7 @@ export class Assistant {
   documentClosed(uri: string, languageId: string): void {
     this.insertions.closed(uri);
     this.ownDiagnostics.forget(uri);
-    const fsPath = uriToPath(uri);
-    forgetSyntaxTrees(syntaxFileName({ uri, fsPath, languageId }), fsPath === undefined);
+    this.workspace.documentClosed(uri, languageId);
   }
 
   /** The server's own diagnostics of a document at its current version, when computed. */
@@ -257,12 +271,12 @@ export class Assistant {
 
   ask(params: AskParams, signal: AbortSignal, progress: ProgressSink): Promise<AskResult> {
     if (params?.textDocument?.uri && isRange(params.range)) this.env.recent?.record(params.textDocument.uri, params.range);
-    return askFlow({ env: this.env, documents: this.options.documents, threshold: this.classifierThreshold, log: this.options.log, diagnostics: (d) => this.cachedDiagnostics(d.uri, d.version) }, params, signal, progress);
+    return askFlow({ env: this.env, documents: this.workspace.documents, threshold: this.classifierThreshold, log: this.options.log, diagnostics: (d) => this.cachedDiagnostics(d.uri, d.version) }, params, signal, progress);
   }
 
   /** Feedback on one step of a pipeline run: the run again from that step, as a new interaction with unapplied candidates. */
   feedback(params: FeedbackParams, signal: AbortSignal, progress: ProgressSink): Promise<FeedbackResult> {
-    return feedbackFlow({ env: this.env, documents: this.options.documents, replaying: this.replaying }, params, signal, progress);
+    return feedbackFlow({ env: this.env, documents: this.workspace.documents, replaying: this.replaying }, params, signal, progress);
   }
 
   /** Type-checks the whole project and publishes the errors. */
@@ -288,7 +302,7 @@ export class Assistant {
 
   /** Applies a pasted unified diff to the files as they are now. */
   applyPatch(args: ApplyPatchArgs, port: EditorPort): Promise<ApplyPatchResult> {
-    return applyPatchFlow(this.env, this.options.documents, port, args);
+    return applyPatchFlow(this.env, this.workspace.documents, port, args);
   }
 
   async apply(params: ApplyParams, port: EditorPort): Promise<ApplyResult> {
@@ -301,7 +315,7 @@ export class Assistant {
     if (interaction.sessionId !== this.session.id) throw new AssistantError('unavailable', 'This interaction belongs to another server session; run the task again here.');
     // Applied once is applied: a response discarded after that keeps its record (run the task again instead).
     if (response.used || response.insertedAt?.length) return { applied: false, outcome: 'failed', message: 'This response was already applied.' };
-    const result = await applyResponse(this.env, this.options.documents, port, interaction.id, response.id, `Assistant: ${interaction.task} ${interaction.context.symbol ?? ''}`.trim());
+    const result = await applyResponse(this.env, this.workspace.documents, port, interaction.id, response.id, `Assistant: ${interaction.task} ${interaction.context.symbol ?? ''}`.trim());
     if (result.applied) this.warnOfFailures(interaction, response, port);
     return result;
   }
@@ -312,7 +326,7 @@ export class Assistant {
     const p = params ?? {};
     if (p.position !== undefined || p.textDocument !== undefined) {
       if (!p.textDocument?.uri || !isPosition(p.position)) throw new AssistantError('invalid-params', 'assistant/trace: a position query needs "textDocument.uri" and "position".');
-      const document = this.options.documents.get(p.textDocument.uri);
+      const document = this.workspace.documents.get(p.textDocument.uri);
       if (!document) throw new AssistantError('invalid-params', `assistant/trace: cannot read ${p.textDocument.uri}.`);
       const found = interactionsAt(this.env.trace, this.insertions, document, p.position);
       return { interactions: found.slice(0, p.limit ?? 50), total: found.length };
@@ -329,14 +343,14 @@ export class Assistant {
 
   /** Whether the code at a position came from the assistant: offered as a code action, so it must stay cheap. */
   hasInteractionAt(uri: string, position: Position): boolean {
-    const document = this.options.documents.get(uri);
+    const document = this.workspace.documents.get(uri);
     return document !== undefined && interactionsAt(this.env.trace, this.insertions, document, position).length > 0;
   }
 
   /** Shows the interactions behind the code at a position: a markdown report under `.assistant/`, or a message. */
   async showInteraction(args: ShowInteractionArgs, port: EditorPort): Promise<ShowInteractionResult> {
     if (!args?.textDocument?.uri || !isPosition(args.position)) throw new AssistantError('invalid-params', 'assistant.showInteraction needs a document and a position.');
-    const document = this.options.documents.get(args.textDocument.uri);
+    const document = this.workspace.documents.get(args.textDocument.uri);
     if (!document) throw new AssistantError('invalid-params', `Cannot read ${args.textDocument.uri}.`);
     const found = interactionsAt(this.env.trace, this.insertions, document, args.position);
     const interactionIds = found.map((i) => i.id);
@@ -366,7 +380,7 @@ export class Assistant {
   }
 
   revert(params: RevertParams, port: EditorPort): Promise<RevertResult> {
-    return revertResponse(this.env.trace, this.insertions, this.options.documents, port, params, this.env.root);
+    return revertResponse(this.env.trace, this.insertions, this.workspace.documents, port, params, this.env.root);
   }
 
   agents(): AgentsResult {
@@ -377,11 +391,11 @@ export class Assistant {
     this.ownDiagnostics.dispose();
     // What reached the disk decides which applied edits were kept, before the trace closes.
     const settled = this.insertions.close().catch((error: unknown) => this.options.log(`trace: ${error instanceof Error ? error.message : String(error)}`));
-    await Promise.all([settled.then(() => this.env.trace.close()), saveWorkspaceIndex(this.options.root)]);
+    await Promise.all([settled.then(() => this.env.trace.close()), this.workspaces.close()]);
   }
 
   private flow(): FlowContext {
-    return { env: this.env, documents: this.options.documents };
+    return { env: this.env, documents: this.workspace.documents };
   }
 }
 

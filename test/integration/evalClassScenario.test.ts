@@ -10,9 +10,9 @@ import { firstSentence, reinsertClass } from '../../server/src/eval/classCases.j
 import { ScratchCopy } from '../../server/src/eval/scratch.js';
 import type { CaseRun, ScoreContext } from '../../server/src/eval/scenario.js';
 import type { TaskEnvironment } from '../../server/src/tasks/runTask.js';
+import { Workspace } from '../../server/src/workspace/workspace.js';
 import { RepositoryTools } from '../../server/src/repo/repositoryTools.js';
-import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
-import { typeCheckNewFile } from '../../server/src/oracle/scratchProject.js';
+import { typeCheckNewFile } from '../../server/src/oracle/typeCheck.js';
 import { pathToUri } from '../../server/src/workspace/documentSnapshot.js';
 import { treeHash } from '../support/evalSupport.js';
 
@@ -40,8 +40,8 @@ describe('class cases', () => {
     repo = linkModules(copyFixture('eval-class-repo'));
     scratch = ScratchCopy.create(repo);
     before = treeHash(scratch.root);
-    // Building and scoring read only the oracle's test time limit from the environment.
-    const env = { root: scratch.root, oracle: { runTests: false, testTimeoutMs: 60_000 } } as unknown as TaskEnvironment;
+    // Building and scoring read only the workspace and the oracle's test time limit from the environment.
+    const env = { root: scratch.root, workspace: new Workspace(scratch.root), oracle: { runTests: false, testTimeoutMs: 60_000 } } as unknown as TaskEnvironment;
     notes = [];
     cases = await classScenario.buildCases({ scratch, env, eslint: undefined, note: (m) => notes.push(m) }, signal);
     scoring = { scratch, env, eslint: undefined };
@@ -118,14 +118,15 @@ describe('class cases', () => {
     try {
       expect(path.dirname(path.dirname(copy.root))).toBe(scratch.folder);
       expect(fs.readFileSync(copy.pathOf('src/shopping.ts'), 'utf8')).toBe(cart.removal.text);
-      const tools = new RepositoryTools(copy.root);
+      const workspace = new Workspace(copy.root);
+      const tools = new RepositoryTools(workspace);
       await tools.ready(signal);
       expect(tools.searchClass('Cart')).toMatch(/^No class or interface named Cart\./);
       expect(await tools.call('get_class_info', { name: 'Cart' }, signal)).not.toContain('merge into the existing line');
       expect(await tools.call('search_code', { code: 'cart-marker' }, signal)).not.toContain('shopping.ts');
       expect(await tools.call('get_method_body', { name: 'total', class: 'Cart' }, signal)).not.toContain('addMoney(sum');
       expect(await tools.relevantCode('cart products quantity merge existing line total summary', 15, signal)).not.toMatch(/cart-marker|class Cart\b/);
-      const errors = typeCheckNewFile(new WorkspaceProject(copy.root), { path: copy.pathOf('src/use.ts'), text: "import { Cart } from './shopping.js';\nexport const cart = new Cart('EUR');\n" });
+      const errors = typeCheckNewFile(workspace.projects.workspace, { path: copy.pathOf('src/use.ts'), text: "import { Cart } from './shopping.js';\nexport const cart = new Cart('EUR');\n" });
       expect(errors.map((e) => e.code)).toContain(2305);
     } finally {
       copy.dispose();
@@ -136,7 +137,7 @@ describe('class cases', () => {
     const bookCopy = removalCopy(book);
     try {
       expect(fs.existsSync(bookCopy.pathOf('src/PriceBook.ts'))).toBe(false);
-      const tools = new RepositoryTools(bookCopy.root);
+      const tools = new RepositoryTools(new Workspace(bookCopy.root));
       await tools.ready(signal);
       expect(tools.searchClass('PriceBook')).toMatch(/^No class or interface named PriceBook\./);
       expect(await tools.call('search_code', { code: 'pricebook-marker' }, signal)).not.toContain('PriceBook.ts');
@@ -221,7 +222,7 @@ describe('class cases', () => {
       const otherScratch = ScratchCopy.create(other);
       try {
         const otherNotes: string[] = [];
-        const env = { root: otherScratch.root, oracle: { runTests: false, testTimeoutMs: 60_000 } } as unknown as TaskEnvironment;
+        const env = { root: otherScratch.root, workspace: new Workspace(otherScratch.root), oracle: { runTests: false, testTimeoutMs: 60_000 } } as unknown as TaskEnvironment;
         const built = await classScenario.buildCases({ scratch: otherScratch, env, eslint: undefined, note: (m) => otherNotes.push(m) }, signal);
         expect(built.map((c) => c.className).sort()).toEqual(['Cart', 'Cart', 'PriceBook', 'PriceBook']);
         expect(otherNotes.at(-1)).not.toContain('(Cart)');

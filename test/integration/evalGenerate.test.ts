@@ -12,6 +12,7 @@ import type { GenerateCase } from '../../server/src/eval/generateScenario.js';
 import { ScratchCopy } from '../../server/src/eval/scratch.js';
 import type { BuildContext, CaseRun, ScoreContext } from '../../server/src/eval/scenario.js';
 import type { TaskEnvironment } from '../../server/src/tasks/runTask.js';
+import { Workspace } from '../../server/src/workspace/workspace.js';
 import { functionIn } from '../../server/src/tasks/generateTask.js';
 import { parseDocument } from '../../server/src/repo/declarations.js';
 import { pathToUri } from '../../server/src/workspace/documentSnapshot.js';
@@ -148,8 +149,8 @@ function setUp(): { scratch: ScratchCopy; build: BuildContext; scoring: ScoreCon
   cleanup.push(() => fs.rmSync(repo, { recursive: true, force: true }));
   const scratch = ScratchCopy.create(repo);
   cleanup.push(() => scratch.dispose());
-  // Building and scoring read only the oracle's test time limit from the environment.
-  const env = { root: scratch.root, oracle: { runTests: false, testTimeoutMs: 60_000 } } as unknown as TaskEnvironment;
+  // Building and scoring read only the workspace and the oracle's test time limit from the environment.
+  const env = { root: scratch.root, workspace: new Workspace(scratch.root), oracle: { runTests: false, testTimeoutMs: 60_000 } } as unknown as TaskEnvironment;
   const notes: string[] = [];
   return { scratch, notes, build: { scratch, env, eslint: undefined, note: (m) => notes.push(m) }, scoring: { scratch, env, eslint: undefined } };
 }

@@ -8,15 +8,14 @@ import type { TestCase } from '../../server/src/eval/testScenario.js';
 import { ScratchCopy } from '../../server/src/eval/scratch.js';
 import type { BuildContext, CaseRun, ScoreContext } from '../../server/src/eval/scenario.js';
 import type { TaskEnvironment } from '../../server/src/tasks/runTask.js';
+import { Workspace } from '../../server/src/workspace/workspace.js';
 import { testFileProposal } from '../../server/src/tasks/testTask.js';
-import { clearTestConventionCache } from '../../server/src/repo/testFramework.js';
 import { pathToUri } from '../../server/src/workspace/documentSnapshot.js';
 import { treeHash } from '../support/evalSupport.js';
 
 const cleanup: Array<() => void> = [];
 afterEach(() => {
   for (const undo of cleanup.splice(0).reverse()) undo();
-  clearTestConventionCache();
 });
 
 /** The fixture copied with node_modules linked (`prepare` may change the copy first), its scratch copy, and what the scenario reads of the environment. */
@@ -26,8 +25,8 @@ function setUp(prepare?: (repo: string) => void): { repo: string; scratch: Scrat
   prepare?.(repo);
   const scratch = ScratchCopy.create(repo);
   cleanup.push(() => scratch.dispose());
-  // Building and scoring read only the oracle's test time limit from the environment.
-  const env = { root: scratch.root, oracle: { runTests: false, testTimeoutMs: 60_000 } } as unknown as TaskEnvironment;
+  // Building and scoring read only the workspace and the oracle's test time limit from the environment.
+  const env = { root: scratch.root, workspace: new Workspace(scratch.root), oracle: { runTests: false, testTimeoutMs: 60_000 } } as unknown as TaskEnvironment;
   const notes: string[] = [];
   return { repo, scratch, notes, build: { scratch, env, eslint: undefined, note: (m) => notes.push(m) }, scoring: { scratch, env, eslint: undefined } };
 }
@@ -77,7 +76,6 @@ describe('test cases', () => {
     expect(withBroken).toHaveLength(3);
     expect(broken.notes[0]).toMatch(/^test: 3 cases \(3 source files; left out: .*; 1 file with syntax errors; 1 generated and 0 minified files\)$/);
 
-    clearTestConventionCache();
     // No vitest in package.json and no test importing it: node:test would be a guess, so nothing is a case.
     const bare = setUp((repo) => {
       const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8')) as Record<string, unknown>;

@@ -10,12 +10,13 @@ import { runProjectTests } from '../../server/src/listeners/projectTests.js';
 import { toProblems } from '../../server/src/listeners/testReport.js';
 import type { TestReport } from '../../server/src/listeners/testReport.js';
 import { lintProblems, lintRecheck, LintQueue } from '../../server/src/listeners/lintQueue.js';
-import { clearTestConventionCache } from '../../server/src/repo/testFramework.js';
-import { WorkspaceProjects } from '../../server/src/repo/workspaceProject.js';
+import { WorkspaceProjects } from '../../server/src/workspace/workspaceProject.js';
+import { Workspace } from '../../server/src/workspace/workspace.js';
 import { pathToUri } from '../../server/src/workspace/documentSnapshot.js';
 
 const root = linkModules(copyFixture('listeners'));
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+const workspace = new Workspace(root);
 
 const file = (...parts: string[]): string => path.join(root, 'src', ...parts);
 const read = (fsPath: string): string => fs.readFileSync(fsPath, 'utf8');
@@ -109,9 +110,8 @@ describe('runProjectTests with vitest', { timeout: 120_000 }, () => {
   let elapsed = 0;
 
   beforeAll(async () => {
-    clearTestConventionCache();
     const started = Date.now();
-    report = await runProjectTests({ workspaceRoot: root, timeoutMs: 60_000 }, never);
+    report = await runProjectTests({ workspace, timeoutMs: 60_000 }, never);
     elapsed = Date.now() - started;
   }, 120_000);
 
@@ -156,7 +156,7 @@ describe('runProjectTests with vitest', { timeout: 120_000 }, () => {
   it("runs the given test files with the editor's unsaved buffers, leaving the workspace untouched", async () => {
     const before = fs.readdirSync(root).sort();
     const fixed = read(file('cart.ts')).replace('let i = 1', 'let i = 0');
-    const result = await runProjectTests({ workspaceRoot: root, files: [{ path: file('cart.ts'), text: fixed }], testFiles: [testFile], timeoutMs: 60_000 }, never);
+    const result = await runProjectTests({ workspace, files: [{ path: file('cart.ts'), text: fixed }], testFiles: [testFile], timeoutMs: 60_000 }, never);
     expect(result).toMatchObject({ passed: 2, failed: 0, failures: [], exitCode: 0, timedOut: false });
     expect(result.command).toContain('vitest run src/cart.test.ts ');
     expect(read(file('cart.ts'))).toContain('let i = 1');
@@ -168,7 +168,7 @@ describe('runProjectTests with vitest', { timeout: 120_000 }, () => {
   it('stops a run past its time limit and says so, with what finished before', async () => {
     const hang = file('hang.test.ts');
     const started = Date.now();
-    const result = await runProjectTests({ workspaceRoot: root, files: [{ path: hang, text: hanging }], testFiles: [hang], timeoutMs: 4_000 }, never);
+    const result = await runProjectTests({ workspace, files: [{ path: hang, text: hanging }], testFiles: [hang], timeoutMs: 4_000 }, never);
     const took = Date.now() - started;
     expect(result).toMatchObject({ timedOut: true, exitCode: null, failed: 0, failures: [] });
     expect(result.error).toBeUndefined();
@@ -183,7 +183,7 @@ describe('runProjectTests with vitest', { timeout: 120_000 }, () => {
     const hang = file('hang.test.ts');
     const controller = new AbortController();
     const reason = new Error('cancelled by the user');
-    const running = runProjectTests({ workspaceRoot: root, files: [{ path: hang, text: hanging }], testFiles: [hang], timeoutMs: 60_000 }, controller.signal);
+    const running = runProjectTests({ workspace, files: [{ path: hang, text: hanging }], testFiles: [hang], timeoutMs: 60_000 }, controller.signal);
     // The runner's command line names its reporter in this run's scratch folder, and the test file; its workers share
     // its process group. (Other test files may run project tests at the same time, in folders of their own.)
     let runner: { pgid: number; args: string } | undefined;
@@ -210,23 +210,24 @@ describe('runProjectTests with vitest', { timeout: 120_000 }, () => {
 });
 
 describe('runProjectTests with node --test and without a runner', { timeout: 60_000 }, () => {
-  let workspace: string;
+  let folder: string;
+  let tests: Workspace;
   beforeAll(() => {
-    workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-node-test-'));
-    fs.writeFileSync(path.join(workspace, 'package.json'), JSON.stringify({ name: 'node-test-fixture', private: true, type: 'module', scripts: { test: 'node --test' } }));
-    fs.writeFileSync(path.join(workspace, 'sum.js'), 'export function sum(values) {\n  return values.slice(1).reduce((a, b) => a + b, 0);\n}\n');
-    fs.mkdirSync(path.join(workspace, 'test'));
+    folder = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-node-test-'));
+    fs.writeFileSync(path.join(folder, 'package.json'), JSON.stringify({ name: 'node-test-fixture', private: true, type: 'module', scripts: { test: 'node --test' } }));
+    fs.writeFileSync(path.join(folder, 'sum.js'), 'export function sum(values) {\n  return values.slice(1).reduce((a, b) => a + b, 0);\n}\n');
+    fs.mkdirSync(path.join(folder, 'test'));
     fs.writeFileSync(
-      path.join(workspace, 'test', 'sum.test.js'),
+      path.join(folder, 'test', 'sum.test.js'),
       "import { describe, it } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { sum } from '../sum.js';\n\ndescribe('sum', () => {\n  it('adds all values', () => {\n    assert.equal(sum([1, 2, 3]), 6);\n  });\n  it('is zero for none', () => {\n    assert.equal(sum([]), 0);\n  });\n});\n",
     );
+    tests = new Workspace(folder);
   });
-  afterAll(() => fs.rmSync(workspace, { recursive: true, force: true }));
+  afterAll(() => fs.rmSync(folder, { recursive: true, force: true }));
 
   it('reads the TAP report of node --test', async () => {
-    clearTestConventionCache();
-    const report = await runProjectTests({ workspaceRoot: workspace, timeoutMs: 30_000 }, never);
-    const testFile = path.join(workspace, 'test', 'sum.test.js');
+    const report = await runProjectTests({ workspace: tests, timeoutMs: 30_000 }, never);
+    const testFile = path.join(folder, 'test', 'sum.test.js');
     expect(report).toMatchObject({ framework: 'node:test', passed: 1, failed: 1, skipped: 0, timedOut: false, exitCode: 1 });
     expect(report.failures).toEqual([
       {
@@ -245,9 +246,9 @@ describe('runProjectTests with node --test and without a runner', { timeout: 60_
   });
 
   it('says why when the framework is not installed or a file is outside the workspace', async () => {
-    const jest = await runProjectTests({ workspaceRoot: workspace, framework: 'jest', timeoutMs: 10_000 }, never);
+    const jest = await runProjectTests({ workspace: tests, framework: 'jest', timeoutMs: 10_000 }, never);
     expect(jest).toMatchObject({ framework: 'jest', unavailable: 'jest is not installed in the workspace (run npm install)', failures: [] });
-    const outside = await runProjectTests({ workspaceRoot: workspace, testFiles: ['/etc/passwd.test.js'], timeoutMs: 10_000 }, never);
+    const outside = await runProjectTests({ workspace: tests, testFiles: ['/etc/passwd.test.js'], timeoutMs: 10_000 }, never);
     expect(outside.unavailable).toBe('a test file is outside the workspace');
   });
 });
@@ -256,7 +257,7 @@ describe('lintProblems', { timeout: 60_000 }, () => {
   it("finds the fixture's violations with the project's own ESLint, in the editor's text where given", async () => {
     const greeting = file('greeting.js');
     const text = read(greeting);
-    const result = await lintProblems(root, undefined, never);
+    const result = await lintProblems(workspace, undefined, never);
     expect(result.unavailable).toBeUndefined();
     expect(result.problems.map((p) => [path.basename(p.fsPath), p.code, p.severity, p.range.start])).toEqual([
       ['greeting.js', 'prefer-const', 2, positionOf(text, 'greeting =')],
@@ -265,17 +266,17 @@ describe('lintProblems', { timeout: 60_000 }, () => {
     expect(result.problems[1]).toMatchObject({ source: 'eslint', message: "'unused' is assigned a value but never used.", uri: pathToUri(greeting), data: { ruleId: 'no-unused-vars' } });
 
     const edited = text.replace('  const unused = 42;\n', '');
-    const again = await lintProblems(root, [greeting], never, { textOf: (p) => (p === greeting ? edited : undefined) });
+    const again = await lintProblems(workspace, [greeting], never, { textOf: (p) => (p === greeting ? edited : undefined) });
     expect(again.problems.map((p) => p.code)).toEqual(['prefer-const']);
   });
 
   it('is unavailable, with the reason, without ESLint or without a configuration', async () => {
     const bare = copyFixture('listeners');
     try {
-      const missing = await lintProblems(bare, undefined, never);
+      const missing = await lintProblems(new Workspace(bare), undefined, never);
       expect(missing).toMatchObject({ problems: [], unavailable: expect.stringMatching(/ESLint is configured \(eslint\.config\.js\) but not installed/) as unknown });
       fs.rmSync(path.join(bare, 'eslint.config.js'));
-      const unconfigured = await lintProblems(bare, undefined, never);
+      const unconfigured = await lintProblems(new Workspace(bare), undefined, never);
       expect(unconfigured.unavailable).toMatch(/no ESLint configuration/);
     } finally {
       fs.rmSync(bare, { recursive: true, force: true });
@@ -286,7 +287,7 @@ describe('lintProblems', { timeout: 60_000 }, () => {
     const greeting = file('greeting.js');
     const buffers = new Map<string, string>();
     const textOf = (p: string): string | undefined => buffers.get(p);
-    const { problems } = await lintProblems(root, [greeting], never, { textOf });
+    const { problems } = await lintProblems(workspace, [greeting], never, { textOf });
     const queue = new LintQueue(problems);
     const summary = await queue.run(
       async (item) => {
@@ -296,7 +297,7 @@ describe('lintProblems', { timeout: 60_000 }, () => {
       },
       never,
       undefined,
-      lintRecheck(root, { textOf }),
+      lintRecheck(workspace, { textOf }),
     );
     expect(summary.items.map((i) => [i.problem.code, i.outcome])).toEqual([
       ['prefer-const', 'fixed'],
@@ -307,7 +308,7 @@ describe('lintProblems', { timeout: 60_000 }, () => {
   it('rejects with the reason when aborted', async () => {
     const controller = new AbortController();
     const reason = new Error('stop');
-    const running = lintProblems(root, undefined, controller.signal);
+    const running = lintProblems(workspace, undefined, controller.signal);
     controller.abort(reason);
     await expect(running).rejects.toBe(reason);
   });

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LexicalIndex } from '../../server/src/repo/lexical/lexicalIndex.js';
 import { savedIndexFile } from '../../server/src/repo/lexical/savedIndex.js';
-import { saveWorkspaceIndex, stopSavingIndexes, workspaceIndex } from '../../server/src/repo/lexical/workspaceIndexes.js';
+import { Workspace } from '../../server/src/workspace/workspace.js';
 import { pruneCacheFolder, userCacheDirectory, workspaceCacheFile } from '../../server/src/workspace/userCache.js';
 import { copyFixture } from '../support/lspClient.js';
 
@@ -199,20 +199,20 @@ describe('the saved lexical index', () => {
 });
 
 describe('workspace indexes', () => {
-  it('are saved in the user cache folder, except those made after saving was stopped (the evaluation\'s copies)', async () => {
+  it('are saved in the user cache folder when the workspace closes, except those of a workspace that keeps none (the evaluation\'s copies)', async () => {
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'saved-index-home-'));
     folders.push(home);
     vi.stubEnv('XDG_CACHE_HOME', home);
     const kept = copyFixture('question');
     const thrownAway = copyFixture('question');
     await settle();
-    const index = workspaceIndex(kept);
-    await index.refresh();
-    await saveWorkspaceIndex(kept);
+    const keeping = new Workspace(kept);
+    await keeping.index.refresh();
+    await keeping.close();
     expect(fs.readdirSync(path.join(home, 'assistant-ls', 'lexical-index'))).toEqual([path.basename(savedIndexFile(kept))]);
-    stopSavingIndexes();
-    await workspaceIndex(thrownAway).refresh();
-    await saveWorkspaceIndex(thrownAway);
+    const throwaway = new Workspace(thrownAway, { saveIndex: false });
+    await throwaway.index.refresh();
+    await throwaway.close();
     expect(fs.readdirSync(path.join(home, 'assistant-ls', 'lexical-index'))).toEqual([path.basename(savedIndexFile(kept))]);
   });
 });

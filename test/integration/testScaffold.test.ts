@@ -3,10 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Project } from 'ts-morph';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { copyFixture, linkModules } from '../support/lspClient.js';
-import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
-import { clearTestConventionCache } from '../../server/src/repo/testFramework.js';
+import { Workspace } from '../../server/src/workspace/workspace.js';
 import { exportedTestTarget, mergeTestFile, testFileProposal, testPlaceOf, testTask } from '../../server/src/tasks/testTask.js';
 import type { TestPlace } from '../../server/src/tasks/testTask.js';
 import { OfflineTestScaffoldAgent, writeScaffold } from '../../server/src/agents/offline/testScaffoldAgent.js';
@@ -16,7 +15,6 @@ import { pathToUri } from '../../server/src/workspace/documentSnapshot.js';
 import type { DocumentSnapshot } from '../../server/src/workspace/documentSnapshot.js';
 import type { DeclarationTarget } from '../../server/src/repo/declarations.js';
 
-beforeEach(() => clearTestConventionCache());
 const temporary: string[] = [];
 afterEach(() => {
   for (const dir of temporary.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
@@ -43,9 +41,10 @@ afterAll(() => {
   if (sharedVitest) fs.rmSync(sharedVitest, { recursive: true, force: true });
 });
 
-const workspaces = new Map<string, WorkspaceProject>();
-function workspaceOf(root: string): WorkspaceProject {
-  const existing = workspaces.get(root) ?? new WorkspaceProject(root);
+/** One workspace per fixture copy, as the server keeps one per folder (its projects and test conventions with it). */
+const workspaces = new Map<string, Workspace>();
+function workspaceOf(root: string): Workspace {
+  const existing = workspaces.get(root) ?? new Workspace(root);
   workspaces.set(root, existing);
   return existing;
 }
@@ -64,8 +63,8 @@ function targetOf(document: DocumentSnapshot, needle: string): DeclarationTarget
 
 function scaffoldOf(root: string, file: string, needle: string) {
   const document = documentOf(root, file);
-  const place = testPlaceOf(document) as TestPlace;
-  const scaffold = writeScaffold(workspaceOf(root), document, targetOf(document, needle), place, { verify: true });
+  const place = testPlaceOf(workspaceOf(root), document) as TestPlace;
+  const scaffold = writeScaffold(workspaceOf(root).projects.workspace, document, targetOf(document, needle), place, { verify: true });
   if (!scaffold) throw new Error(`no scaffold for ${needle}`);
   return { scaffold, place, document };
 }
@@ -235,7 +234,7 @@ describe('the Test task', () => {
     const document = documentOf(root, 'src/math/clamp.ts');
     const target = declarationTarget(targetOf(document, 'clamp('));
     const answer = ['Here are the tests:', '```ts', "import { describe, expect, it } from 'vitest';", "import { clamp } from '../../src/math/clamp.js';", '', "describe('clamp', () => {", "  it('keeps values inside', () => {", '    expect(clamp(5, 0, 10)).toBe(5);', '  });', '});', '```'].join('\n');
-    const converted = testTask.convertAnswer({ text: answer }, { document, target, parameters: {} }, { task: 'test', agent: 'm', interactionId: 'i-1', at: '2026-01-01T00:00:00.000Z' });
+    const converted = testTask.convertAnswer({ text: answer }, { workspace: workspaceOf(root), document, target, parameters: {} }, { task: 'test', agent: 'm', interactionId: 'i-1', at: '2026-01-01T00:00:00.000Z' });
     if (!converted.ok || converted.kind !== 'edit') throw new Error(JSON.stringify(converted));
     expect(converted.proposal.documents).toEqual([]);
     expect(converted.proposal.creates).toHaveLength(1);
@@ -248,7 +247,7 @@ describe('the Test task', () => {
   it('rejects answers that are not tests of the symbol', () => {
     const root = vitestFixture();
     const document = documentOf(root, 'src/math/clamp.ts');
-    const view = { document, target: declarationTarget(targetOf(document, 'clamp(')), parameters: {} };
+    const view = { workspace: workspaceOf(root), document, target: declarationTarget(targetOf(document, 'clamp(')), parameters: {} };
     expect(testTask.convertAnswer({ text: 'I cannot help with that.' }, view, undefined)).toMatchObject({ ok: false, reason: 'the answer holds no describe, it or test call' });
     expect(testTask.convertAnswer({ text: "```ts\ndescribe('x', () => { it('y', () => {}) });\n```" }, view, undefined)).toMatchObject({ ok: false, reason: 'the tests never mention clamp' });
     expect(testTask.convertAnswer({ text: "```ts\ndescribe('clamp', () => { it('y', () => { clamp(1, 2, 3 }) });\n```" }, view, undefined)).toMatchObject({ ok: false });
@@ -256,10 +255,11 @@ describe('the Test task', () => {
 
   it('checks that the test file type-checks, and passes the offline scaffold', async () => {
     const root = vitestFixture();
-    const project = workspaceOf(root);
+    const workspace = workspaceOf(root);
+    const project = workspace.projects.workspace;
     const document = documentOf(root, 'src/math/clamp.ts');
     const target = declarationTarget(targetOf(document, 'clamp('));
-    const view = { document, target, parameters: {} };
+    const view = { workspace: workspaceOf(root), document, target, parameters: {} };
     const context = { root, project, oracle: { runTests: false, testTimeoutMs: 60_000 } };
     const bad = testTask.convertAnswer({ text: "import { describe, expect, it } from 'vitest';\nimport { clamp } from '../../src/math/clamp.js';\n\ndescribe('clamp', () => {\n  it('x', () => {\n    expect(clamp('5', 0, 10)).toBe(5);\n  });\n});\n" }, view, undefined);
     if (!bad.ok || bad.kind !== 'edit') throw new Error('not converted');
@@ -268,7 +268,7 @@ describe('the Test task', () => {
     expect(rejected.summary).toBe('1 type error in test/math/clamp.test.ts');
     expect(rejected.details?.[0]).toMatch(/^test\/math\/clamp\.test\.ts:6:\d+ TS2345 /);
 
-    const answer = await new OfflineTestScaffoldAgent().run({ task: 'test', interactionId: 'i', text: 'test clamp', document, target, parameters: {}, project, history: [] }, new AbortController().signal);
+    const answer = await new OfflineTestScaffoldAgent().run({ task: 'test', interactionId: 'i', text: 'test clamp', document, target, parameters: {}, workspace, project, history: [] }, new AbortController().signal);
     expect(answer.proposal).toBeDefined();
     const scaffold = testTask.convertAnswer(answer, view, undefined);
     if (!scaffold.ok || scaffold.kind !== 'edit') throw new Error('not converted');

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { copyFixture, REPO_ROOT, linkModules } from '../support/lspClient.js';
 import { runTestFile, failureLines } from '../../server/src/oracle/testRunner.js';
-import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
+import { Workspace } from '../../server/src/workspace/workspace.js';
 import { exportedTestTarget, testTask } from '../../server/src/tasks/testTask.js';
 import { OfflineTestScaffoldAgent } from '../../server/src/agents/offline/testScaffoldAgent.js';
 import { declarationTarget } from '../../server/src/tasks/documentTask.js';
@@ -67,11 +67,12 @@ describe('runTestFile', { timeout: 90_000 }, () => {
 });
 
 describe('the Test oracle with oracle.runTests', { timeout: 120_000 }, () => {
-  const project = new WorkspaceProject(root);
+  const workspace = new Workspace(root);
+  const project = workspace.projects.workspace;
   const fsPath = path.join(root, 'src', 'math', 'clamp.ts');
   const document: DocumentSnapshot = { uri: pathToUri(fsPath), fsPath, languageId: 'typescript', version: 1, text: fs.readFileSync(fsPath, 'utf8') };
   const at = document.text.indexOf('clamp(');
-  const view = { document, target: declarationTarget(exportedTestTarget(document, at, at)!), parameters: {} };
+  const view = { workspace, document, target: declarationTarget(exportedTestTarget(document, at, at)!), parameters: {} };
   const context = { root, project, oracle: { runTests: true, testTimeoutMs: 60_000 } };
 
   async function verdictOf(answer: { text: string; proposal?: never }) {
@@ -92,7 +93,7 @@ describe('the Test oracle with oracle.runTests', { timeout: 120_000 }, () => {
   });
 
   it('records the run of the offline scaffold without holding its guessed smoke call against it', async () => {
-    const answer = await new OfflineTestScaffoldAgent().run({ task: 'test', interactionId: 'i', text: 'test clamp', document, target: view.target, parameters: {}, project, history: [] }, new AbortController().signal);
+    const answer = await new OfflineTestScaffoldAgent().run({ task: 'test', interactionId: 'i', text: 'test clamp', document, target: view.target, parameters: {}, workspace, project, history: [] }, new AbortController().signal);
     const converted = testTask.convertAnswer(answer, view, undefined);
     if (!converted.ok || converted.kind !== 'edit') throw new Error('not converted');
     const verdict = await testTask.check!(converted.proposal, view, context, new AbortController().signal);

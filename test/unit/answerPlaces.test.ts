@@ -7,14 +7,24 @@ import type { AskModel } from '../../server/src/agents/modelTask.js';
 import { explainModel } from '../../server/src/agents/model/explainModel.js';
 import { citedLocations, questionModel } from '../../server/src/agents/model/questionModel.js';
 import { OfflineExplainAgent } from '../../server/src/agents/offline/explainAgent.js';
-import { workspaceIndex } from '../../server/src/repo/lexical/workspaceIndexes.js';
-import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
+import type { WorkspaceProject } from '../../server/src/workspace/workspaceProject.js';
+import type { Workspace } from '../../server/src/workspace/workspace.js';
+import { Session } from '../../server/src/workspace/session.js';
 import { MAX_ANSWER_LOCATIONS, answerLocations } from '../../server/src/tasks/answerLocations.js';
 import { explainTask } from '../../server/src/tasks/explainTask.js';
 import { answerMarkdown, answerMessage, answerTitle } from '../../server/src/tasks/presentAnswer.js';
 import type { DocumentSnapshot } from '../../server/src/workspace/documentSnapshot.js';
 import { pathToUri } from '../../server/src/workspace/documentSnapshot.js';
 import { copyFixture } from '../support/lspClient.js';
+
+/** The workspaces of these tests, one per folder, as the server keeps them. */
+const session = new Session();
+
+/** A request's workspace and the project of its root tsconfig. */
+function inWorkspace(root: string): { workspace: Workspace; project: WorkspaceProject } {
+  const workspace = session.workspace(root);
+  return { workspace, project: workspace.projects.workspace };
+}
 
 const signal = new AbortController().signal;
 
@@ -26,7 +36,7 @@ function questionRequest(root: string, question: string): AgentRequest {
     document: { uri: pathToUri(root), fsPath: root, languageId: 'plaintext', version: null, text: '' },
     target: { name: 'the workspace', start: 0, end: 0 },
     parameters: { question },
-    project: new WorkspaceProject(root),
+    ...inWorkspace(root),
     history: [],
   };
 }
@@ -73,7 +83,7 @@ describe('the places model answers name', () => {
   it('are the retrieved locations a question answer cites, in the order it cites them; invented citations point nowhere', async () => {
     const root = copyFixture('question');
     const question = 'where is the retry backoff implemented?';
-    const retrieved = await workspaceIndex(root).search(question, { limit: 12, maxPerFile: 4 });
+    const retrieved = await session.workspace(root).index.search(question, { limit: 12, maxPerFile: 4 });
     const backoff = retrieved.find((l) => l.name === 'backoffDelay')!;
     const withRetry = retrieved.find((l) => l.name === 'withRetry')!;
     const text = `Retries happen in \`withRetry\` (src/retry.ts:${withRetry.startLine}), with delays from ${backoff.path}:${backoff.startLine + 1}; see also src/nowhere.ts:3.`;
@@ -97,7 +107,7 @@ describe('the places model answers name', () => {
     const document: DocumentSnapshot = { uri: pathToUri(fsPath), fsPath, languageId: 'typescript', version: 1, text: fs.readFileSync(fsPath, 'utf8') };
     const at = document.text.indexOf('main(args');
     const [offer] = explainTask.offersAt({ document, start: at, end: at, diagnostics: [] });
-    const request: AgentRequest = { task: 'explain', interactionId: 'i', text: 'explain main', document, target: offer!.target, parameters: {}, project: new WorkspaceProject(root), history: [] };
+    const request: AgentRequest = { task: 'explain', interactionId: 'i', text: 'explain main', document, target: offer!.target, parameters: {}, ...inWorkspace(root), history: [] };
     const offline = await new OfflineExplainAgent().run(request, signal);
     const model = await explainModel.run!(request, answering('`main` parses its arguments.'), undefined, signal);
     expect(model.text).toBe('`main` parses its arguments.');

@@ -9,11 +9,13 @@ import { declarationTarget } from '../../server/src/tasks/documentTask.js';
 import type { AgentRequest } from '../../server/src/agents/agent.js';
 import { declarationAt, listDeclarations } from '../../server/src/repo/declarations.js';
 import type { DeclarationTarget } from '../../server/src/repo/declarations.js';
-import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
+import type { WorkspaceProject } from '../../server/src/workspace/workspaceProject.js';
+import { Workspace } from '../../server/src/workspace/workspace.js';
 import { indentBlock, parseJsDoc, renderJsDoc } from '../../server/src/edits/jsdoc.js';
 
 let workspace: string;
 let project: WorkspaceProject;
+let ws: Workspace;
 const agent = new OfflineDocumentAgent();
 
 beforeAll(() => {
@@ -22,7 +24,8 @@ beforeAll(() => {
     path.join(workspace, 'config.ts'),
     'export interface Config { port: number }\nexport async function readConfig(file: string): Promise<Config> { return { port: Number(file.length) }; }\n',
   );
-  project = new WorkspaceProject(workspace);
+  ws = new Workspace(workspace);
+  project = ws.projects.workspace;
 });
 
 afterAll(() => {
@@ -50,6 +53,7 @@ function requestFor(fsPath: string | undefined, text: string, target: Declaratio
     target: declarationTarget(target),
     parameters: {},
     history: [],
+    workspace: ws,
     project,
   };
 }

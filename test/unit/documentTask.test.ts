@@ -1,4 +1,5 @@
 // Unit tests of the Document task: offers from syntax alone, and answers reduced to the doc comment and nothing else.
+import os from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { declarationTarget, documentTask, onlyCommentChanged } from '../../server/src/tasks/documentTask.js';
 import type { DeclarationTarget } from '../../server/src/repo/declarations.js';
@@ -6,6 +7,10 @@ import { prng } from '../support/rawLsp.js';
 import { applyOffsetEdits } from '../../server/src/edits/textEdits.js';
 import { declarationAt, parseDocument } from '../../server/src/repo/declarations.js';
 import type { DocumentSnapshot } from '../../server/src/workspace/documentSnapshot.js';
+import { Workspace } from '../../server/src/workspace/workspace.js';
+
+/** The conversions here read nothing of the workspace; a run still names one. */
+const ws = new Workspace(os.tmpdir());
 
 const text = [
   'export class Store {',
@@ -22,7 +27,7 @@ const document: DocumentSnapshot = { uri: 'file:///w/a.ts', fsPath: '/w/a.ts', l
 const annotation = { task: 'document' as const, agent: 'doc-offline', interactionId: 'abc', at: '2026-01-01T00:00:00.000Z' };
 
 function convert(answer: string, needle: string, withAnnotation: typeof annotation | undefined) {
-  return documentTask.convertAnswer({ text: answer }, { document, target: declarationTarget(target(needle)), parameters: {} }, withAnnotation);
+  return documentTask.convertAnswer({ text: answer }, { workspace: ws, document, target: declarationTarget(target(needle)), parameters: {} }, withAnnotation);
 }
 
 function target(needle: string) {
@@ -57,7 +62,7 @@ describe('documentTask', () => {
     const on: DocumentSnapshot = { ...document, text: annotated };
     const declaration = declarationAt('/w/a.ts', annotated, annotated.indexOf('get(key'));
     expect(declaration?.existingDoc?.text).toBe('/** Existing. */');
-    const result = documentTask.convertAnswer({ text: '/**\n * Gets a value.\n */' }, { document: on, target: declarationTarget(declaration!), parameters: {} }, annotation);
+    const result = documentTask.convertAnswer({ text: '/**\n * Gets a value.\n */' }, { workspace: ws, document: on, target: declarationTarget(declaration!), parameters: {} }, annotation);
     if (!result.ok || result.kind !== 'edit') throw new Error(JSON.stringify(result));
     expect(applyOffsetEdits(annotated, result.proposal.documents[0]!.edits)).toContain(
       '  /**\n   * Gets a value.\n   */\n  // @assistant task=fix agent=m interaction=old at=2025-01-01T00:00:00.000Z\n  // @assistant task=document agent=doc-offline interaction=abc at=2026-01-01T00:00:00.000Z\n  get(key: string)',
@@ -68,7 +73,7 @@ describe('documentTask', () => {
     const annotated = text.replace('export const twice', '// @assistant task=generate agent=m interaction=old at=2025-01-01T00:00:00.000Z\nexport const twice');
     const on: DocumentSnapshot = { ...document, text: annotated };
     const declaration = declarationAt('/w/a.ts', annotated, annotated.indexOf('twice'));
-    const result = documentTask.convertAnswer({ text: '/** Doubles. */' }, { document: on, target: declarationTarget(declaration!), parameters: {} }, annotation);
+    const result = documentTask.convertAnswer({ text: '/** Doubles. */' }, { workspace: ws, document: on, target: declarationTarget(declaration!), parameters: {} }, annotation);
     if (!result.ok || result.kind !== 'edit') throw new Error(JSON.stringify(result));
     expect(applyOffsetEdits(annotated, result.proposal.documents[0]!.edits)).toContain(
       '\n/** Doubles. */\n// @assistant task=generate agent=m interaction=old at=2025-01-01T00:00:00.000Z\n// @assistant task=document agent=doc-offline interaction=abc at=2026-01-01T00:00:00.000Z\nexport const twice',
@@ -79,7 +84,7 @@ describe('documentTask', () => {
     const directed = text.replace('export const twice', '// @ts-expect-error the result is widened on purpose\nexport const twice');
     const on: DocumentSnapshot = { ...document, text: directed };
     const declaration = declarationAt('/w/a.ts', directed, directed.indexOf('twice'));
-    const result = documentTask.convertAnswer({ text: '/** Doubles. */' }, { document: on, target: declarationTarget(declaration!), parameters: {} }, annotation);
+    const result = documentTask.convertAnswer({ text: '/** Doubles. */' }, { workspace: ws, document: on, target: declarationTarget(declaration!), parameters: {} }, annotation);
     if (!result.ok || result.kind !== 'edit') throw new Error(JSON.stringify(result));
     expect(applyOffsetEdits(directed, result.proposal.documents[0]!.edits)).toContain(
       '\n/** Doubles. */\n// @assistant task=document agent=doc-offline interaction=abc at=2026-01-01T00:00:00.000Z\n// @ts-expect-error the result is widened on purpose\nexport const twice',

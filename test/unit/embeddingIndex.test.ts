@@ -3,15 +3,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ModelClient } from '../../server/src/agents/modelClient.js';
-import { LexicalIndex } from '../../server/src/repo/lexical/lexicalIndex.js';
+import type { LexicalIndex } from '../../server/src/repo/lexical/lexicalIndex.js';
 import { embeddingSearch, embeddingText, fuseRankings } from '../../server/src/repo/embeddingIndex.js';
 import type { Embedder } from '../../server/src/repo/embeddingIndex.js';
 import { RepositoryTools } from '../../server/src/repo/repositoryTools.js';
+import { Workspace } from '../../server/src/workspace/workspace.js';
 import { copyFixture } from '../support/lspClient.js';
 import { startScriptedModel } from '../support/scriptedModel.js';
 import type { ScriptedModel } from '../support/scriptedModel.js';
 
 let root: string;
+let workspace: Workspace;
 let index: LexicalIndex;
 let model: ScriptedModel;
 
@@ -20,7 +22,8 @@ beforeAll(async () => {
   fs.mkdirSync(path.join(root, 'src', 'generated'), { recursive: true });
   fs.writeFileSync(path.join(root, 'src', 'generated', 'secretShape.ts'), "export class SecretShape {\n  canary = 'EMBED-CANARY-5521';\n}\n");
   fs.writeFileSync(path.join(root, 'src', 'util', 'keys.ts'), "/** Signs with sk-proj-a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8s9T0 */\nexport function sign(text: string): string {\n  return text;\n}\n");
-  index = new LexicalIndex(root);
+  workspace = new Workspace(root);
+  index = workspace.index;
   await index.refresh();
 });
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -63,7 +66,7 @@ describe('embedding retrieval', () => {
 
   it('get_relevant_code fuses the embedding and lexical rankings', async () => {
     const target = index.declarations((name) => name === 'Circle.diameter')[0]!;
-    const tools = new RepositoryTools(root, index, embedder('embed-c'));
+    const tools = new RepositoryTools(workspace, embedder('embed-c'));
     const answer = await tools.call('get_relevant_code', { query: embeddingText(target), limit: 3 });
     expect(answer.split('\n\n')[0]).toMatch(/^src\/shapes\/circle\.ts:\d+-\d+ getter Circle\.diameter\n/);
     expect(answer).not.toMatch(/embeddings unavailable/);
@@ -73,7 +76,7 @@ describe('embedding retrieval', () => {
   it('falls back to the lexical ranking, saying so, when the endpoint fails', async () => {
     // Nothing listens on port 1: every call fails as a connection error would.
     const unreachable = new ModelClient({ apiKey: 'k', baseURL: 'http://127.0.0.1:1/v1', model: 'chat', timeoutMs: 5_000, idleTimeoutMs: 5_000, maxRetries: 0, stream: false });
-    const tools = new RepositoryTools(root, index, { key: 'down@nowhere', embed: (texts, s) => unreachable.embed(texts, 'down', s) });
+    const tools = new RepositoryTools(workspace, { key: 'down@nowhere', embed: (texts, s) => unreachable.embed(texts, 'down', s) });
     const answer = await tools.call('get_relevant_code', { query: 'clamp a value between min and max' });
     expect(answer).toMatch(/function clamp/);
     expect(answer).toMatch(/\(embeddings unavailable, lexical ranking only: cannot reach 127\.0\.0\.1:1/);

@@ -5,18 +5,21 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { explainModel } from '../../server/src/agents/model/explainModel.js';
 import { modelTasks } from '../../server/src/agents/modelTasks.js';
 import type { AgentRequest } from '../../server/src/agents/agent.js';
-import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
+import type { WorkspaceProject } from '../../server/src/workspace/workspaceProject.js';
+import { Workspace } from '../../server/src/workspace/workspace.js';
 import { explainTask } from '../../server/src/tasks/explainTask.js';
 import type { DocumentSnapshot } from '../../server/src/workspace/documentSnapshot.js';
 import { pathToUri } from '../../server/src/workspace/documentSnapshot.js';
 import { copyFixture } from '../support/lspClient.js';
 
 let project: WorkspaceProject;
+let ws: Workspace;
 let document: DocumentSnapshot;
 
 beforeAll(() => {
   const root = copyFixture('explain');
-  project = new WorkspaceProject(root);
+  ws = new Workspace(root);
+  project = ws.projects.workspace;
   const fsPath = path.join(root, 'src/parser.ts');
   document = { uri: pathToUri(fsPath), fsPath, languageId: 'typescript', version: 1, text: fs.readFileSync(fsPath, 'utf8') };
 });
@@ -24,7 +27,7 @@ beforeAll(() => {
 function request(start: number, end = start, text = 'explain this'): AgentRequest {
   const [offer] = explainTask.offersAt({ document, start, end, diagnostics: [] });
   if (!offer) throw new Error('nothing offered');
-  return { task: 'explain', interactionId: 'i', text, document, target: offer.target, parameters: {}, project, history: [] };
+  return { task: 'explain', interactionId: 'i', text, document, target: offer.target, parameters: {}, workspace: ws, project, history: [] };
 }
 
 describe('explainModel', () => {

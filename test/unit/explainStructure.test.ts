@@ -5,7 +5,8 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { codeStructure } from '../../server/src/repo/structure/codeStructure.js';
 import type { CodeStructure, StructureTarget } from '../../server/src/repo/structure/codeStructure.js';
-import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
+import { WorkspaceProject } from '../../server/src/workspace/workspaceProject.js';
+import { Workspace } from '../../server/src/workspace/workspace.js';
 import { explainStructure, OfflineExplainAgent } from '../../server/src/agents/offline/explainAgent.js';
 import { explainTask } from '../../server/src/tasks/explainTask.js';
 import type { AgentRequest } from '../../server/src/agents/agent.js';
@@ -15,10 +16,12 @@ import { copyFixture } from '../support/lspClient.js';
 
 let root: string;
 let project: WorkspaceProject;
+let ws: Workspace;
 
 beforeAll(() => {
   root = copyFixture('explain');
-  project = new WorkspaceProject(root);
+  ws = new Workspace(root);
+  project = ws.projects.workspace;
 });
 
 /** A snapshot of a workspace file: its text on disk, or the given text as an editor buffer would hold it. */
@@ -208,7 +211,7 @@ describe('codeStructure bookkeeping', () => {
     const controller = new AbortController();
     controller.abort(new Error('stop'));
     expect(() => codeStructure(project, document, targetAt(document, 'double ='), controller.signal)).toThrow('stop');
-    const request = { task: 'explain', interactionId: 'i', text: 'explain', document, target: targetAt(document, 'double ='), parameters: {}, project, history: [] } satisfies AgentRequest;
+    const request = { task: 'explain', interactionId: 'i', text: 'explain', document, target: targetAt(document, 'double ='), parameters: {}, workspace: ws, project, history: [] } satisfies AgentRequest;
     await expect(new OfflineExplainAgent().run(request, controller.signal)).rejects.toThrow('stop');
   });
 });

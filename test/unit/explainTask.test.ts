@@ -1,7 +1,12 @@
 // Unit tests of the Explain task: offers on declarations and selections from syntax alone, and text answers cleaned or refused.
+import os from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { cleanExplanation, EXPLAIN_KIND, explainTask } from '../../server/src/tasks/explainTask.js';
 import type { DocumentSnapshot } from '../../server/src/workspace/documentSnapshot.js';
+import { Workspace } from '../../server/src/workspace/workspace.js';
+
+/** The conversions here read nothing of the workspace; a run still names one. */
+const ws = new Workspace(os.tmpdir());
 
 const text = [
   'import { readFileSync } from "node:fs";',
@@ -75,7 +80,7 @@ describe('explainTask.offersAt', () => {
 });
 
 describe('explainTask.convertAnswer', () => {
-  const run = { document, target: { name: 'x', start: 0, end: 0 }, parameters: {} };
+  const run = { workspace: ws, document, target: { name: 'x', start: 0, end: 0 }, parameters: {} };
 
   it('turns any non-empty answer into a text to show, never an edit', () => {
     expect(explainTask.convertAnswer({ text: '  **Store** keeps entries.\n' }, run, undefined)).toEqual({ ok: true, kind: 'text', text: '**Store** keeps entries.' });

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OfflineFixAgent, formatSettingsFor } from '../../server/src/agents/offline/fixAgent.js';
 import { fixModel, fileAround } from '../../server/src/agents/model/fixModel.js';
 import type { AgentAnswer, AgentRequest } from '../../server/src/agents/agent.js';
-import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
+import type { WorkspaceProject } from '../../server/src/workspace/workspaceProject.js';
+import { Workspace } from '../../server/src/workspace/workspace.js';
 import { fixTask } from '../../server/src/tasks/fixTask.js';
 import type { DiagnosticInfo } from '../../server/src/tasks/task.js';
 import { applyOffsetEdits } from '../../server/src/edits/textEdits.js';
@@ -16,12 +17,14 @@ import { copyFixture } from '../support/lspClient.js';
 
 let root: string;
 let project: WorkspaceProject;
+let ws: Workspace;
 let document: DocumentSnapshot;
 const agent = new OfflineFixAgent();
 
 beforeAll(() => {
   root = copyFixture('fix');
-  project = new WorkspaceProject(root);
+  ws = new Workspace(root);
+  project = ws.projects.workspace;
   const fsPath = path.join(root, 'src', 'main.ts');
   fs.writeFileSync(fsPath, `${fs.readFileSync(fsPath, 'utf8')}\nexport function scale(factor) {\n  return factor * 2;\n}\n`);
   document = { uri: pathToUri(fsPath), fsPath, languageId: 'typescript', version: 3, text: fs.readFileSync(fsPath, 'utf8') };
@@ -39,7 +42,7 @@ function diagnostic(needle: string, code: number | string | undefined, message: 
 
 function request(d: DiagnosticInfo, doc = document): AgentRequest {
   const [offer] = fixTask.offersAt({ document: doc, start: d.start, end: d.start, diagnostics: [d] });
-  return { task: 'fix', interactionId: 'i', text: 'fix', document: doc, target: offer!.target, parameters: {}, project, history: [] };
+  return { task: 'fix', interactionId: 'i', text: 'fix', document: doc, target: offer!.target, parameters: {}, workspace: ws, project, history: [] };
 }
 
 const live = (): AbortSignal => new AbortController().signal;
@@ -103,7 +106,7 @@ describe('fixTask.check', () => {
   it("holds compiler diagnostics to the fix rule, and other sources' fixes to no new diagnostics", async () => {
     const end = document.text.length;
     const proposal = { documents: [{ uri: document.uri, version: 3, baseText: document.text, edits: [{ start: end, end, newText: 'export const unused = 1;\n' }] }], creates: [] };
-    const check = (d: DiagnosticInfo) => fixTask.check!(proposal, { document, target: request(d).target, parameters: {} }, { root, project, oracle: { runTests: false, testTimeoutMs: 1000 } }, live());
+    const check = (d: DiagnosticInfo) => fixTask.check!(proposal, { workspace: ws, document, target: request(d).target, parameters: {} }, { root, project, oracle: { runTests: false, testTimeoutMs: 1000 } }, live());
     const typescript = await check(diagnostic('mesage', 2552, "Cannot find name 'mesage'."));
     expect(typescript.passed).toBe(false);
     expect(typescript.summary).toMatch(/^4 errors before, 4 after: the fix must leave fewer diagnostics$/);

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DiagnosticsCache, mergeDiagnostics, projectDiagnosticsCache } from '../../server/src/oracle/diagnosticsCache.js';
 import type { DiagnosticInfo } from '../../server/src/tasks/task.js';
 import type { DocumentSnapshot } from '../../server/src/workspace/documentSnapshot.js';
-import { WorkspaceProjects } from '../../server/src/repo/workspaceProject.js';
+import { WorkspaceProjects } from '../../server/src/workspace/workspaceProject.js';
 import { pathToUri } from '../../server/src/workspace/documentSnapshot.js';
 import { copyFixture } from '../support/lspClient.js';
 

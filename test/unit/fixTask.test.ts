@@ -1,4 +1,5 @@
 // Unit tests for the Fix task: offers from diagnostics by syntax alone, the target widened to its declaration, model answers turned into proposals or refused.
+import os from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { fixTask, shortMessage } from '../../server/src/tasks/fixTask.js';
 import { fencedCode } from '../../server/src/tasks/replaceCode.js';
@@ -6,6 +7,10 @@ import type { DiagnosticInfo, TaskRunView } from '../../server/src/tasks/task.js
 import type { DocumentSnapshot } from '../../server/src/workspace/documentSnapshot.js';
 import { applyOffsetEdits } from '../../server/src/edits/textEdits.js';
 import type { Proposal } from '../../server/src/edits/proposal.js';
+import { Workspace } from '../../server/src/workspace/workspace.js';
+
+/** The conversions here read nothing of the workspace; a run still names one. */
+const ws = new Workspace(os.tmpdir());
 
 const TEXT = [
   "import { fetchCount } from './count.js';",
@@ -80,7 +85,7 @@ describe('fixTask.offersAt', () => {
 
 function runOn(diagnostic: DiagnosticInfo): TaskRunView {
   const [offer] = fixTask.offersAt({ document, start: diagnostic.start, end: diagnostic.start, diagnostics: [diagnostic] });
-  return { document, target: offer!.target, parameters: {} };
+  return { workspace: ws, document, target: offer!.target, parameters: {} };
 }
 
 function applied(proposal: Proposal): string {
@@ -122,7 +127,7 @@ describe('fixTask.convertAnswer', () => {
     const start = once.indexOf('toUpperCase');
     const diagnostic: DiagnosticInfo = { start, end: start + 11, message: 'Something is off.', code: 2339, source: 'ts', severity: 1, original: {} };
     const [offer] = fixTask.offersAt({ document: onceDocument, start, end: start, diagnostics: [diagnostic] });
-    const again = fixTask.convertAnswer({ text: '```ts\n/** Shouts the label. */\nshout(label: string): string {\n  return label.toUpperCase();\n}\n```' }, { document: onceDocument, target: offer!.target, parameters: {} }, { ...annotation, interactionId: 'i-2' });
+    const again = fixTask.convertAnswer({ text: '```ts\n/** Shouts the label. */\nshout(label: string): string {\n  return label.toUpperCase();\n}\n```' }, { workspace: ws, document: onceDocument, target: offer!.target, parameters: {} }, { ...annotation, interactionId: 'i-2' });
     if (!again.ok || again.kind !== 'edit') throw new Error(JSON.stringify(again));
     expect(applyOffsetEdits(once, again.proposal.documents[0]!.edits)).toContain('  /** Shouts the label. */\n  // @assistant task=fix agent=model interaction=i-1 at=2025-01-01T00:00:00.000Z\n  // @assistant task=fix agent=model interaction=i-2 at=2025-01-01T00:00:00.000Z\n  shout(label: string): string {\n    return label.toUpperCase();\n  }\n');
     const inStatement = fixTask.convertAnswer({ text: '```ts\nconst limit: number = 10;\n```' }, runOn(LIMIT), annotation);

@@ -1,4 +1,5 @@
 // Unit tests for the Generate and Optimize tasks: where they are offered, how free text picks the target, and how a model's code replaces only the target.
+import os from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { generateTask, todoCommentAt } from '../../server/src/tasks/generateTask.js';
 import { goalOf, optimizeTask } from '../../server/src/tasks/optimizeTask.js';
@@ -9,6 +10,10 @@ import type { TaskAnswer, TaskRunView } from '../../server/src/tasks/task.js';
 import type { DocumentSnapshot } from '../../server/src/workspace/documentSnapshot.js';
 import { applyOffsetEdits } from '../../server/src/edits/textEdits.js';
 import type { Proposal } from '../../server/src/edits/proposal.js';
+import { Workspace } from '../../server/src/workspace/workspace.js';
+
+/** The conversions here read nothing of the workspace; a run still names one. */
+const ws = new Workspace(os.tmpdir());
 
 const TEXT = [
   "import { clamp } from './clamp.js';",
@@ -92,7 +97,7 @@ describe('Generate: offers', () => {
 describe('Generate: answers', () => {
   const bodyRun = (): TaskRunView => {
     const offer = generateTask.offersAt({ document, start: at('median'), end: at('median'), diagnostics: [] })[0]!;
-    return { document, target: offer.target, parameters: offer.parameters ?? {} };
+    return { workspace: ws, document, target: offer.target, parameters: offer.parameters ?? {} };
   };
 
   it("replaces only the function with the model's version, keeping the doc comment once", () => {
@@ -110,7 +115,7 @@ describe('Generate: answers', () => {
 
   it('replaces the TODO comment with the code, indented like it', () => {
     const offer = generateTask.offersAt({ document, start: at('// TODO'), end: at('// TODO'), diagnostics: [] })[0]!;
-    const run: TaskRunView = { document, target: offer.target, parameters: offer.parameters ?? {} };
+    const run: TaskRunView = { workspace: ws, document, target: offer.target, parameters: offer.parameters ?? {} };
     const text = applied(generateTask.convertAnswer({ text: '```ts\nconst spread = Math.max(...values) - Math.min(...values);\nreturn `${spread.toFixed(2)} cm`;\n```' }, run, undefined));
     expect(text).toContain("export function report(values: number[]): string {\n  const spread = Math.max(...values) - Math.min(...values);\n  return `${spread.toFixed(2)} cm`;\n  return '';\n}");
     expect(text).not.toContain('TODO');
@@ -118,7 +123,7 @@ describe('Generate: answers', () => {
 
   it('inserts code on a new line after a written line, annotated', () => {
     const asked = generateTask.askTarget!(document, at('const tiny'), at('const tiny'), 'add double')!;
-    const run: TaskRunView = { document, target: asked.target, parameters: asked.parameters ?? {} };
+    const run: TaskRunView = { workspace: ws, document, target: asked.target, parameters: asked.parameters ?? {} };
     const text = applied(generateTask.convertAnswer({ text: '```ts\nconst double = (x: number) => x * 2;\n```' }, run, { task: 'generate', agent: 'm', interactionId: 'i1', at: '2026-11-22T00:00:00.000Z' }));
     expect(text).toMatch(/const tiny = \(x: number\) => x;\n\/\/ @assistant task=generate agent=m interaction=i1 at=\S+\nconst double = \(x: number\) => x \* 2;\n/);
   });
@@ -145,7 +150,7 @@ describe('Optimize', () => {
 
   it('replaces only the method; a rename or an unchanged answer is refused', () => {
     const offer = optimizeTask.offersAt({ document, start: at('spread('), end: at('spread('), diagnostics: [] })[0]!;
-    const run: TaskRunView = { document, target: offer.target, parameters: offer.parameters ?? {} };
+    const run: TaskRunView = { workspace: ws, document, target: offer.target, parameters: offer.parameters ?? {} };
     const better = '```ts\nspread(values: number[]): number {\n  return Math.max(...values) - Math.min(...values);\n}\n```';
     const text = applied(optimizeTask.convertAnswer({ text: better }, run, undefined));
     expect(text).toContain('  spread(values: number[]): number {\n    return Math.max(...values) - Math.min(...values);\n  }\n}');

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Project } from 'ts-morph';
 import { afterAll, describe, expect, it } from 'vitest';
 import { copyFixture } from '../support/lspClient.js';
-import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
+import { Workspace } from '../../server/src/workspace/workspace.js';
 import { implementableAt, implementationName, implementTask } from '../../server/src/tasks/implementTask.js';
 import { implementSkeleton, OfflineImplementAgent } from '../../server/src/agents/offline/implementAgent.js';
 import { declarationTarget } from '../../server/src/tasks/documentTask.js';
@@ -13,7 +13,8 @@ import type { DocumentSnapshot } from '../../server/src/workspace/documentSnapsh
 
 const root = copyFixture('implement');
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
-const workspace = new WorkspaceProject(root);
+const ws = new Workspace(root);
+const workspace = ws.projects.workspace;
 
 function documentOf(file: string): DocumentSnapshot {
   const fsPath = path.join(root, file);
@@ -25,7 +26,7 @@ function skeletonOf(file: string, needle: string, className?: string) {
   const at = document.text.indexOf(needle);
   const found = implementableAt(document, at, at);
   if (!found) throw new Error(`nothing to implement at ${needle}`);
-  const skeleton = implementSkeleton(workspace, document, found.declaration, className);
+  const skeleton = implementSkeleton(ws, document, found.declaration, className);
   if (!skeleton) throw new Error(`no skeleton for ${needle}`);
   return { skeleton, document, declaration: found.declaration };
 }
@@ -131,13 +132,13 @@ describe('the Implement task', { timeout: 60_000 }, () => {
     const at = document.text.indexOf('interface Named');
     const target = declarationTarget(implementableAt(document, at, at)!.declaration);
     const answer = "Here it is:\n```typescript\nimport type { Named } from './store.js';\n\nexport class Person implements Named {\n  constructor(public name: string) {}\n}\n```";
-    const converted = implementTask.convertAnswer({ text: answer }, { document, target, parameters: {} }, { task: 'implement', agent: 'm', interactionId: 'i-2', at: 't' });
+    const converted = implementTask.convertAnswer({ text: answer }, { workspace: ws, document, target, parameters: {} }, { task: 'implement', agent: 'm', interactionId: 'i-2', at: 't' });
     if (!converted.ok || converted.kind !== 'edit') throw new Error(JSON.stringify(converted));
     expect(converted.proposal.creates).toEqual([{ uri: pathToUri(path.join(root, 'src', 'Person.ts')), text: "import type { Named } from './store.js';\n\n// @assistant task=implement agent=m interaction=i-2 at=t\nexport class Person implements Named {\n  constructor(public name: string) {}\n}\n" }]);
-    expect(implementTask.convertAnswer({ text: 'export class Other {}' }, { document, target, parameters: {} }, undefined)).toEqual({ ok: false, reason: 'the answer holds no class that implements or extends Named' });
+    expect(implementTask.convertAnswer({ text: 'export class Other {}' }, { workspace: ws, document, target, parameters: {} }, undefined)).toEqual({ ok: false, reason: 'the answer holds no class that implements or extends Named' });
     fs.writeFileSync(path.join(root, 'src', 'Person.ts'), 'export {};\n');
     try {
-      expect(implementTask.convertAnswer({ text: answer }, { document, target, parameters: {} }, undefined)).toEqual({ ok: false, reason: 'Person.ts already exists' });
+      expect(implementTask.convertAnswer({ text: answer }, { workspace: ws, document, target, parameters: {} }, undefined)).toEqual({ ok: false, reason: 'Person.ts already exists' });
     } finally {
       fs.rmSync(path.join(root, 'src', 'Person.ts'));
     }
@@ -147,10 +148,10 @@ describe('the Implement task', { timeout: 60_000 }, () => {
     const document = documentOf('src/store.ts');
     const at = document.text.indexOf('interface Store');
     const target = declarationTarget(implementableAt(document, at, at)!.declaration);
-    const view = { document, target, parameters: {} };
+    const view = { workspace: ws, document, target, parameters: {} };
     const context = { root, project: workspace, oracle: { runTests: false, testTimeoutMs: 1000 } };
     const signal = new AbortController().signal;
-    const answer = await new OfflineImplementAgent().run({ task: 'implement', interactionId: 'i', text: 'implement Store', document, target, parameters: {}, project: workspace, history: [] }, signal);
+    const answer = await new OfflineImplementAgent().run({ task: 'implement', interactionId: 'i', text: 'implement Store', document, target, parameters: {}, workspace: ws, project: workspace, history: [] }, signal);
     const offline = implementTask.convertAnswer(answer, view, undefined);
     if (!offline.ok || offline.kind !== 'edit') throw new Error('not converted');
     expect(await implementTask.check!(offline.proposal, view, context, signal)).toEqual({ passed: true, summary: 'src/StoreImpl.ts type-checks; 9 members, to be written' });

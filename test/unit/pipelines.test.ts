@@ -13,12 +13,19 @@ import { runIssuePipeline } from '../../server/src/pipeline/issuePipeline.js';
 import { callsForErrors, classNameIn, fileNameFor, habitFileName } from '../../server/src/pipeline/classPipeline.js';
 import { PipelineRun, findStep } from '../../server/src/pipeline/pipelineRun.js';
 import { applyModelPatch, cleanPath } from '../../server/src/pipeline/modelPatch.js';
-import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
+import type { WorkspaceProject } from '../../server/src/workspace/workspaceProject.js';
+import { Workspace } from '../../server/src/workspace/workspace.js';
 import type { DocumentSnapshot, DocumentSource } from '../../server/src/workspace/documentSnapshot.js';
 import { languageIdForPath, uriToPath, workspaceSnapshot } from '../../server/src/workspace/documentSnapshot.js';
 import { copyFixture, linkModules } from '../support/lspClient.js';
 import { startScriptedModel } from '../support/scriptedModel.js';
 import type { ScriptedModel } from '../support/scriptedModel.js';
+
+/** A request's workspace and the project of its root tsconfig. */
+function inWorkspace(root: string): { workspace: Workspace; project: WorkspaceProject } {
+  const workspace = new Workspace(root);
+  return { workspace, project: workspace.projects.workspace };
+}
 
 let model: ScriptedModel;
 const roots: string[] = [];
@@ -54,7 +61,7 @@ function request(root: string, text: string, overrides: Partial<AgentRequest> = 
     document: workspaceSnapshot(root),
     target: { name: 'the workspace', start: 0, end: 0 },
     parameters: {},
-    project: new WorkspaceProject(root),
+    ...inWorkspace(root),
     history: [],
     documents: disk,
     pipeline: { settings: { ...DEFAULT_SETTINGS.pipelines, maxSelfFixes: 1, toolRounds: 3 }, oracle: DEFAULT_SETTINGS.oracle },

@@ -10,7 +10,8 @@ import { ModelClient } from '../../server/src/agents/modelClient.js';
 import { OpenAIAgent } from '../../server/src/agents/openaiAgent.js';
 import type { AgentRequest } from '../../server/src/agents/agent.js';
 import { listDeclarations } from '../../server/src/repo/declarations.js';
-import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
+import type { WorkspaceProject } from '../../server/src/workspace/workspaceProject.js';
+import { Workspace } from '../../server/src/workspace/workspace.js';
 import { pathToUri, resolvePath } from '../../server/src/workspace/documentSnapshot.js';
 import { TraceStore } from '../../server/src/trace/traceStore.js';
 import type { Interaction } from '../../server/src/protocol.js';
@@ -23,6 +24,12 @@ import { explainTask } from '../../server/src/tasks/explainTask.js';
 import { renameTask } from '../../server/src/tasks/renameTask.js';
 import type { ScriptedModel } from '../support/scriptedModel.js';
 import { readSegment, segmentFiles } from '../support/traceFiles.js';
+
+/** A request's workspace and the project of its root tsconfig. */
+function inWorkspace(root: string): { workspace: Workspace; project: WorkspaceProject } {
+  const workspace = new Workspace(root);
+  return { workspace, project: workspace.projects.workspace };
+}
 
 const directories: string[] = [];
 function workspace(files: Record<string, string>): string {
@@ -143,7 +150,8 @@ describe('workspace values kept from models', () => {
       'src/main.ts': "import { SALT } from '../private/salt.js';\nimport { GREETING } from './public.js';\n",
     });
     const main = path.join(root, 'src/main.ts');
-    const values = protectedValues(root, { fsPath: main, text: fs.readFileSync(main, 'utf8') });
+    const folder = new Workspace(root);
+    const values = protectedValues(folder, { fsPath: main, text: fs.readFileSync(main, 'utf8') });
     expect(values.get('CANARY_GITIGNORE_8c2e47')).toBe('ignored-file');
     expect(values.get('sk_live_abcdefghijklmnop1234')).toBe('dotenv');
     expect(values.has('hello there, world')).toBe(false);
@@ -151,11 +159,11 @@ describe('workspace values kept from models', () => {
     // The user types: a text of its own, the same imports (resolved from memory), and a new import of a file that
     // did not exist a moment ago.
     const typed = `${fs.readFileSync(main, 'utf8')}// typing\n`;
-    expect(protectedValues(root, { fsPath: main, text: typed }).get('CANARY_GITIGNORE_8c2e47')).toBe('ignored-file');
+    expect(protectedValues(folder, { fsPath: main, text: typed }).get('CANARY_GITIGNORE_8c2e47')).toBe('ignored-file');
     const withPepper = `${typed}import { PEPPER } from '../private/pepper.js';\n`;
-    expect(protectedValues(root, { fsPath: main, text: withPepper }).has('CANARY_PEPPER_3b9d51')).toBe(false);
+    expect(protectedValues(folder, { fsPath: main, text: withPepper }).has('CANARY_PEPPER_3b9d51')).toBe(false);
     fs.writeFileSync(path.join(root, 'private/pepper.ts'), "export const PEPPER = 'CANARY_PEPPER_3b9d51';\n");
-    const again = protectedValues(root, { fsPath: main, text: `${withPepper}\n` });
+    const again = protectedValues(folder, { fsPath: main, text: `${withPepper}\n` });
     expect(again.get('CANARY_PEPPER_3b9d51')).toBe('ignored-file');
     expect(again.get('CANARY_GITIGNORE_8c2e47')).toBe('ignored-file');
   });
@@ -202,7 +210,7 @@ function documentRequest(root: string, relative: string): AgentRequest {
     document: { uri: pathToUri(fsPath), fsPath, languageId: 'typescript', version: 1, text },
     target: { name: declaration.name, start: declaration.start, end: declaration.end, declaration },
     parameters: {},
-    project: new WorkspaceProject(root),
+    ...inWorkspace(root),
     history: [],
   };
 }
@@ -239,7 +247,7 @@ describe('repository tools quoting other files into prompts', () => {
     const document = fixtureDocument(root, 'src/parser.ts');
     const at = document.text.indexOf('parseEntries(text');
     const target = explainTask.offersAt({ document, start: at, end: at, diagnostics: [] })[0]!.target;
-    const prompt = (): string => explainModel.buildPrompt({ task: 'explain', interactionId: 'i', text: 'explain', document, target, parameters: {}, project: new WorkspaceProject(root), history: [] }, undefined)!.user;
+    const prompt = (): string => explainModel.buildPrompt({ task: 'explain', interactionId: 'i', text: 'explain', document, target, parameters: {}, ...inWorkspace(root), history: [] }, undefined)!.user;
     expect(prompt()).toContain('`src/main.ts`');
     fs.writeFileSync(path.join(root, '.assistantignore'), 'src/main.ts\n');
     const without = prompt();
@@ -256,7 +264,7 @@ describe('repository tools quoting other files into prompts', () => {
     const target = renameTask.offersAt({ document, start: at, end: at, diagnostics: [] })[0]!.target;
     const prompts: Prompt[] = [];
     const answer = await renameModel.run!(
-      { task: 'rename', interactionId: 'i', text: 'rename clampAll', document, target, parameters: {}, project: new WorkspaceProject(root), history: [] },
+      { task: 'rename', interactionId: 'i', text: 'rename clampAll', document, target, parameters: {}, ...inWorkspace(root), history: [] },
       (prompt) => {
         prompts.push(prompt);
         return Promise.resolve({ text: 'clampValues', finishReason: 'stop' });

@@ -5,8 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { copyFixture } from '../support/lspClient.js';
 import { projectTypeCheck } from '../../server/src/listeners/projectTypeCheck.js';
 import { diagnosticsOf } from '../../server/src/oracle/typeCheck.js';
-import { ConfigLocator } from '../../server/src/repo/projectConfigs.js';
-import { WorkspaceProject, WorkspaceProjects } from '../../server/src/repo/workspaceProject.js';
+import { ConfigLocator } from '../../server/src/workspace/projectConfigs.js';
+import { WorkspaceProject, WorkspaceProjects } from '../../server/src/workspace/workspaceProject.js';
 
 const root = copyFixture('monorepo');
 const scratch: string[] = [];

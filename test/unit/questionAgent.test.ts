@@ -6,11 +6,18 @@ import { DEFAULT_SETTINGS } from '../../protocol/src/index.js';
 import type { AgentRequest } from '../../server/src/agents/agent.js';
 import { OfflineQuestionAgent, fenceFor, formatLocations } from '../../server/src/agents/offline/questionAgent.js';
 import { buildRegistry } from '../../server/src/agents/registry.js';
-import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
+import type { WorkspaceProject } from '../../server/src/workspace/workspaceProject.js';
+import { Workspace } from '../../server/src/workspace/workspace.js';
 import { questionTask } from '../../server/src/tasks/questionTask.js';
 import type { DocumentSnapshot } from '../../server/src/workspace/documentSnapshot.js';
 import { pathToUri } from '../../server/src/workspace/documentSnapshot.js';
 import { copyFixture } from '../support/lspClient.js';
+
+/** A request's workspace and the project of its root tsconfig. */
+function inWorkspace(root: string): { workspace: Workspace; project: WorkspaceProject } {
+  const workspace = new Workspace(root);
+  return { workspace, project: workspace.projects.workspace };
+}
 
 /** A request as assistant/ask builds it for a workspace-wide task: the workspace folder stands in for a document. */
 function questionRequest(root: string, question: string, document?: DocumentSnapshot): AgentRequest {
@@ -21,7 +28,7 @@ function questionRequest(root: string, question: string, document?: DocumentSnap
     document: document ?? { uri: pathToUri(root), fsPath: root, languageId: 'plaintext', version: null, text: '' },
     target: { name: 'the workspace', start: 0, end: 0 },
     parameters: { question },
-    project: new WorkspaceProject(root),
+    ...inWorkspace(root),
     history: [],
   };
 }
@@ -91,7 +98,7 @@ describe('the question task', () => {
     expect(questionTask.workspaceWide).toBe(true);
     const document: DocumentSnapshot = { uri: 'file:///w/a.ts', fsPath: '/w/a.ts', languageId: 'typescript', version: 1, text: 'export function f() {}\n' };
     expect(questionTask.offersAt({ document, start: 0, end: 0, diagnostics: [] })).toEqual([]);
-    const run = { document, target: { name: 'the workspace', start: 0, end: 0 }, parameters: { question: 'q' } };
+    const run = { workspace: new Workspace('/w'), document, target: { name: 'the workspace', start: 0, end: 0 }, parameters: { question: 'q' } };
     expect(questionTask.convertAnswer({ text: '  1. src/a.ts:1 — function f\n' }, run, undefined)).toEqual({ ok: true, kind: 'text', text: '1. src/a.ts:1 — function f' });
     expect(questionTask.convertAnswer({ text: ' ' }, run, undefined)).toMatchObject({ ok: false });
   });

@@ -4,11 +4,21 @@ import type { AskModel, Prompt } from '../../server/src/agents/modelTask.js';
 import { modelTasks } from '../../server/src/agents/modelTasks.js';
 import { CONTEXT_BUDGET, contextBlock, questionModel } from '../../server/src/agents/model/questionModel.js';
 import { LexicalIndex } from '../../server/src/repo/lexical/lexicalIndex.js';
-import { workspaceIndex } from '../../server/src/repo/lexical/workspaceIndexes.js';
-import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
+import type { WorkspaceProject } from '../../server/src/workspace/workspaceProject.js';
+import type { Workspace } from '../../server/src/workspace/workspace.js';
+import { Session } from '../../server/src/workspace/session.js';
 import type { AgentRequest } from '../../server/src/agents/agent.js';
 import { pathToUri } from '../../server/src/workspace/documentSnapshot.js';
 import { copyFixture } from '../support/lspClient.js';
+
+/** The workspaces of these tests, one per folder, as the server keeps them. */
+const session = new Session();
+
+/** A request's workspace and the project of its root tsconfig. */
+function inWorkspace(root: string): { workspace: Workspace; project: WorkspaceProject } {
+  const workspace = session.workspace(root);
+  return { workspace, project: workspace.projects.workspace };
+}
 
 /** A request as assistant/ask builds it for a workspace-wide task: the workspace folder stands in for a document. */
 function questionRequest(root: string, question: string): AgentRequest {
@@ -19,7 +29,7 @@ function questionRequest(root: string, question: string): AgentRequest {
     document: { uri: pathToUri(root), fsPath: root, languageId: 'plaintext', version: null, text: '' },
     target: { name: 'the workspace', start: 0, end: 0 },
     parameters: { question },
-    project: new WorkspaceProject(root),
+    ...inWorkspace(root),
     history: [],
   };
 }
@@ -48,7 +58,7 @@ describe('the question strategy', () => {
     const { system, user } = prompts[0]!;
     expect(system).toMatch(/cite/i);
     expect(user).toContain('Question: where is the retry backoff implemented?');
-    const top = (await workspaceIndex(root).search('where is the retry backoff implemented?'))[0]!;
+    const top = (await session.workspace(root).index.search('where is the retry backoff implemented?'))[0]!;
     expect(user).toContain(`${top.path}:${top.startLine}-${top.endLine} — ${top.kind} ${top.name}`);
     expect(user).toContain(top.snippet.split('\n')[0]);
     expect(user.indexOf('src/retry.ts:')).toBeLessThan(user.indexOf('src/httpClient.ts:'));
@@ -104,7 +114,7 @@ describe('the context block', () => {
 
   it('builds a prompt synchronously from the index as it stands', async () => {
     const root = copyFixture('question');
-    await workspaceIndex(root).refresh();
+    await session.workspace(root).index.refresh();
     const prompt = questionModel.buildPrompt(questionRequest(root, 'how is the log level filtered?'), undefined);
     expect(prompt?.user).toMatch(/src\/logger\.ts:\d+/);
   });

@@ -7,16 +7,19 @@ import { MASK, parseSuggestedNames, renameModel } from '../../server/src/agents/
 import type { AgentRequest } from '../../server/src/agents/agent.js';
 import type { AskModel, Prompt } from '../../server/src/agents/modelTask.js';
 import { renameTask } from '../../server/src/tasks/renameTask.js';
-import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
+import type { WorkspaceProject } from '../../server/src/workspace/workspaceProject.js';
+import { Workspace } from '../../server/src/workspace/workspace.js';
 import { pathToUri } from '../../server/src/workspace/documentSnapshot.js';
 import type { DocumentSnapshot } from '../../server/src/workspace/documentSnapshot.js';
 
 let root: string;
 let project: WorkspaceProject;
+let ws: Workspace;
 let clamp: DocumentSnapshot;
 beforeAll(() => {
   root = copyFixture('rename');
-  project = new WorkspaceProject(root);
+  ws = new Workspace(root);
+  project = ws.projects.workspace;
   const fsPath = path.join(root, 'src/clamp.ts');
   clamp = { uri: pathToUri(fsPath), fsPath, languageId: 'typescript', version: 1, text: fs.readFileSync(fsPath, 'utf8') };
 });
@@ -24,7 +27,7 @@ beforeAll(() => {
 function request(parameters: Record<string, string> = {}): AgentRequest {
   const at = clamp.text.indexOf('clampAll(values');
   const offer = renameTask.offersAt({ document: clamp, start: at, end: at, diagnostics: [] })[0]!;
-  return { task: 'rename', interactionId: 'i', text: 'rename clampAll', document: clamp, target: offer.target, parameters, project, history: [] };
+  return { task: 'rename', interactionId: 'i', text: 'rename clampAll', document: clamp, target: offer.target, parameters, workspace: ws, project, history: [] };
 }
 
 /** A model that answers the prompts in order and keeps them. */
@@ -63,7 +66,7 @@ describe('renameModel.run', () => {
     expect(answer.text).toContain('Suggested both with the current name and with it hidden.');
     expect(all[1]!.text).toContain('with the current name hidden');
     for (const alternative of all) {
-      const converted = renameTask.convertAnswer(alternative, { document: clamp, target: request().target, parameters: {} }, undefined);
+      const converted = renameTask.convertAnswer(alternative, { workspace: ws, document: clamp, target: request().target, parameters: {} }, undefined);
       expect(converted).toMatchObject({ ok: true, kind: 'edit', text: expect.stringMatching(/: 7 edits in 3 files/) });
     }
   });

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { copyFixture } from '../support/lspClient.js';
-import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
+import { WorkspaceProject } from '../../server/src/workspace/workspaceProject.js';
 import { checkNameSyntax, isIdentifierName, planRename, prepareRename, styleOf, toStyle } from '../../server/src/repo/renameSymbol.js';
 import type { PreparedRename } from '../../server/src/repo/renameSymbol.js';
 import { applyOffsetEdits } from '../../server/src/edits/textEdits.js';

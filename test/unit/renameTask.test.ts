@@ -7,16 +7,19 @@ import { parseRenameRequest, renameTask } from '../../server/src/tasks/renameTas
 import { OfflineRenameAgent } from '../../server/src/agents/offline/renameAgent.js';
 import type { AgentRequest } from '../../server/src/agents/agent.js';
 import type { TaskTarget } from '../../server/src/tasks/task.js';
-import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
+import type { WorkspaceProject } from '../../server/src/workspace/workspaceProject.js';
+import { Workspace } from '../../server/src/workspace/workspace.js';
 import { applyOffsetEdits } from '../../server/src/edits/textEdits.js';
 import { pathToUri } from '../../server/src/workspace/documentSnapshot.js';
 import type { DocumentSnapshot } from '../../server/src/workspace/documentSnapshot.js';
 
 let root: string;
 let project: WorkspaceProject;
+let ws: Workspace;
 beforeAll(() => {
   root = copyFixture('rename');
-  project = new WorkspaceProject(root);
+  ws = new Workspace(root);
+  project = ws.projects.workspace;
 });
 
 function document(relative: string): DocumentSnapshot {
@@ -34,7 +37,7 @@ function ask(doc: DocumentSnapshot, text: string, at: number) {
 }
 
 function request(doc: DocumentSnapshot, target: TaskTarget, parameters: Record<string, string> = {}): AgentRequest {
-  return { task: 'rename', interactionId: 'i', text: 'rename', document: doc, target, parameters, project, history: [] };
+  return { task: 'rename', interactionId: 'i', text: 'rename', document: doc, target, parameters, workspace: ws, project, history: [] };
 }
 
 describe('offers', () => {
@@ -92,7 +95,7 @@ describe('the offline agent and the answer', () => {
     const target = ask(clamp, 'rename clampAll to clampValues', 0)!;
     const answer = await new OfflineRenameAgent().run(request(clamp, target.target, target.parameters), new AbortController().signal);
     expect(answer.text).toBe('Rename clampAll to clampValues');
-    const converted = renameTask.convertAnswer(answer, { document: clamp, target: target.target, parameters: target.parameters ?? {} }, undefined);
+    const converted = renameTask.convertAnswer(answer, { workspace: ws, document: clamp, target: target.target, parameters: target.parameters ?? {} }, undefined);
     if (!converted.ok || converted.kind !== 'edit') throw new Error(JSON.stringify(converted));
     expect(converted.text).toBe('Rename clampAll to clampValues: 7 edits in 3 files');
     const code = converted.proposal.documents
@@ -110,7 +113,7 @@ describe('the offline agent and the answer', () => {
     const answer = await new OfflineRenameAgent().run(request(clamp, target.target, target.parameters), new AbortController().signal);
     expect(answer.proposal).toBeUndefined();
     expect(answer.text).toBe('cannot rename clampAll to class: `class` is a reserved word in JavaScript and cannot name a function');
-    expect(renameTask.convertAnswer(answer, { document: clamp, target: target.target, parameters: {} }, undefined)).toEqual({ ok: false, reason: answer.text });
+    expect(renameTask.convertAnswer(answer, { workspace: ws, document: clamp, target: target.target, parameters: {} }, undefined)).toEqual({ ok: false, reason: answer.text });
   });
 
   it('says how to give a name when none was given', async () => {
@@ -125,7 +128,7 @@ describe('the offline agent and the answer', () => {
     const target = ask(clamp, 'rename clampAll to clampValues', 0)!;
     const answer = await new OfflineRenameAgent().run(request(clamp, target.target, target.parameters), new AbortController().signal);
     const tampered = { ...answer, proposal: { creates: [], documents: [{ ...answer.proposal!.documents[0]!, edits: [{ start: 0, end: 2, newText: 'clampValues' }] }] } };
-    expect(renameTask.convertAnswer(tampered, { document: clamp, target: target.target, parameters: {} }, undefined)).toEqual({ ok: false, reason: 'the proposal changes more than the name clampAll' });
+    expect(renameTask.convertAnswer(tampered, { workspace: ws, document: clamp, target: target.target, parameters: {} }, undefined)).toEqual({ ok: false, reason: 'the proposal changes more than the name clampAll' });
   });
 
   it('stops when cancelled', async () => {

@@ -2,11 +2,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LexicalIndex } from '../../server/src/repo/lexical/lexicalIndex.js';
 import { MAX_TOOL_OUTPUT, RepositoryTools, TOOL_DEFINITIONS, parseToolRequests, toolsPrompt, undeclaredNames } from '../../server/src/repo/repositoryTools.js';
+import { Workspace } from '../../server/src/workspace/workspace.js';
 import { copyFixture } from '../support/lspClient.js';
 
 let root: string;
+let workspace: Workspace;
 let tools: RepositoryTools;
 
 beforeAll(async () => {
@@ -14,7 +15,8 @@ beforeAll(async () => {
   // Written here: git would not commit a file its own fixture ignores.
   fs.mkdirSync(path.join(root, 'src', 'generated'), { recursive: true });
   fs.writeFileSync(path.join(root, 'src', 'generated', 'secretShape.ts'), "export class SecretShape {\n  canary = 'TOOLS-CANARY-8841';\n}\nexport function clamp(): void {}\n");
-  tools = new RepositoryTools(root, new LexicalIndex(root));
+  workspace = new Workspace(root);
+  tools = new RepositoryTools(workspace);
   await tools.ready();
 });
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -85,8 +87,11 @@ describe('repository tools', () => {
     expect(await tools.call('search_class', {})).toBe('Error: search_class needs "name".');
     expect(await tools.call('search_class', '{not json')).toBe('Error: search_class needs "name".');
     expect(await tools.call('drop_tables', {})).toMatch(/^There is no tool "drop_tables"; the tools are search_class, /);
-    fs.writeFileSync(path.join(root, 'src', 'big.ts'), `export function big(): number {\n${'  let x = 1;\n'.repeat(3000)}  return 1;\n}\n`);
-    const fresh = new RepositoryTools(root, new LexicalIndex(root));
+    const big = path.join(root, 'src', 'big.ts');
+    fs.writeFileSync(big, `export function big(): number {\n${'  let x = 1;\n'.repeat(3000)}  return 1;\n}\n`);
+    // As the editor's file watcher would say: the workspace's listing walks again on the next refresh.
+    workspace.filesChanged([{ fsPath: big, type: 'created' }]);
+    const fresh = new RepositoryTools(workspace);
     await fresh.ready();
     const body = await fresh.call('get_method_body', { name: 'big' });
     expect(body.length).toBeLessThanOrEqual(MAX_TOOL_OUTPUT);

@@ -5,11 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderRequestContext, renderedLength } from '../../server/src/context/contextRendering.js';
 import type { ContextSnippet, RequestContext, RequestContextInput } from '../../server/src/context/contextShapes.js';
 import { buildRequestContext } from '../../server/src/context/requestContext.js';
+import { Workspace } from '../../server/src/workspace/workspace.js';
 import { namesInRequest } from '../../server/src/context/requestNames.js';
 import { RecentPositions } from '../../server/src/context/recentPositions.js';
 import type { VisitedPosition } from '../../server/src/context/recentPositions.js';
 import { declarationsNamed, withSyntaxTree } from '../../server/src/repo/declarations.js';
-import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
+import type { WorkspaceProject } from '../../server/src/workspace/workspaceProject.js';
 import type { DocumentSnapshot } from '../../server/src/workspace/documentSnapshot.js';
 import { pathToUri } from '../../server/src/workspace/documentSnapshot.js';
 import { copyFixture } from '../support/lspClient.js';
@@ -21,6 +22,7 @@ const ENV_CANARY = 'ctx-canary-env-5f3a9b7c1d';
 const URL_PASSWORD_CANARY = 'ctx-canary-pw-93c1e7';
 
 let root: string;
+let workspace: Workspace;
 let project: WorkspaceProject;
 
 beforeAll(() => {
@@ -42,7 +44,8 @@ beforeAll(() => {
       '',
     ].join('\n'),
   );
-  project = new WorkspaceProject(root);
+  workspace = new Workspace(root);
+  project = workspace.projects.workspace;
 });
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
@@ -76,7 +79,7 @@ function visit(document: DocumentSnapshot, needle: string, at = 0): VisitedPosit
 }
 
 function input(document: DocumentSnapshot, target: RequestContextInput['target'], extra: Partial<RequestContextInput> = {}): RequestContextInput {
-  return { root, document, target, text: '', openDocuments: [document], recent: [], project, budgetTokens: 1_500, ...extra };
+  return { workspace, document, target, text: '', openDocuments: [document], recent: [], project, budgetTokens: 1_500, ...extra };
 }
 
 const live = (): AbortSignal => new AbortController().signal;
@@ -324,7 +327,7 @@ describe('open documents', () => {
     // The editor's text went into the project for the type checker; once the document is closed, the disk's is back.
     const inProject = (): string | undefined => project.tsProject().getSourceFile(path.join(root, 'src/settings.ts'))?.getFullText();
     expect(inProject()).toBe(edited);
-    await build(input(format, declarationTarget(format, 'formatAmount'), { openDocuments: [format] }));
+    workspace.documentClosed(settings.uri, 'typescript');
     expect(inProject()).toBe(disk);
   });
 

@@ -11,7 +11,7 @@ import { runCommandFlow } from '../../server/src/tasks/commandFlow.js';
 import type { EditorPort } from '../../server/src/editorPort.js';
 import { segmentFiles } from '../support/traceFiles.js';
 import type { TaskEnvironment } from '../../server/src/tasks/runTask.js';
-import { WorkspaceProjects } from '../../server/src/repo/workspaceProject.js';
+import { Workspace } from '../../server/src/workspace/workspace.js';
 import { declarationAt } from '../../server/src/repo/declarations.js';
 import { declarationTarget } from '../../server/src/tasks/documentTask.js';
 import { noProgress } from '../../server/src/editorPort.js';
@@ -54,7 +54,7 @@ async function setUp(delayMs: number): Promise<{ env: TaskEnvironment; trace: Tr
   trace.update = (id, change, options) => (writes.push('update'), update(id, change, options));
   const env: TaskEnvironment = {
     root,
-    projects: new WorkspaceProjects(root),
+    workspace: new Workspace(root),
     registry: new AgentRegistry([agent(delayMs)]),
     trace,
     sessionId: session.id,

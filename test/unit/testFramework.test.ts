@@ -2,11 +2,16 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { copyFixture } from '../support/lspClient.js';
-import { clearTestConventionCache, detectTestConvention, frameworkImports, moduleSpecifier, testFilePath } from '../../server/src/repo/testFramework.js';
+import { frameworkImports, moduleSpecifier, testFilePath } from '../../server/src/repo/testFramework.js';
+import type { TestConvention } from '../../server/src/repo/testFramework.js';
+import { Workspace } from '../../server/src/workspace/workspace.js';
 
-beforeEach(() => clearTestConventionCache());
+/** The convention of a file as the server finds it: by the workspace of the folder (a new one, so nothing is remembered). */
+function conventionIn(root: string, fsPath: string): TestConvention {
+  return new Workspace(root).testConvention(fsPath);
+}
 
 const temporary: string[] = [];
 afterEach(() => {
@@ -24,11 +29,11 @@ function workspace(files: Record<string, string>): string {
   return root;
 }
 
-describe('detectTestConvention', () => {
+describe('Workspace.testConvention', () => {
   it('finds vitest, tests under test/ mirroring src/, and NodeNext .js imports in the vitest fixture', () => {
     const root = copyFixture('tests-vitest');
     temporary.push(root);
-    const convention = detectTestConvention(path.join(root, 'src', 'config.ts'));
+    const convention = conventionIn(root, path.join(root, 'src', 'config.ts'));
     expect(convention).toMatchObject({ root, framework: 'vitest', evidence: 'vitest in package.json', infix: 'test', esm: true, importSuffix: '.js', placement: { kind: 'folder', testBase: 'test', sourceBase: 'src' } });
     expect(convention.examples).toEqual(['test/util/strings.test.ts']);
     expect(path.relative(root, testFilePath(convention, path.join(root, 'src', 'config.ts')))).toBe(path.join('test', 'config.test.ts'));
@@ -40,7 +45,7 @@ describe('detectTestConvention', () => {
   it('finds jest with globals, *.spec.ts beside the source, and imports without a suffix in the jest fixture', () => {
     const root = copyFixture('tests-jest');
     temporary.push(root);
-    const convention = detectTestConvention(path.join(root, 'src', 'format.ts'));
+    const convention = conventionIn(root, path.join(root, 'src', 'format.ts'));
     expect(convention).toMatchObject({ framework: 'jest', evidence: 'jest in package.json', infix: 'spec', esm: false, importSuffix: '', jestGlobalsImport: false, placement: { kind: 'beside' } });
     expect(testFilePath(convention, path.join(root, 'src', 'format.ts'))).toBe(path.join(root, 'src', 'format.spec.ts'));
     expect(moduleSpecifier(path.join(root, 'src', 'format.spec.ts'), path.join(root, 'src', 'format.ts'), convention.importSuffix)).toBe('./format');
@@ -54,7 +59,7 @@ describe('detectTestConvention', () => {
       'src/a.ts': 'export const a = 1;\n',
       'src/__tests__/a.test.ts': "import { expect, it } from '@jest/globals';\nimport { a } from '../a';\nit('a', () => expect(a).toBe(1));\n",
     });
-    const convention = detectTestConvention(path.join(root, 'src', 'b.ts'));
+    const convention = conventionIn(root, path.join(root, 'src', 'b.ts'));
     expect(convention).toMatchObject({ framework: 'jest', jestGlobalsImport: true, placement: { kind: 'subfolder', folder: '__tests__' } });
     expect(testFilePath(convention, path.join(root, 'src', 'b.ts'))).toBe(path.join(root, 'src', '__tests__', 'b.test.ts'));
     expect(frameworkImports(convention, { expect: true, assert: false })).toEqual(["import { describe, expect, it } from '@jest/globals';"]);
@@ -62,7 +67,7 @@ describe('detectTestConvention', () => {
 
   it('finds mocha and defaults its tests to test/ mirroring src/', () => {
     const root = workspace({ 'package.json': JSON.stringify({ type: 'module', devDependencies: { mocha: '^10' } }), 'src/lib/a.ts': 'export const a = 1;\n' });
-    const convention = detectTestConvention(path.join(root, 'src', 'lib', 'a.ts'));
+    const convention = conventionIn(root, path.join(root, 'src', 'lib', 'a.ts'));
     expect(convention).toMatchObject({ framework: 'mocha', placement: { kind: 'folder', testBase: 'test', sourceBase: 'src' } });
     expect(testFilePath(convention, path.join(root, 'src', 'lib', 'a.ts'))).toBe(path.join(root, 'test', 'lib', 'a.test.ts'));
     expect(frameworkImports(convention, { expect: false, assert: true })).toEqual(["import { strict as assert } from 'node:assert';"]);
@@ -70,9 +75,9 @@ describe('detectTestConvention', () => {
 
   it('finds node:test from a script, and falls back to it when nothing names a framework', () => {
     const scripted = workspace({ 'package.json': JSON.stringify({ scripts: { test: 'node --import tsx --test' } }), 'a.ts': '' });
-    expect(detectTestConvention(path.join(scripted, 'a.ts'))).toMatchObject({ framework: 'node:test', evidence: 'a package.json script runs node --test', placement: { kind: 'beside' } });
+    expect(conventionIn(scripted, path.join(scripted, 'a.ts'))).toMatchObject({ framework: 'node:test', evidence: 'a package.json script runs node --test', placement: { kind: 'beside' } });
     const bare = workspace({ 'lib/a.js': 'export const a = 1;\n' });
-    const convention = detectTestConvention(path.join(bare, 'lib', 'a.js'));
+    const convention = conventionIn(bare, path.join(bare, 'lib', 'a.js'));
     expect(convention.framework).toBe('node:test');
     expect(testFilePath(convention, path.join(bare, 'lib', 'a.js'))).toBe(path.join(bare, 'lib', 'a.test.js'));
     expect(frameworkImports(convention, { expect: false, assert: true })).toEqual(["import { describe, it } from 'node:test';", "import { strict as assert } from 'node:assert';"]);
@@ -85,9 +90,9 @@ describe('detectTestConvention', () => {
       'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext' } }),
       'src/a.ts': 'export const a = 1;\n',
     });
-    expect(detectTestConvention(path.join(root, 'src', 'a.ts'))).toMatchObject({ framework: 'vitest', evidence: 'vitest.config.ts', importSuffix: '.js' });
+    expect(conventionIn(root, path.join(root, 'src', 'a.ts'))).toMatchObject({ framework: 'vitest', evidence: 'vitest.config.ts', importSuffix: '.js' });
     const tsSuffix = workspace({ 'package.json': '{}', 'tsconfig.json': '{ "compilerOptions": { "allowImportingTsExtensions": true, "noEmit": true } }', 'src/a.ts': '' });
-    expect(detectTestConvention(path.join(tsSuffix, 'src', 'a.ts')).importSuffix).toBe('.ts');
+    expect(conventionIn(tsSuffix, path.join(tsSuffix, 'src', 'a.ts')).importSuffix).toBe('.ts');
     expect(moduleSpecifier('/w/test/a.test.ts', '/w/src/a.ts', '.ts')).toBe('../src/a.ts');
     expect(moduleSpecifier('/w/src/a.test.mts', '/w/src/a.mts', '')).toBe('./a.mjs');
   });
@@ -100,7 +105,7 @@ describe('detectTestConvention', () => {
       'test/unit/one.test.ts': '',
       'test/unit/two.test.ts': '',
     });
-    const convention = detectTestConvention(path.join(root, 'server', 'edits', 'three.ts'));
+    const convention = conventionIn(root, path.join(root, 'server', 'edits', 'three.ts'));
     expect(convention.placement).toEqual({ kind: 'folder', testBase: 'test/unit' });
     expect(testFilePath(convention, path.join(root, 'server', 'edits', 'three.ts'))).toBe(path.join(root, 'test', 'unit', 'three.test.ts'));
   });

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { WorkspaceProject } from '../../server/src/repo/workspaceProject.js';
+import { WorkspaceProject } from '../../server/src/workspace/workspaceProject.js';
 import { diagnosticsOf, fixRule, noNewDiagnosticsRule, typeCheckProposal, verdictOf } from '../../server/src/oracle/typeCheck.js';
 import type { Proposal } from '../../server/src/edits/proposal.js';
 import { pathToUri } from '../../server/src/workspace/documentSnapshot.js';

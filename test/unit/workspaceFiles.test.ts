@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MAX_WORKSPACE_FILES, WorkspaceFiles, reportListingLimits, unlistedReason } from '../../server/src/workspace/workspaceFiles.js';
+import { MAX_WORKSPACE_FILES, WorkspaceFiles } from '../../server/src/workspace/workspaceFiles.js';
 import { isGeneratedPath, toolMadeKind } from '../../server/src/workspace/generatedFiles.js';
 
 const directories: string[] = [];
@@ -26,7 +26,6 @@ function workspace(files: Record<string, string>): string {
 const listed = (files: WorkspaceFiles, kind: Parameters<WorkspaceFiles['list']>[0] = 'source', maxAgeMs?: number): string[] => files.list(kind, maxAgeMs).files.map((f) => f.relative);
 
 afterEach(() => {
-  reportListingLimits(undefined);
   for (const directory of directories.splice(0)) fs.rmSync(directory, { recursive: true, force: true });
 });
 
@@ -66,13 +65,13 @@ describe('the workspace listing', () => {
     expect(listed(files, 'script')).toEqual(['.eslintrc.cjs', 'lib/index.js', 'lib/keep.local.ts', 'src/a.ts', 'src/b.test.ts', 'src/types.d.ts']);
     expect(files.list().files[0]).toMatchObject({ fsPath: path.join(root, '.eslintrc.cjs'), declaration: false, test: false });
     // One rule for paths that come from elsewhere (an open document, a tsconfig's list).
-    expect(unlistedReason(root, path.join(root, 'dist', 'out.js'))).toBe('built-or-vendored');
-    expect(unlistedReason(root, path.join(root, '.next', 'server.js'))).toBe('hidden-folder');
-    expect(unlistedReason(root, path.join(root, 'src', 'internal', 'hidden.ts'))).toBe('ignored');
-    expect(unlistedReason(root, path.join(root, 'src', 'credentials.ts'))).toBe('secret');
-    expect(unlistedReason(root, path.join(root, 'src', 'readme.md'))).toBe('not-a-script');
-    expect(unlistedReason(root, path.join(root, '..', 'elsewhere.ts'))).toBe('not-in-workspace');
-    expect(unlistedReason(root, path.join(root, 'src', 'a.ts'))).toBeUndefined();
+    expect(files.unlisted(path.join(root, 'dist', 'out.js'))).toBe('built-or-vendored');
+    expect(files.unlisted(path.join(root, '.next', 'server.js'))).toBe('hidden-folder');
+    expect(files.unlisted(path.join(root, 'src', 'internal', 'hidden.ts'))).toBe('ignored');
+    expect(files.unlisted(path.join(root, 'src', 'credentials.ts'))).toBe('secret');
+    expect(files.unlisted(path.join(root, 'src', 'readme.md'))).toBe('not-a-script');
+    expect(files.unlisted(path.join(root, '..', 'elsewhere.ts'))).toBe('not-in-workspace');
+    expect(files.unlisted(path.join(root, 'src', 'a.ts'))).toBeUndefined();
   });
 
   it('follows a symlink inside the workspace once, never round a cycle, and lists each file once, where it really is', () => {
@@ -86,7 +85,7 @@ describe('the workspace listing', () => {
     const files = new WorkspaceFiles(root);
     expect(listed(files)).toEqual(['src/a.ts', 'src/deep/b.ts']);
     expect(files.list().outside).toEqual([]);
-    expect(unlistedReason(root, path.join(root, 'peek.ts'))).toBe('ignored');
+    expect(files.unlisted(path.join(root, 'peek.ts'))).toBe('ignored');
   });
 
   it('leaves out symlinks that lead outside the workspace, files and folders, and names them', () => {
@@ -97,21 +96,20 @@ describe('the workspace listing', () => {
     const files = new WorkspaceFiles(root);
     expect(listed(files)).toEqual(['src/a.ts']);
     expect([...files.list().outside].sort()).toEqual(['lib', 'src/linked.ts']);
-    expect(unlistedReason(root, path.join(root, 'src', 'linked.ts'))).toBe('outside');
-    expect(unlistedReason(root, path.join(root, 'lib', 'util.ts'))).toBe('outside');
+    expect(files.unlisted(path.join(root, 'src', 'linked.ts'))).toBe('outside');
+    expect(files.unlisted(path.join(root, 'lib', 'util.ts'))).toBe('outside');
     expect(files.unlisted(path.join(root, 'src', 'a.ts'))).toBeUndefined();
   });
 
   it('stops at the file limit, keeping the files nearest the root, and leaves out files over the size limit, saying so', () => {
     const root = workspace({ 'a.ts': '', 'b.ts': '', 'src/c.ts': '', 'src/deep/d.ts': '', 'src/deep/e.ts': '', 'big.js': 'x'.repeat(2_000) });
     const reports: string[] = [];
-    reportListingLimits((at, message) => reports.push(`${at}: ${message}`));
-    const files = new WorkspaceFiles(root, { maxFiles: 3, maxFileBytes: 1_000 });
+    const files = new WorkspaceFiles(root, { maxFiles: 3, maxFileBytes: 1_000, report: (message) => reports.push(message) });
     const listing = files.list();
     expect(listing.files.map((f) => f.relative)).toEqual(['a.ts', 'b.ts', 'src/c.ts']);
     expect(listing.truncated).toBe(true);
     expect(listing.tooLarge).toEqual(['big.js']);
-    expect(reports).toEqual([`${root}: the workspace has more than 3 script files: only the first 3 (nearest the root first) are searched, indexed, checked and linted; 1 file is larger than 1000 bytes and left out: big.js`]);
+    expect(reports).toEqual([`the workspace has more than 3 script files: only the first 3 (nearest the root first) are searched, indexed, checked and linted; 1 file is larger than 1000 bytes and left out: big.js`]);
     // The same limits hit the same way are not said again.
     files.invalidate();
     files.list();

@@ -1,7 +1,8 @@
 // The agent interface: what every agent (offline or model) declares and how the orchestrator calls it.
 import type { AgentDescriptor, AssistantSettings, PipelineState, PipelineStepParams, TaskId, Verdict } from '../protocol.js';
 import type { DocumentSnapshot, DocumentSource } from '../workspace/documentSnapshot.js';
-import type { WorkspaceProject } from '../repo/workspaceProject.js';
+import type { WorkspaceProject } from '../workspace/workspaceProject.js';
+import type { Workspace } from '../workspace/workspace.js';
 import type { Proposal } from '../edits/proposal.js';
 import type { TaskTarget } from '../tasks/task.js';
 
@@ -16,7 +17,9 @@ export interface AgentRequest {
   target: TaskTarget;
   /** Task-specific inputs, e.g. `newName` for a rename. */
   parameters: Record<string, string>;
-  /** The workspace's TypeScript project, loaded lazily; agents may ask it for types. */
+  /** The workspace: its files under the one exclusion rule, its documents, projects and index. */
+  workspace: Workspace;
+  /** The TypeScript project of the config that governs the document, loaded lazily; agents may ask it for types. */
   project: WorkspaceProject;
   /** Earlier answers of this agent in this run that the oracle rejected, with why: feedback for the next attempt. */
   history: { answer: string; feedback: string }[];

@@ -6,7 +6,7 @@ import type { ChatMessage, ModelEndpoint } from './modelClient.js';
 import { modelStrategy, modelTasks } from './modelTasks.js';
 import type { AskModel, ModelSession } from './modelTask.js';
 import { buildClassificationPrompt, parseClassification } from './modelClassifier.js';
-import { describeExclusion, workspaceExclusion } from '../privacy/exclusion.js';
+import { describeExclusion } from '../privacy/exclusion.js';
 import { protectedValues } from '../privacy/workspaceSecrets.js';
 import type { Embedder } from '../repo/embeddingIndex.js';
 
@@ -39,9 +39,9 @@ export class OpenAIAgent implements Agent {
     if (!strategy) return { text: '' };
     // A file the workspace keeps from models is not sent, whatever the task. A question is built from retrieval
     // (which leaves such files out) and never reads the document it is asked from.
-    const excluded = request.task !== 'question' && request.document.fsPath ? workspaceExclusion(request.project.root).check(request.document.fsPath) : undefined;
+    const excluded = request.task !== 'question' && request.document.fsPath ? request.workspace.exclusion.check(request.document.fsPath) : undefined;
     if (excluded) return { text: '', reason: `not sent to ${this.descriptor.model}: ${describeExclusion(excluded)}` };
-    const knownSecrets = request.knownSecrets ?? protectedValues(request.project.root, request.document);
+    const knownSecrets = request.knownSecrets ?? protectedValues(request.workspace, request.document);
     const override = this.config.prompts?.[request.task];
     const usage: TokenUsage = {};
     const ask: AskModel = async (prompt, callSignal) => {

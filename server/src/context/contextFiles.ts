@@ -2,7 +2,7 @@
 import { isSupportedLanguage, languageIdForPath, resolvePath } from '../workspace/documentSnapshot.js';
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
 import { diskText } from '../workspace/diskTexts.js';
-import { workspaceExclusion } from '../privacy/exclusion.js';
+import type { Workspace } from '../workspace/workspace.js';
 import type { Exclusion, ExclusionView } from '../privacy/exclusion.js';
 import { MAX_FILE_BYTES } from './contextLimits.js';
 
@@ -15,12 +15,15 @@ export class WorkspaceFiles {
   /** Line tables of the texts this request looked at. */
   private readonly lines = new Map<string, Lines>();
 
+  readonly root: string;
+
   constructor(
-    readonly root: string,
+    workspace: Workspace,
     readonly document: DocumentSnapshot,
     openDocuments: readonly DocumentSnapshot[],
   ) {
-    this.view = workspaceExclusion(root).view();
+    this.root = workspace.root;
+    this.view = workspace.exclusion.view();
     this.openDocuments = openDocuments.filter((d) => d.uri !== document.uri);
     for (const d of [document, ...this.openDocuments]) if (d.fsPath) this.open.set(resolvePath(d.fsPath), d);
   }

@@ -1,6 +1,7 @@
 // The shapes of a request's context: what it is built from, and what it holds.
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
-import type { WorkspaceProject } from '../repo/workspaceProject.js';
+import type { WorkspaceProject } from '../workspace/workspaceProject.js';
+import type { Workspace } from '../workspace/workspace.js';
 import type { VisitedPosition } from './recentPositions.js';
 
 /** A piece of a workspace file. */
@@ -40,8 +41,8 @@ export interface RequestContext {
 }
 
 export interface RequestContextInput {
-  /** The workspace folder. */
-  root: string;
+  /** The workspace: its exclusion rule, index and secrets. */
+  workspace: Workspace;
   document: DocumentSnapshot;
   /** What the request is about, as offsets into `document.text`, with its display name. */
   target: { start: number; end: number; name: string };

@@ -1,7 +1,7 @@
 // The program-side symbol resolver of a request's context: the language service over what the ts-morph project holds, references confirmed by the type checker.
 import { ts } from 'ts-morph';
 import { resolvePath } from '../workspace/documentSnapshot.js';
-import type { WorkspaceProject } from '../repo/workspaceProject.js';
+import type { WorkspaceProject } from '../workspace/workspaceProject.js';
 import { nextWordAt } from './wordSearch.js';
 import { inside, isCode } from './contextFiles.js';
 import type { WorkspaceFiles } from './contextFiles.js';
@@ -63,34 +63,16 @@ export function programSymbols(search: SymbolSearch, signal: AbortSignal): { sym
   return { symbols: kept, program };
 }
 
-/** Open documents this module put into each project with the editor's text. */
-const synced = new WeakMap<WorkspaceProject, Set<string>>();
-
 /**
  * The other open documents' text goes into the project, so declarations and references there are the editor's.
- * A document synced here and closed since goes back to the disk's text: nothing else would take an unsaved buffer
- * the user discarded out of the project.
+ * A document closed since goes back to the disk's text through the workspace (`Workspace.documentClosed`).
  */
 function syncOpenDocuments(workspace: WorkspaceProject, files: WorkspaceFiles): void {
-  const mine = synced.get(workspace) ?? new Set<string>();
-  synced.set(workspace, mine);
-  const open = new Set<string>();
-  for (const document of [files.document, ...files.openDocuments]) {
+  for (const document of files.openDocuments) {
     if (!document.fsPath) continue;
     const fsPath = resolvePath(document.fsPath);
-    open.add(fsPath);
-    if (document === files.document || !isCode(fsPath) || files.relative(fsPath) === undefined || files.excluded(fsPath)) continue;
+    if (!isCode(fsPath) || files.relative(fsPath) === undefined || files.excluded(fsPath)) continue;
     workspace.sourceFile(fsPath, document.text);
-    mine.add(fsPath);
-  }
-  for (const fsPath of mine) {
-    if (open.has(fsPath)) continue;
-    mine.delete(fsPath);
-    try {
-      workspace.tsProject().getSourceFile(fsPath)?.refreshFromFileSystemSync();
-    } catch {
-      // Unreadable now: the next task that needs it reads it again.
-    }
   }
 }
 

@@ -1,8 +1,7 @@
 // What a model request carries besides its target, within a token budget: the enclosing declaration, named symbols, recent places and open documents, gathered and filled into the budget.
 import type { ts } from 'ts-morph';
-import { isSupportedLanguage, resolvePath } from '../workspace/documentSnapshot.js';
+import { isSupportedLanguage } from '../workspace/documentSnapshot.js';
 import { KIND_LABEL } from '../repo/declarations.js';
-import { workspaceIndex } from '../repo/lexical/workspaceIndexes.js';
 import { Redactor } from '../privacy/secrets.js';
 import { protectedValues } from '../privacy/workspaceSecrets.js';
 import { describe, fill } from './contextBudget.js';
@@ -26,8 +25,7 @@ import type { CandidateSymbol, SymbolSearch } from './symbolCandidates.js';
  */
 export async function buildRequestContext(input: RequestContextInput, signal: AbortSignal): Promise<RequestContext> {
   signal.throwIfAborted();
-  const root = resolvePath(input.root);
-  const files = new WorkspaceFiles(root, input.document, input.openDocuments);
+  const files = new WorkspaceFiles(input.workspace, input.document, input.openDocuments);
   const { document, target } = input;
   if (document.fsPath) {
     const excluded = files.excluded(document.fsPath);
@@ -37,7 +35,7 @@ export async function buildRequestContext(input: RequestContextInput, signal: Ab
   const enclosing = enclosingOf(document, target);
   const targetLines = files.linesOf(document.text, files.nameOf(document));
   const avoid: Span[] = [{ fileName: files.nameOf(document), start: enclosing?.start ?? target.start, end: enclosing?.end ?? target.end }];
-  const symbols = await resolveSymbols({ input, files, index: workspaceIndex(root), requested, avoid }, signal);
+  const symbols = await resolveSymbols({ input, files, index: input.workspace.index, requested, avoid }, signal);
   await yieldToEventLoop();
   signal.throwIfAborted();
 
@@ -51,7 +49,7 @@ export async function buildRequestContext(input: RequestContextInput, signal: Ab
   for (const symbol of symbols) for (const piece of symbol.references) plan.push({ category: 'reference', piece, symbol });
   signal.throwIfAborted();
 
-  const redactor = new Redactor(input.knownSecrets ?? protectedValues(root, document.fsPath ? { fsPath: document.fsPath, text: document.text } : undefined));
+  const redactor = new Redactor(input.knownSecrets ?? protectedValues(input.workspace, document.fsPath ? { fsPath: document.fsPath, text: document.text } : undefined));
   return fill(plan, files, redactor, input.budgetTokens);
 }
 

@@ -3,9 +3,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ts } from 'ts-morph';
 import { habitFileName } from '../pipeline/classPipeline.js';
-import { WorkspaceProject, WorkspaceProjects } from '../repo/workspaceProject.js';
+import { WorkspaceProject } from '../workspace/workspaceProject.js';
+import { Workspace } from '../workspace/workspace.js';
 import type { TestFrameworkName } from '../repo/testFramework.js';
-import { fileErrors, formatFileErrors, typeCheckNewFile, withScratchProject } from '../oracle/scratchProject.js';
+import { fileErrors, formatFileErrors, typeCheckNewFile } from '../oracle/typeCheck.js';
 import { runProjectTests } from '../listeners/projectTests.js';
 import type { TestReport } from '../listeners/testReport.js';
 import type { Proposal } from '../edits/proposal.js';
@@ -88,9 +89,9 @@ export const classScenario: Scenario<ClassCase> = {
   async buildCases(context, signal) {
     const root = context.scratch.root;
     const skipped: SkipCounts = { generated: 0, minified: 0, ignored: 0, declaration: 0, large: 0, unreadable: 0 };
-    const files = repositorySourceFiles(root, skipped);
+    const files = repositorySourceFiles(context.env.workspace, skipped);
     const sources = files.filter((f) => !TEST_FILE.test(f.relative));
-    const importers = testFilesImporting(root, files);
+    const importers = testFilesImporting(context.env.workspace, files);
     const left = { brokenFiles: 0, noReferences: [] as string[], untested: [] as string[], typeErrors: [] as string[], failing: new Set<string>(), unavailable: [] as string[], overCap: 0 };
     let classCount = 0;
 
@@ -107,7 +108,7 @@ export const classScenario: Scenario<ClassCase> = {
         continue;
       }
       const imported = relativeImportNames(source);
-      const covering = coveringTestFile(root, file.fsPath, importers);
+      const covering = coveringTestFile(context.env.workspace, file.fsPath, importers);
       const testText = covering ? readText(covering.testFile) : undefined;
       const starts = lineStarts(file.text);
       for (const cls of classes) {
@@ -145,7 +146,7 @@ export const classScenario: Scenario<ClassCase> = {
     for (const [fsPath, group] of groupBy(planned, (p) => p.file.fsPath)) {
       signal.throwIfAborted();
       const text = (group[0] as Planned).file.text;
-      const described = withScratchProject(project, [{ path: fsPath, text }], (p) => {
+      const described = project.withOverlay([{ path: fsPath, text }], (p) => {
         if (fileErrors(p, path.resolve(fsPath)).length > 0) return undefined;
         const program = p.getProgram().compilerObject;
         const source = program.getSourceFile(path.resolve(fsPath));
@@ -176,7 +177,7 @@ export const classScenario: Scenario<ClassCase> = {
       BUILD_CONCURRENCY,
       (testFile) => {
         const owner = planned.find((p) => p.testFile === testFile) as Planned;
-        return runProjectTests({ workspaceRoot: root, packageRoot: owner.packageRoot, framework: owner.framework, testFiles: [testFile], timeoutMs: context.env.oracle.testTimeoutMs }, signal);
+        return runProjectTests({ workspace: context.env.workspace, packageRoot: owner.packageRoot, framework: owner.framework, testFiles: [testFile], timeoutMs: context.env.oracle.testTimeoutMs }, signal);
       },
       signal,
     );
@@ -250,7 +251,7 @@ export const classScenario: Scenario<ClassCase> = {
     const copy = removalCopy(evalCase);
     try {
       const { documents: _documents, recent: _recent, ...shared } = env;
-      const caseEnv: TaskEnvironment = { ...shared, root: copy.root, projects: new WorkspaceProjects(copy.root) };
+      const caseEnv: TaskEnvironment = { ...shared, root: copy.root, workspace: new Workspace(copy.root, { saveIndex: false }) };
       const fsPath = copy.pathOf(evalCase.file);
       // The document only decides the folder of the new file (an empty text would mean "the workspace").
       const document = snapshotOf(fsPath, evalCase.removal.text.trim() === '' ? '\n' : evalCase.removal.text);
@@ -288,7 +289,7 @@ export const classScenario: Scenario<ClassCase> = {
       const compile = errors.length === 0 ? 1 : 0;
 
       // Tests: the covering test file run on a throwaway copy holding the merged file, counted per test case.
-      const report = await runProjectTests({ workspaceRoot: context.scratch.root, packageRoot: evalCase.packageRoot, framework: evalCase.framework, testFiles: [evalCase.testFile], files: [{ path: evalCase.fsPath, text: merged.text }], timeoutMs: context.env.oracle.testTimeoutMs }, signal);
+      const report = await runProjectTests({ workspace: context.env.workspace, packageRoot: evalCase.packageRoot, framework: evalCase.framework, testFiles: [evalCase.testFile], files: [{ path: evalCase.fsPath, text: merged.text }], timeoutMs: context.env.oracle.testTimeoutMs }, signal);
       const passed = report.unavailable || report.error ? 0 : Math.min(report.passed, evalCase.testCount);
       const testRate = passed / evalCase.testCount;
       const pass = !report.unavailable && !report.error && !report.timedOut && report.failed === 0 && passed === evalCase.testCount ? 1 : 0;

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { DeclarationKind, DeclarationTarget } from '../repo/declarations.js';
 import { KIND_LABEL, listDeclarations, parseDocument } from '../repo/declarations.js';
-import type { WorkspaceProject } from '../repo/workspaceProject.js';
+import type { WorkspaceProject } from '../workspace/workspaceProject.js';
 import { declarationTarget } from '../tasks/documentTask.js';
 import { languageIdForPath, pathToUri } from '../workspace/documentSnapshot.js';
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
@@ -41,7 +41,7 @@ export const docScenario: Scenario<DocCase> = {
 
   async buildCases(context, signal) {
     const skipped: SkipCounts = { generated: 0, minified: 0, ignored: 0, declaration: 0, large: 0, unreadable: 0 };
-    const files = repositorySourceFiles(context.scratch.root, skipped);
+    const files = repositorySourceFiles(context.env.workspace, skipped);
     const cases: DocCase[] = [];
     let brokenFiles = 0;
     let short = 0;
@@ -105,7 +105,7 @@ export const docScenario: Scenario<DocCase> = {
     if (!file || others.length > 0 || file.created || file.fsPath !== evalCase.fsPath) return fail('the answer edits other files than the documented one');
     const errors = syntaxErrors(evalCase.fsPath, file.after);
     if (errors.length > 0) return fail(`the edited file does not parse: ${errors[0] ?? ''}`);
-    const facts = factsOf(context.env.projects.forFile(evalCase.fsPath), evalCase);
+    const facts = factsOf(context.env.workspace.projects.forFile(evalCase.fsPath), evalCase);
     const declaration = evalCase.declaration;
     const verdict = checkDocFormat({ fileName: evalCase.fsPath, before: evalCase.text, after: file.after, target: { kind: declaration.kind, simpleName: declaration.simpleName, start: declaration.start }, facts });
     const details = { hadDoc: evalCase.hadDoc, problems: verdict.problems, ...(verdict.comment ? { comment: verdict.comment } : {}) };

@@ -1,8 +1,8 @@
 // The fix scenario (Copilot harness): fix type-check (and ESLint) diagnostics other than import and configuration ones; scored on syntax correctness and fix rate.
-import type { WorkspaceProject } from '../repo/workspaceProject.js';
+import type { WorkspaceProject } from '../workspace/workspaceProject.js';
 import type { DiagnosticInfo } from '../tasks/task.js';
 import { diagnosticName, fixTarget, shortMessage } from '../tasks/fixTask.js';
-import { diagnosticsOf, fixRule, loadProjectFiles, noNewDiagnosticsRule, verdictOf } from '../oracle/typeCheck.js';
+import { diagnosticsOf, fixRule, noNewDiagnosticsRule, verdictOf } from '../oracle/typeCheck.js';
 import type { CheckedDiagnostic, Comparison, FileComparison } from '../oracle/typeCheck.js';
 import { lineStarts, offsetToPosition } from '../edits/textEdits.js';
 import { languageIdForPath, pathToUri } from '../workspace/documentSnapshot.js';
@@ -39,12 +39,12 @@ export const fixScenario: Scenario<FixCase> = {
 
   async buildCases(context, signal) {
     const skipped: SkipCounts = { generated: 0, minified: 0, ignored: 0, declaration: 0, large: 0, unreadable: 0 };
-    const files = repositorySourceFiles(context.scratch.root, skipped);
-    const projects = context.env.projects;
+    const files = repositorySourceFiles(context.env.workspace, skipped);
+    const projects = context.env.workspace.projects;
     // Each project's whole program at once: each file's diagnostics then come from one checker instead of one per file.
     for (const file of files) {
       const project = projects.forFile(file.fsPath);
-      loadProjectFiles(project, 'all');
+      project.loadConfigFiles('all');
       const tsProject = project.tsProject();
       if (!tsProject.getSourceFile(file.fsPath)) tsProject.addSourceFileAtPathIfExists(file.fsPath);
     }
@@ -136,7 +136,7 @@ export const fixScenario: Scenario<FixCase> = {
  * (when ESLint runs) reports nothing new either.
  */
 async function judgeFix(context: ScoreContext, evalCase: FixCase, files: AppliedFile[]): Promise<{ fixed: boolean; reason?: string; details: Record<string, unknown> }> {
-  const typescript = compareTypeScript(context.env.projects.forFile(evalCase.fsPath), files, context.scratch.relativeOf.bind(context.scratch));
+  const typescript = compareTypeScript(context.env.workspace.projects.forFile(evalCase.fsPath), files, context.scratch.relativeOf.bind(context.scratch));
   const tsKey = evalCase.analyzer === 'typescript' ? keyOf(Number(evalCase.diagnostic.code), evalCase.diagnostic.message) : undefined;
   const details: Record<string, unknown> = { typescript: { before: typescript.before, after: typescript.after, new: typescript.fresh } };
   let lint: LintComparison | undefined;

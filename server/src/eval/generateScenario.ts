@@ -4,7 +4,8 @@ import path from 'node:path';
 import { ts } from 'ts-morph';
 import type { DeclarationKind, DeclarationTarget } from '../repo/declarations.js';
 import { KIND_LABEL, listDeclarations, parseDocument } from '../repo/declarations.js';
-import { detectTestConvention, testFilePath } from '../repo/testFramework.js';
+import { testFilePath } from '../repo/testFramework.js';
+import type { Workspace } from '../workspace/workspace.js';
 import type { TestFrameworkName } from '../repo/testFramework.js';
 import { runTestFile } from '../oracle/testRunner.js';
 import type { TestRunResult } from '../oracle/testRunner.js';
@@ -68,9 +69,9 @@ export const generateScenario: Scenario<GenerateCase> = {
 
   async buildCases(context, signal) {
     const skipped: SkipCounts = { generated: 0, minified: 0, ignored: 0, declaration: 0, large: 0, unreadable: 0 };
-    const files = repositorySourceFiles(context.scratch.root, skipped);
+    const files = repositorySourceFiles(context.env.workspace, skipped);
     const sources = files.filter((f) => !TEST_FILE.test(f.relative));
-    const importers = testFilesImporting(context.scratch.root, files);
+    const importers = testFilesImporting(context.env.workspace, files);
     const left = { brokenFiles: 0, untested: 0, noCandidate: 0, overCap: 0, failing: 0, unavailable: 0, notOffered: 0 };
     let firstUnavailable: string | undefined;
 
@@ -82,7 +83,7 @@ export const generateScenario: Scenario<GenerateCase> = {
         left.brokenFiles++;
         continue;
       }
-      const covering = coveringTestFile(context.scratch.root, file.fsPath, importers);
+      const covering = coveringTestFile(context.env.workspace, file.fsPath, importers);
       if (!covering) {
         left.untested++;
         continue;
@@ -283,25 +284,25 @@ export function mentions(text: string, name: string): boolean {
  * The test file covering a source file: the one the project's convention names (either infix) when it exists, else
  * the first, by path, of the test files that import it. One file per source, so a case's tests are one run.
  */
-export function coveringTestFile(root: string, fsPath: string, importers: ReadonlyMap<string, string[]>): { testFile: string; packageRoot: string; framework: TestFrameworkName } | undefined {
-  const convention = detectTestConvention(fsPath, root);
+export function coveringTestFile(workspace: Workspace, fsPath: string, importers: ReadonlyMap<string, string[]>): { testFile: string; packageRoot: string; framework: TestFrameworkName } | undefined {
+  const convention = workspace.testConvention(fsPath);
   const conventional = testFilePath(convention, fsPath);
   const other = conventional.replace(/\.(test|spec)(\.[cm]?[jt]sx?)$/, (_all, infix: string, ext: string) => `.${infix === 'test' ? 'spec' : 'test'}${ext}`);
   const testFile = [conventional, other].find((candidate) => fs.existsSync(candidate)) ?? importers.get(path.resolve(fsPath))?.[0];
   if (!testFile) return undefined;
   // An importing test may sit in another package of a monorepo: its own package's runner runs it.
-  const runner = detectTestConvention(testFile, root);
+  const runner = workspace.testConvention(testFile);
   return { testFile, packageRoot: runner.root, framework: runner.framework };
 }
 
 /** Source files (absolute) → the test files importing them by a relative specifier, sorted by path. */
-export function testFilesImporting(root: string, files: readonly SourceFile[]): Map<string, string[]> {
+export function testFilesImporting(workspace: Workspace, files: readonly SourceFile[]): Map<string, string[]> {
   const tests = new Set(files.filter((f) => TEST_FILE.test(f.relative)).map((f) => f.fsPath));
   // Test folders a tsconfig leaves out are still where the convention found its examples.
   const packages = new Set<string>();
   for (const file of files) {
     if (TEST_FILE.test(file.relative)) continue;
-    const convention = detectTestConvention(file.fsPath, root);
+    const convention = workspace.testConvention(file.fsPath);
     if (packages.has(convention.root)) continue;
     packages.add(convention.root);
     for (const example of convention.examples) tests.add(path.resolve(convention.root, example));

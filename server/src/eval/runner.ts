@@ -7,8 +7,7 @@ import { resolveSettings } from '../config/settings.js';
 import { AgentRegistry, buildRegistry } from '../agents/registry.js';
 import type { Agent } from '../agents/agent.js';
 import { TraceStore } from '../trace/traceStore.js';
-import { WorkspaceProjects } from '../repo/workspaceProject.js';
-import { stopSavingIndexes } from '../repo/lexical/workspaceIndexes.js';
+import { Workspace } from '../workspace/workspace.js';
 import { PlanCache } from '../tasks/runTask.js';
 import type { TaskEnvironment } from '../tasks/runTask.js';
 import { CostLedger, MeasuredAgent } from './measuredAgent.js';
@@ -103,8 +102,6 @@ interface WorkItem {
 /** Runs an evaluation; the report is returned (and written as JSON when asked) even when the run was interrupted. */
 export async function runEvaluation(options: EvalOptions, io: EvalIO, signal: AbortSignal): Promise<EvalReport> {
   const startedAt = new Date().toISOString();
-  // The copies are thrown away: their indexes are not worth a place in the user's cache folder.
-  stopSavingIndexes();
   const progress = new Progress(io.progress);
   const notes: string[] = [];
   const note = (message: string): void => {
@@ -164,12 +161,14 @@ export async function runEvaluation(options: EvalOptions, io: EvalIO, signal: Ab
     }
 
     const session = { id: randomUUID(), startedAt, user: 'assistant-ls eval', role: 'developer' as const, workspace: scratch.root, pid: process.pid, client: { name: 'assistant-ls eval' } };
-    trace = await TraceStore.open({ directory: traceDirectory, session, segmentSize: settings.trace.segmentSize, history: 'background', onWarning: (m) => note(`trace: ${m}`) });
+    // The copy is thrown away: its index is not worth a place in the user's cache folder.
+    const workspace = new Workspace(scratch.root, { saveIndex: false });
+    trace = await TraceStore.open({ directory: traceDirectory, session, segmentSize: settings.trace.segmentSize, history: 'background', exclusion: workspace.exclusion, onWarning: (m) => note(`trace: ${m}`) });
     const ledger = new CostLedger();
     const measured: Agent[] = known.map((info) => new MeasuredAgent(registry.byName(info.name) as Agent, ledger, (task) => promptOverride(settings, info.name, task)));
     const env: TaskEnvironment = {
       root: scratch.root,
-      projects: new WorkspaceProjects(scratch.root),
+      workspace,
       registry: new AgentRegistry(measured),
       trace,
       sessionId: session.id,

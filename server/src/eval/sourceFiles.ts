@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ts } from 'ts-morph';
 import { toolMadeKind } from '../workspace/generatedFiles.js';
-import { workspaceFiles } from '../workspace/workspaceFiles.js';
+import type { Workspace } from '../workspace/workspace.js';
 
 /** A source file chosen for cases, with its text. */
 export interface SourceFile {
@@ -19,17 +19,18 @@ export type SkipCounts = Record<'generated' | 'minified' | 'ignored' | 'declarat
 /**
  * The files cases are built from, sorted by path. The tsconfig's `include` decides when there is one (a
  * solution-style tsconfig listing nothing falls back to the listed source files), filtered by the workspace's
- * listing (`workspaceFiles`: ignored, secret-looking, built, vendored and hidden-folder files, and files reached
+ * listing (ignored, secret-looking, built, vendored and hidden-folder files, and files reached
  * through a symlink out of the workspace are never listed; model agents would refuse most of them); declaration
  * files and generated or minified code are left out too.
  */
-export function repositorySourceFiles(root: string, skipped?: SkipCounts): SourceFile[] {
+export function repositorySourceFiles(workspace: Workspace, skipped?: SkipCounts): SourceFile[] {
   const counts: SkipCounts = skipped ?? { generated: 0, minified: 0, ignored: 0, declaration: 0, large: 0, unreadable: 0 };
-  const files = workspaceFiles(root);
+  const root = workspace.root;
+  const files = workspace.files;
   const listing = files.list('script');
   const tooLarge = new Set(listing.tooLarge);
   const out: SourceFile[] = [];
-  for (const fsPath of candidateFileNames(root)) {
+  for (const fsPath of candidateFileNames(workspace)) {
     const relative = path.relative(root, fsPath).split(path.sep).join('/');
     if (relative.startsWith('..') || path.isAbsolute(relative)) continue;
     if (/\.d\.[cm]?tsx?$/i.test(relative)) {
@@ -41,10 +42,8 @@ export function repositorySourceFiles(root: string, skipped?: SkipCounts): Sourc
       else counts.ignored++;
       continue;
     }
-    let text: string;
-    try {
-      text = fs.readFileSync(fsPath, 'utf8');
-    } catch {
+    const text = workspace.text(fsPath);
+    if (text === undefined) {
       counts.unreadable++;
       continue;
     }
@@ -58,7 +57,8 @@ export function repositorySourceFiles(root: string, skipped?: SkipCounts): Sourc
   return out.sort((a, b) => (a.relative < b.relative ? -1 : a.relative > b.relative ? 1 : 0));
 }
 
-function candidateFileNames(root: string): string[] {
+function candidateFileNames(workspace: Workspace): string[] {
+  const root = workspace.root;
   const tsconfig = path.join(root, 'tsconfig.json');
   if (fs.existsSync(tsconfig)) {
     const read = ts.readConfigFile(tsconfig, (file) => ts.sys.readFile(file));
@@ -76,5 +76,5 @@ function candidateFileNames(root: string): string[] {
       }
     }
   }
-  return workspaceFiles(root).list('source').files.map((file) => file.fsPath);
+  return workspace.files.list('source').files.map((file) => file.fsPath);
 }

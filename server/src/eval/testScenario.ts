@@ -49,7 +49,7 @@ export const testScenario: Scenario<TestCase> = {
 
   async buildCases(context, signal) {
     const skipped: SkipCounts = { generated: 0, minified: 0, ignored: 0, declaration: 0, large: 0, unreadable: 0 };
-    const files = repositorySourceFiles(context.scratch.root, skipped);
+    const files = repositorySourceFiles(context.env.workspace, skipped);
     const sources = files.filter((f) => !TEST_FILE.test(f.relative));
     const left = { brokenFiles: 0, noRunner: 0, notInstalled: 0, notOffered: 0, short: 0, minified: 0 };
     let notInstalled: string | undefined;
@@ -63,7 +63,7 @@ export const testScenario: Scenario<TestCase> = {
         continue;
       }
       const document = snapshotOf(file.fsPath, file.text);
-      const place = testPlaceOf(document);
+      const place = testPlaceOf(context.env.workspace, document);
       if (!place || place.convention.assumed) {
         left.noRunner++;
         continue;

@@ -5,7 +5,7 @@ import { lineStarts, offsetsToRange } from '../edits/textEdits.js';
 import { EslintRunner } from '../eval/eslintRunner.js';
 import { redactSecrets } from '../privacy/secrets.js';
 import { pathToUri } from '../workspace/documentSnapshot.js';
-import { workspaceFiles } from '../workspace/workspaceFiles.js';
+import type { Workspace } from '../workspace/workspace.js';
 import type { Problem } from './projectTypeCheck.js';
 
 export interface LintOptions {
@@ -33,18 +33,17 @@ const runners = new Map<string, { stamp: string; runner: EslintRunner }>();
 
 /**
  * The project's ESLint findings (rule findings only: parse errors are the compiler's to report) for the given files,
- * or for every listed source file of the workspace (`workspaceFiles`) that ESLint does not ignore. ESLint runs only when the project has it:
+ * or for every listed source file of the workspace (its listing) that ESLint does not ignore. ESLint runs only when the project has it:
  * a configuration at the root and the `eslint` package resolving from there; otherwise `unavailable` says why.
  * Between files the event loop gets a turn, and an abort rejects with `signal.reason`.
  */
-export async function lintProblems(root: string, files: readonly string[] | undefined, signal: AbortSignal, options: LintOptions = {}): Promise<LintResult> {
+export async function lintProblems(workspace: Workspace, files: readonly string[] | undefined, signal: AbortSignal, options: LintOptions = {}): Promise<LintResult> {
   signal.throwIfAborted();
-  const workspace = path.resolve(root);
-  const loaded = await loadRunner(workspace);
+  const loaded = await loadRunner(workspace.root);
   signal.throwIfAborted();
   if ('unavailable' in loaded) return { problems: [], unavailable: loaded.unavailable, files: 0, truncated: 0 };
   const runner = loaded.runner;
-  const targets = files ? files.map((f) => path.resolve(f)) : (await workspaceFiles(workspace).listAsync('source', signal)).files.map((file) => file.fsPath);
+  const targets = files ? files.map((f) => path.resolve(f)) : (await workspace.files.listAsync('source', signal)).files.map((file) => file.fsPath);
   const maxProblems = Math.max(0, options.maxProblems ?? DEFAULT_MAX_PROBLEMS);
   const problems: Problem[] = [];
   let total = 0;
@@ -126,9 +125,9 @@ export function findSameProblem(problem: Problem, current: readonly Problem[]): 
  * A recheck for `LintQueue.run` that lints the item's file again (with the editor's text) and finds the item's problem
  * there: the current problem (its place may have moved), or false when it is gone.
  */
-export function lintRecheck(root: string, options: Pick<LintOptions, 'textOf'> = {}): (item: LintQueueItem, signal: AbortSignal) => Promise<Problem | false> {
+export function lintRecheck(workspace: Workspace, options: Pick<LintOptions, 'textOf'> = {}): (item: LintQueueItem, signal: AbortSignal) => Promise<Problem | false> {
   return async (item, signal) => {
-    const result = await lintProblems(root, [item.problem.fsPath], signal, { ...options, maxProblems: Number.MAX_SAFE_INTEGER });
+    const result = await lintProblems(workspace, [item.problem.fsPath], signal, { ...options, maxProblems: Number.MAX_SAFE_INTEGER });
     if (result.unavailable) return item.problem;
     return findSameProblem(item.problem, result.problems) ?? false;
   };

@@ -108,7 +108,7 @@ export class Listeners {
 
   async typeCheck(signal: AbortSignal, progress: ProgressSink): Promise<ListenerRun> {
     progress.report('type-checking the project', 5);
-    const result = await projectTypeCheck(this.env.projects, signal, { unsaved: this.unsaved() });
+    const result = await projectTypeCheck(this.env.workspace.projects, signal, { unsaved: this.unsaved() });
     this.replace('typecheck', result.problems);
     const errors = result.problems.filter((p) => p.severity === 1).length;
     const left = result.truncated > 0 ? ` (${result.truncated} more not shown)` : '';
@@ -124,7 +124,7 @@ export class Listeners {
       if (answer !== yes) return { listener: 'tests', ran: false, problems: 0, message: 'The tests were not run: allow them with the setting oracle.runTests, or answer yes when asked.' };
     }
     progress.report('running the tests in a scratch copy', 5);
-    const report = await runProjectTests({ workspaceRoot: this.env.root, files: this.unsaved().map((f) => ({ path: f.fsPath, text: f.text })), timeoutMs: this.env.oracle.testTimeoutMs }, signal);
+    const report = await runProjectTests({ workspace: this.env.workspace, files: this.unsaved().map((f) => ({ path: f.fsPath, text: f.text })), timeoutMs: this.env.oracle.testTimeoutMs }, signal);
     if (report.unavailable) return { listener: 'tests', ran: false, problems: 0, message: `The tests could not run: ${report.unavailable}` };
     const problems = toProblems(report, { textOf: (file) => this.documents.get(pathToUri(file))?.text });
     this.replace('tests', problems);
@@ -134,7 +134,7 @@ export class Listeners {
 
   async lint(signal: AbortSignal, progress: ProgressSink): Promise<ListenerRun> {
     progress.report('linting the project', 5);
-    const result = await lintProblems(this.env.root, undefined, signal, { textOf: (file) => this.bufferText(file) });
+    const result = await lintProblems(this.env.workspace, undefined, signal, { textOf: (file) => this.bufferText(file) });
     if (result.unavailable) return { listener: 'lint', ran: false, problems: 0, message: `Lint not run: ${result.unavailable}` };
     this.replace('lint', result.problems);
     this.queue = new LintQueue(result.problems);
@@ -157,7 +157,7 @@ export class Listeners {
         throw new AssistantError('invalid-params', error instanceof Error ? error.message : String(error));
       }
     }
-    const recheck = lintRecheck(this.env.root, { textOf: (file) => this.bufferText(file) });
+    const recheck = lintRecheck(this.env.workspace, { textOf: (file) => this.bufferText(file) });
     const summary = await queue.run(
       (item, itemSignal) => this.fixOne(item, itemSignal, port),
       signal,
@@ -166,7 +166,7 @@ export class Listeners {
     );
     const items = summary.items.filter((i) => i.outcome !== undefined).map((i) => ({ id: i.id, outcome: i.outcome as LintOutcome, ...(i.detail ? { detail: i.detail } : {}) }));
     // The queue's items moved on: publish what remains, so fixed problems do not linger in the editor.
-    const remaining = await lintProblems(this.env.root, undefined, signal, { textOf: (file) => this.bufferText(file) }).catch(() => undefined);
+    const remaining = await lintProblems(this.env.workspace, undefined, signal, { textOf: (file) => this.bufferText(file) }).catch(() => undefined);
     if (remaining && !remaining.unavailable) this.replace('lint', remaining.problems);
     return { total: summary.total, fixed: summary.fixed, items, message: `${summary.fixed} fixed, ${summary.failed} failed, ${summary.skipped} skipped, ${summary.gone} already gone, ${summary.cancelled} cancelled.` };
   }

@@ -4,21 +4,22 @@ import path from 'node:path';
 import { binCommand, failureLines, isInside, nodeTestCommand, runProcess, withWorkspaceCopy } from '../oracle/testProcess.js';
 import type { TestCommand } from '../oracle/testProcess.js';
 import { redactSecrets } from '../privacy/secrets.js';
-import { detectTestConvention, packageRootOf } from '../repo/testFramework.js';
+import { packageRootOf } from '../repo/testFramework.js';
+import type { Workspace } from '../workspace/workspace.js';
 import type { TestFrameworkName } from '../repo/testFramework.js';
 import { parseJestJson, parseMochaJson, parseNodeTestTap, parseVitestDetails, parseVitestJson, withDetails } from './testReport.js';
 import type { ParsedTestReport, ReportPaths, TestFailure, TestReport } from './testReport.js';
 
 export interface ProjectTestRequest {
-  /** The workspace folder: copied whole, except dependencies (linked) and version control. */
-  workspaceRoot: string;
+  /** The workspace: its folder is copied whole, except dependencies (linked) and version control. */
+  workspace: Workspace;
   /** The package whose tests run (its folder is the run's working folder); by default the one holding the first test file, else the workspace. */
   packageRoot?: string;
   /** The editor's unsaved buffers, written into the copy. */
   files?: readonly { path: string; text: string }[];
   /** Absolute paths of the test files to run; the whole suite when absent. */
   testFiles?: readonly string[];
-  /** By default the framework the project uses (`detectTestConvention`). */
+  /** By default the framework the project uses (`Workspace.testConvention`). */
   framework?: TestFrameworkName;
   timeoutMs: number;
 }
@@ -35,11 +36,11 @@ const OUTPUT_TAIL = 8_000;
  */
 export async function runProjectTests(request: ProjectTestRequest, signal: AbortSignal): Promise<TestReport> {
   signal.throwIfAborted();
-  const workspace = path.resolve(request.workspaceRoot);
+  const workspace = request.workspace.root;
   const testFiles = (request.testFiles ?? []).map((f) => path.resolve(f));
   const packageRoot = path.resolve(request.packageRoot ?? (testFiles[0] ? packageRootOf(testFiles[0], workspace) : workspace));
-  if (packageRoot !== workspace && !isInside(workspace, packageRoot)) return unavailableReport(request.framework ?? detectTestConvention(path.join(workspace, 'package.json'), workspace).framework, 'the package is outside the workspace');
-  const framework = request.framework ?? detectTestConvention(path.join(packageRoot, 'package.json'), workspace).framework;
+  if (packageRoot !== workspace && !isInside(workspace, packageRoot)) return unavailableReport(request.framework ?? request.workspace.testConvention(path.join(workspace, 'package.json')).framework, 'the package is outside the workspace');
+  const framework = request.framework ?? request.workspace.testConvention(path.join(packageRoot, 'package.json')).framework;
   if (testFiles.some((f) => !isInside(workspace, f))) return unavailableReport(framework, 'a test file is outside the workspace');
 
   // The copy in a folder of its own, so the reports and the reporter module written beside it stay out of the project the runner sees.

@@ -5,8 +5,8 @@ import type { Range } from 'vscode-languageserver-protocol';
 import { lineStarts, offsetsToRange } from '../edits/textEdits.js';
 import { fileDiagnostics, toDiagnosticInfo } from '../oracle/typeCheck.js';
 import { redactSecrets } from '../privacy/secrets.js';
-import { listedProjectFiles } from '../repo/workspaceProject.js';
-import type { WorkspaceProject, WorkspaceProjects } from '../repo/workspaceProject.js';
+import { listedProjectFiles } from '../workspace/workspaceProject.js';
+import type { WorkspaceProject, WorkspaceProjects } from '../workspace/workspaceProject.js';
 import { pathToUri } from '../workspace/documentSnapshot.js';
 
 export interface ProblemLocation {
@@ -157,7 +157,7 @@ function clampSeverity(severity: number | undefined): Problem['severity'] {
  * listing holds (`listedProjectFiles`). Sorted, so problems come in a stable order.
  */
 function checkedFileNames(projects: WorkspaceProjects): { names: string[]; truncated: boolean; left: number } {
-  const found = listedProjectFiles(projects.root, projects.configuredFiles());
+  const found = listedProjectFiles(projects.files, projects.configuredFiles());
   return { ...found, names: [...found.names].sort() };
 }
 

@@ -28,7 +28,7 @@ function kindAllowed(kind: string, only: string[] | undefined): boolean {
 function actionsAt(ctx: ServerContext, assistant: Assistant, params: CodeActionParams): CodeAction[] {
   if (!params?.textDocument?.uri || !isRange(params.range)) return [];
   const only = onlyKinds(params.context?.only);
-  const document = ctx.documents.get(params.textDocument.uri);
+  const document = assistant.document(params.textDocument.uri);
   if (!document || !isSupportedLanguage(document.languageId)) return [];
   const resolves = ctx.resolvesEdits();
   const traceKind = 'source.assistant.showInteraction';

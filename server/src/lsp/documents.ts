@@ -1,14 +1,11 @@
-// The editor's open documents (incremental sync, UTF-16 positions) as a DocumentSource, falling back to the disk.
-import fs from 'node:fs';
+// The editor's open documents (incremental sync, UTF-16 positions) as a DocumentSource: the overlays the core's workspace puts over the disk.
 import { TextDocuments } from 'vscode-languageserver/node';
 import type { Connection, DidChangeTextDocumentParams, DidOpenTextDocumentParams } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { isRange } from '../edits/textEdits.js';
 import type { TextEditStep } from '../repo/declarations.js';
 import type { DocumentSnapshot, DocumentSource } from '../workspace/documentSnapshot.js';
-import { languageIdForPath, uriToPath } from '../workspace/documentSnapshot.js';
-
-const MAX_DISK_BYTES = 5_000_000;
+import { uriToPath } from '../workspace/documentSnapshot.js';
 
 type TextDocumentConnection = Parameters<TextDocuments<TextDocument>['listen']>[0];
 
@@ -105,21 +102,12 @@ export class LspDocuments implements DocumentSource {
     this.documents.listen(filtered);
   }
 
-  /** The open document, or the file on disk (version null) when the editor does not have it open. */
+  /** The open document; undefined when the editor does not have it open (the core's workspace reads the disk). */
   get(uri: string): DocumentSnapshot | undefined {
     // Clients send URIs inside arbitrary JSON: anything but a string names no document.
     if (typeof uri !== 'string') return undefined;
     const open = this.documents.get(uri);
-    const fsPath = uriToPath(uri);
-    if (open) return { uri, fsPath, languageId: open.languageId, version: open.version, text: open.getText() };
-    if (!fsPath) return undefined;
-    try {
-      const stat = fs.statSync(fsPath);
-      if (!stat.isFile() || stat.size > MAX_DISK_BYTES) return undefined;
-      return { uri, fsPath, languageId: languageIdForPath(fsPath), version: null, text: fs.readFileSync(fsPath, 'utf8') };
-    } catch {
-      return undefined;
-    }
+    return open ? { uri, fsPath: uriToPath(uri), languageId: open.languageId, version: open.version, text: open.getText() } : undefined;
   }
 
   /**
@@ -134,13 +122,12 @@ export class LspDocuments implements DocumentSource {
     });
   }
 
-  /** Calls `listener` with the URI of every document the editor opens or saves. */
-  onDidOpenOrSave(listener: (uri: string) => void): void {
+  /** Calls `listener` with the URI of every document the editor opens. */
+  onDidOpen(listener: (uri: string) => void): void {
     this.documents.onDidOpen((event) => listener(event.document.uri));
-    this.documents.onDidSave((event) => listener(event.document.uri));
   }
 
-  /** Calls `listener` with the URI of every document the editor saved. */
+  /** Calls `listener` with the URI of every document the editor saves. */
   onDidSave(listener: (uri: string) => void): void {
     this.documents.onDidSave((event) => listener(event.document.uri));
   }

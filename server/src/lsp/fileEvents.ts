@@ -17,7 +17,8 @@ export function register(ctx: ServerContext): void {
     }
     if (events.length > 0) whenLoaded(ctx, (assistant) => assistant.filesChanged(events));
   });
-  ctx.documents.onDidOpenOrSave((uri) => whenLoaded(ctx, (assistant) => assistant.documentSeen(uri)));
+  ctx.documents.onDidOpen((uri) => whenLoaded(ctx, (assistant) => assistant.documentOpened(uri)));
+  ctx.documents.onDidSave((uri) => whenLoaded(ctx, (assistant) => assistant.documentSaved(uri)));
 }
 
 /**

@@ -50,7 +50,6 @@ export function startServer(reader: MessageReader, writer: MessageWriter): { gat
   };
   documents.onDidChange((uri, edit) => whenReady((assistant) => assistant.documentChanged(uri, edit)));
   documents.onDidClose((document) => whenReady((assistant) => assistant.documentClosed(document.uri, document.languageId)));
-  documents.onDidSave((uri) => whenReady((assistant) => assistant.documentSaved(uri)));
   documents.listen(connection);
   connection.listen();
   return { gate };

@@ -1,5 +1,5 @@
 // The server's own diagnostics of open documents, computed in the background per (uri, version) after a pause in typing, so Fix is offered even when the client sends none.
-import type { WorkspaceProjects } from '../repo/workspaceProject.js';
+import type { WorkspaceProjects } from '../workspace/workspaceProject.js';
 import type { DiagnosticInfo } from '../tasks/task.js';
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
 import { isSupportedLanguage } from '../workspace/documentSnapshot.js';

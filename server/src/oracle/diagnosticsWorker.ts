@@ -1,7 +1,7 @@
 // The worker thread that type-checks open documents for the server's own diagnostics, on ts-morph projects of its own, so the main thread never waits for a check.
 import { parentPort, workerData } from 'node:worker_threads';
-import { WorkspaceProjects } from '../repo/workspaceProject.js';
-import type { WorkspaceProject } from '../repo/workspaceProject.js';
+import { WorkspaceProjects } from '../workspace/workspaceProject.js';
+import type { WorkspaceProject } from '../workspace/workspaceProject.js';
 import type { CheckReply, CheckRequest, CheckerThreadData } from './checkerThread.js';
 import { DiskRefresh } from './diskRefresh.js';
 import { diagnosticsOf } from './typeCheck.js';

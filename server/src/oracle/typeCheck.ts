@@ -1,10 +1,10 @@
-// The type-check oracle: the files a proposal edits or creates, type-checked in memory on the workspace project before and after, judged by a rule.
+// The type-check oracle: texts type-checked in memory over a workspace project (a proposal's files before and after, judged by a rule; a new file's errors).
 import path from 'node:path';
 import { ts } from 'ts-morph';
+import type { Project } from 'ts-morph';
 import type { Diagnostic as LspDiagnostic } from 'vscode-languageserver-protocol';
 import type { Verdict } from '../protocol.js';
-import { configFileNames } from '../repo/projectConfigs.js';
-import type { WorkspaceProject } from '../repo/workspaceProject.js';
+import type { WorkspaceProject } from '../workspace/workspaceProject.js';
 import type { Proposal } from '../edits/proposal.js';
 import { applyOffsetEdits, lineStarts, offsetToPosition } from '../edits/textEdits.js';
 import type { DiagnosticInfo } from '../tasks/task.js';
@@ -60,27 +60,6 @@ const MAX_DETAILS = 20;
 const CHECKABLE = /\.(?:[cm]?tsx?|[cm]?jsx?)$/i;
 
 /**
- * Checks run one after another on a project: each overlays texts on the shared ts-morph project, so two at once
- * would see each other's overlays. The overlay itself is applied, checked and removed in one synchronous stretch,
- * so no other code (agents, code actions) can observe it either.
- */
-const queues = new WeakMap<WorkspaceProject, Promise<unknown>>();
-
-function serialised<T>(project: WorkspaceProject, work: () => Promise<T>): Promise<T> {
-  const previous = queues.get(project) ?? Promise.resolve();
-  const next = previous.then(work, work);
-  // The queue must not reject: one failed check does not fail the next.
-  queues.set(
-    project,
-    next.then(
-      () => undefined,
-      () => undefined,
-    ),
-  );
-  return next;
-}
-
-/**
  * The file name a document has in the project: its path, or, for untitled buffers, a stand-in inside the workspace
  * (so the workspace's compiler options apply) named after the URI.
  */
@@ -99,11 +78,10 @@ export function projectPathOf(project: WorkspaceProject, uri: string, languageId
  * is written to disk. A check that cannot run is a failed verdict saying why; only cancellation throws.
  */
 export function typeCheckProposal(project: WorkspaceProject, proposal: Proposal, signal: AbortSignal, rule: DiagnosticRule = noNewDiagnosticsRule): Promise<Verdict> {
-  return serialised(project, async () => {
+  return project.inTurn(async () => {
     signal.throwIfAborted();
     let comparison: Comparison;
     try {
-      loadProjectFiles(project, 'declarations');
       comparison = compareProposal(project, proposal);
     } catch (error) {
       return { passed: false, summary: `the type check could not run: ${error instanceof Error ? error.message : String(error)}` };
@@ -115,8 +93,7 @@ export function typeCheckProposal(project: WorkspaceProject, proposal: Proposal,
 
 /** The file's own diagnostics (syntactic and semantic, the project's compiler options) for `text`, without changing the project. */
 export function diagnosticsOf(project: WorkspaceProject, fsPath: string, text: string, onProgram?: (program: ts.Program) => void): DiagnosticInfo[] {
-  loadProjectFiles(project, 'declarations');
-  return withOverlay(project, [fsPath], () => {
+  return project.withOverlay([{ path: fsPath }], () => {
     const fileName = project.sourceFile(fsPath, text).getFilePath();
     const starts = lineStarts(text);
     const diagnostics = compilerDiagnostics(project, fileName).map((d) => toDiagnosticInfo(d, text, starts));
@@ -196,31 +173,6 @@ function checked(project: WorkspaceProject, fileName: string, text: string): Che
   });
 }
 
-/**
- * Runs `body` with the given files free to be overlaid, then puts each back as the project had it: its earlier text,
- * or out of the project when it was not in it. Restoring never throws, so the body's own error (if any) surfaces.
- */
-function withOverlay<T>(project: WorkspaceProject, fsPaths: readonly string[], body: () => T): T {
-  const tsProject = project.tsProject();
-  const saved = fsPaths.map((fsPath) => ({ fsPath, text: tsProject.getSourceFile(fsPath)?.getFullText() }));
-  try {
-    return body();
-  } finally {
-    for (const { fsPath, text } of saved) {
-      try {
-        const current = tsProject.getSourceFile(fsPath);
-        if (text === undefined) {
-          if (current) tsProject.removeSourceFile(current);
-        } else if (!current || current.getFullText() !== text) {
-          project.sourceFile(fsPath, text);
-        }
-      } catch {
-        // A file that cannot be restored is left for the next user of the project to overlay again (sourceFile always does).
-      }
-    }
-  }
-}
-
 /** The before/after comparison of every TypeScript or JavaScript file a proposal touches. */
 function compareProposal(project: WorkspaceProject, proposal: Proposal): Comparison {
   const root = project.root;
@@ -232,7 +184,7 @@ function compareProposal(project: WorkspaceProject, proposal: Proposal): Compari
   const created = proposal.creates.map((c) => ({ uri: c.uri, fsPath: projectPathOf(project, c.uri), text: c.text })).filter(({ fsPath }) => CHECKABLE.test(fsPath));
   const files = [...edited.map((e) => e.fsPath), ...created.map((c) => c.fsPath)];
 
-  return withOverlay(project, files, () => {
+  return project.withOverlay(files.map((file) => ({ path: file })), () => {
     // Before: every edited file at its base text; created files are absent (a file that does not exist has no diagnostics).
     for (const c of created) {
       const existing = project.tsProject().getSourceFile(c.fsPath);
@@ -288,25 +240,54 @@ function plural(n: number, noun: string): string {
   return n === 1 ? noun : `${noun}s`;
 }
 
-/** Projects whose tsconfig files were added, per kind, so each is read once. */
-const loaded = new WeakMap<WorkspaceProject, Set<'declarations' | 'all'>>();
+/** A file as a check should see it, whatever the disk holds. */
+export interface CheckedFile {
+  path: string;
+  text: string;
+}
 
-/**
- * Adds the tsconfig's files to the project: its declaration files (global types a file's diagnostics depend on)
- * or all of them (what auto-import fixes search). The project otherwise holds only the files tasks asked for and
- * what they import. Files already in the project keep their (editor) text. Does nothing without a tsconfig.
- */
-export function loadProjectFiles(project: WorkspaceProject, which: 'declarations' | 'all'): void {
-  const done = loaded.get(project) ?? new Set();
-  loaded.set(project, done);
-  if (done.has(which) || done.has('all')) return;
-  done.add(which);
-  const tsconfig = project.configFile;
-  if (!tsconfig || !ts.sys.fileExists(tsconfig)) return;
-  const tsProject = project.tsProject();
-  for (const fileName of configFileNames(tsconfig)) {
-    if (which === 'declarations' && !/\.d\.[cm]?ts$/i.test(fileName)) continue;
-    if (tsProject.getSourceFile(fileName)) continue;
-    tsProject.addSourceFileAtPathIfExists(fileName);
+/** One error in a file, located for people (1-based line and column). */
+export interface FileDiagnostic {
+  line: number;
+  column: number;
+  code: number;
+  message: string;
+}
+
+/** The syntax and type errors of one file of the project (warnings and suggestions left out). */
+export function fileErrors(project: Project, filePath: string): FileDiagnostic[] {
+  // The program, not the language service: a file removed and created again between two checks would otherwise be
+  // taken for the same version, and checked as its old text.
+  const program = project.getProgram().compilerObject;
+  const source = program.getSourceFile(filePath);
+  if (!source) return [{ line: 1, column: 1, code: 0, message: `${path.basename(filePath)} is not part of the program` }];
+  return [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)]
+    .filter((d) => d.category === ts.DiagnosticCategory.Error && d.code !== NOT_LISTED_IN_COMPOSITE_PROJECT)
+    .map((d) => {
+      const at = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : { line: 0, character: 0 };
+      return { line: at.line + 1, column: at.character + 1, code: d.code, message: ts.flattenDiagnosticMessageText(d.messageText, ' ') };
+    });
+}
+
+/** The errors of a new file, type-checked over the workspace project as the editor sees it (its buffers over the disk). */
+export function typeCheckNewFile(project: WorkspaceProject, file: CheckedFile): FileDiagnostic[] {
+  return project.withOverlay([file], (tsProject) => fileErrors(tsProject, path.resolve(file.path)));
+}
+
+/** `file.ts:3:5 TS2345 message`, one line per error, for verdict details and model feedback. */
+export function formatFileErrors(fileLabel: string, errors: readonly FileDiagnostic[]): string[] {
+  return errors.map((e) => `${fileLabel}:${e.line}:${e.column} TS${e.code} ${e.message}`);
+}
+
+/** The project files the workspace project holds (the editor's texts, which may differ from the disk). */
+export function editorBuffers(project: WorkspaceProject): CheckedFile[] {
+  try {
+    return project
+      .tsProject()
+      .getSourceFiles()
+      .filter((file) => !file.isInNodeModules() && !file.isFromExternalLibrary())
+      .map((file) => ({ path: file.getFilePath(), text: file.getFullText() }));
+  } catch {
+    return [];
   }
 }

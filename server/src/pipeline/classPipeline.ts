@@ -9,9 +9,9 @@ import { clip } from '../agents/modelTask.js';
 import { PipelineFailure } from '../agents/orchestrator.js';
 import { RepositoryTools, TOOL_DEFINITIONS } from '../repo/repositoryTools.js';
 import { fencedCode } from '../tasks/replaceCode.js';
-import { formatFileErrors, typeCheckNewFile } from '../oracle/scratchProject.js';
+import { formatFileErrors, typeCheckNewFile } from '../oracle/typeCheck.js';
 import { runTestFile } from '../oracle/testRunner.js';
-import { detectTestConvention, testFilePath } from '../repo/testFramework.js';
+import { testFilePath } from '../repo/testFramework.js';
 import { confine } from '../workspace/confinement.js';
 import { pathToUri } from '../workspace/documentSnapshot.js';
 import { PipelineRun } from './pipelineRun.js';
@@ -135,7 +135,7 @@ export async function runClassPipeline({ request, session }: ClassPipelineInput,
   const settings = request.pipeline?.settings ?? { toolRounds: 6, maxSelfFixes: 2, patchAttempts: 3, classRounds: 4 };
   const oracle = request.pipeline?.oracle ?? { runTests: false, testTimeoutMs: 120_000 };
   const run = new PipelineRun('class', request.replay, (step) => request.onStep?.(step, 'class'));
-  const tools = new RepositoryTools(root, undefined, session.embedder);
+  const tools = new RepositoryTools(request.workspace, session.embedder);
   const description = request.text;
   const wanted = request.parameters.className || classNameIn(description);
   const folder = request.document.fsPath && request.document.text !== '' ? path.dirname(request.document.fsPath) : fs.existsSync(path.join(root, 'src')) ? path.join(root, 'src') : root;
@@ -213,7 +213,7 @@ export async function runClassPipeline({ request, session }: ClassPipelineInput,
         const errors = formatFileErrors(attempt.file, typeCheckNewFile(request.project, { path: absolute, text: attempt.code }));
         if (errors.length > 0) return { output: { passed: false, errors, summary: `${errors.length} type error${errors.length === 1 ? '' : 's'}` }, summary: `${errors.length} type error${errors.length === 1 ? '' : 's'}`, failed: errors[0] };
         // A test file written for the class before it existed (the RepoClassBench setting) must pass.
-        const convention = detectTestConvention(absolute);
+        const convention = request.workspace.testConvention(absolute);
         const testFile = testFilePath(convention, absolute);
         if (!oracle.runTests || !fs.existsSync(testFile)) {
           const note = fs.existsSync(testFile) ? 'type-checks (tests not run: oracle.runTests is off)' : 'type-checks';

@@ -7,8 +7,7 @@ import type { ModelSession } from '../agents/modelTask.js';
 import { clip } from '../agents/modelTask.js';
 import { PipelineFailure } from '../agents/orchestrator.js';
 import { RepositoryTools } from '../repo/repositoryTools.js';
-import { workspaceIndex } from '../repo/lexical/workspaceIndexes.js';
-import { workspaceExclusion } from '../privacy/exclusion.js';
+import type { Workspace } from '../workspace/workspace.js';
 import type { Proposal } from '../edits/proposal.js';
 import { confine } from '../workspace/confinement.js';
 import { pathToUri } from '../workspace/documentSnapshot.js';
@@ -99,24 +98,24 @@ function usageOf(response: { usage?: PipelineModelResponse['usage'] }): Pick<Pip
 }
 
 /** The workspace-relative path of a file the model named, when it may be read and changed; else why not. */
-function usablePath(root: string, file: string, exists: (relative: string) => boolean): { ok: true; path: string } | { ok: false; reason: string } {
+function usablePath(workspace: Workspace, file: string, exists: (relative: string) => boolean): { ok: true; path: string } | { ok: false; reason: string } {
+  const root = workspace.root;
   const relative = file.replace(/^\.\//, '').replace(/^[ab]\//, '');
   if (path.isAbsolute(relative) || relative.split(/[\\/]/).includes('..')) return { ok: false, reason: `${file}: outside the workspace` };
   const judged = confine(root, [], [pathToUri(path.join(root, relative))]);
   if (!judged.ok) return { ok: false, reason: `${file}: ${judged.reason}` };
   if (judged.sensitive.length > 0) return { ok: false, reason: `${file}: ${judged.sensitive.join(', ')} is not changed by the issue pipeline` };
-  const excluded = workspaceExclusion(root).check(path.join(root, relative));
+  const excluded = workspace.exclusion.check(path.join(root, relative));
   if (excluded) return { ok: false, reason: `${file}: kept from models` };
   if (!exists(relative) && !/\.[cm]?[jt]sx?$/.test(relative)) return { ok: false, reason: `${file}: does not exist` };
   return { ok: true, path: relative.split(path.sep).join('/') };
 }
 
 /** The part of a file the patch step shows: the whole file when short, else the named declarations with lines around them. */
-function excerpt(relative: string, text: string, symbols: readonly string[], root: string): string {
+function excerpt(relative: string, text: string, symbols: readonly string[], workspace: Workspace): string {
   const lines = text.split('\n');
   if (lines.length <= MAX_WHOLE_FILE_LINES) return `${relative} (whole file, ${lines.length} lines):\n\`\`\`ts\n${text}\n\`\`\``;
-  const index = workspaceIndex(root);
-  const ranges = index
+  const ranges = workspace.index
     .declarations((name) => symbols.some((s) => name === s || name.endsWith(`.${s}`) || s.endsWith(`.${name}`)), 20)
     .filter((d) => d.path === relative)
     .map((d) => [Math.max(0, d.startLine - 1 - AROUND_LINES), Math.min(lines.length, d.endLine + AROUND_LINES)] as const);
@@ -143,7 +142,7 @@ export async function runIssuePipeline({ request, session, name = 'issue' }: Iss
   if (!documents) return { text: '', reason: 'the issue pipeline needs the editor’s documents' };
   const run = new PipelineRun(name, request.replay, (step) => request.onStep?.(step, name));
   const read = workspaceReader(root, documents);
-  const tools = new RepositoryTools(root, undefined, session.embedder);
+  const tools = new RepositoryTools(request.workspace, session.embedder);
   const issue = request.text;
 
   const contextStep = (): Promise<StepResult<ContextOutput>> =>
@@ -152,7 +151,7 @@ export async function runIssuePipeline({ request, session, name = 'issue' }: Iss
       { issue },
       async (step) => {
         await tools.ready(signal);
-        const files = workspaceIndex(root).indexedFiles().slice(0, MAX_LISTED_FILES);
+        const files = request.workspace.index.indexedFiles().slice(0, MAX_LISTED_FILES);
         const where = request.document.fsPath && request.document.text !== '' ? `\nThe user was looking at ${path.relative(root, request.document.fsPath).split(path.sep).join('/')}${request.target.name !== 'the workspace' ? ` (${request.target.name})` : ''}.` : '';
         const messages: ChatMessage[] = [
           { role: 'system', content: CONTEXT_SYSTEM },
@@ -174,7 +173,7 @@ export async function runIssuePipeline({ request, session, name = 'issue' }: Iss
         for (const item of raw) {
           const entry = item as { file?: unknown; symbol?: unknown; intent?: unknown };
           if (typeof entry?.file !== 'string') continue;
-          const usable = usablePath(root, entry.file, (relative) => read(relative) !== undefined);
+          const usable = usablePath(request.workspace, entry.file, (relative) => read(relative) !== undefined);
           if (!usable.ok) {
             dropped.push(usable.reason);
             continue;
@@ -196,7 +195,7 @@ export async function runIssuePipeline({ request, session, name = 'issue' }: Iss
         for (const location of context.locations) byFile.set(location.file, [...(byFile.get(location.file) ?? []), ...(location.symbol ? [location.symbol] : [])]);
         const shown = [...byFile].map(([file, symbols]) => {
           const text = read(file);
-          return text === undefined ? `${file}: a new file (it does not exist yet).` : excerpt(file, text, symbols, root);
+          return text === undefined ? `${file}: a new file (it does not exist yet).` : excerpt(file, text, symbols, request.workspace);
         });
         const intents = context.locations.map((l) => `- ${l.file}${l.symbol ? ` ${l.symbol}` : ''}: ${l.intent || '(no intent given)'}`);
         const messages: ChatMessage[] = [
@@ -236,7 +235,7 @@ export async function runIssuePipeline({ request, session, name = 'issue' }: Iss
         const changes = changesOf(patch);
         if (typeof changes === 'string') return { output: { passed: false, summary: `the patch no longer applies: ${changes}`, details: [] }, summary: 'the patch no longer applies', failed: changes };
         const proposal = proposalOf(root, documents, changes);
-        const verdict = await checkPatch(root, request.project, proposal, oracle, signal, testFilesNamedIn(issue, root));
+        const verdict = await checkPatch(request.workspace, request.project, proposal, oracle, signal, testFilesNamedIn(issue, root));
         if (!verdict.passed) return { output: { passed: false, summary: verdict.summary, details: verdict.details ?? [] }, summary: `rejected by the oracle: ${verdict.summary}`, failed: [verdict.summary, ...(verdict.details ?? []).slice(0, 10)].join('\n') };
         step.note('asking the reviewer');
         const intents = context.locations.map((l) => `- ${l.file}${l.symbol ? ` ${l.symbol}` : ''}: ${l.intent}`).join('\n');

@@ -5,13 +5,13 @@ import type { AssistantSettings, Verdict } from '../protocol.js';
 import type { Proposal } from '../edits/proposal.js';
 import { applyOffsetEdits } from '../edits/textEdits.js';
 import { noNewDiagnosticsRule, typeCheckProposal } from '../oracle/typeCheck.js';
-import { editorBuffers } from '../oracle/scratchProject.js';
+import { editorBuffers } from '../oracle/typeCheck.js';
 import { runTestFile } from '../oracle/testRunner.js';
 import type { TestRunResult } from '../oracle/testRunner.js';
-import { detectTestConvention } from '../repo/testFramework.js';
 import { existingTestFileFor } from '../tasks/rewriteCheck.js';
 import type { TestConvention } from '../repo/testFramework.js';
-import type { WorkspaceProject } from '../repo/workspaceProject.js';
+import type { WorkspaceProject } from '../workspace/workspaceProject.js';
+import type { Workspace } from '../workspace/workspace.js';
 import { uriToPath } from '../workspace/documentSnapshot.js';
 
 /** Most test files run for one patch: enough for the files it touches, bounded so a review stays minutes, not hours. */
@@ -37,15 +37,15 @@ function textsOf(proposal: Proposal): { after: Map<string, string>; before: Map<
 }
 
 /** The test files that speak for a patch: those named (a failing test it must fix), those it touches, and the existing test files of the sources it touches. */
-function testFilesOf(files: Iterable<string>, named: readonly string[]): { path: string; convention: TestConvention }[] {
+function testFilesOf(workspace: Workspace, files: Iterable<string>, named: readonly string[]): { path: string; convention: TestConvention }[] {
   const found = new Map<string, TestConvention>();
-  for (const file of named) if (fs.existsSync(file)) found.set(file, detectTestConvention(file));
+  for (const file of named) if (fs.existsSync(file)) found.set(file, workspace.testConvention(file));
   for (const file of files) {
     if (TEST_FILE.test(file)) {
-      found.set(file, detectTestConvention(file));
+      found.set(file, workspace.testConvention(file));
       continue;
     }
-    const existing = existingTestFileFor(file);
+    const existing = existingTestFileFor(workspace, file);
     if (existing) found.set(existing.path, existing.convention);
   }
   return [...found].slice(0, MAX_TEST_FILES).map(([file, convention]) => ({ path: file, convention }));
@@ -67,18 +67,18 @@ export function testFilesNamedIn(text: string, root: string): string[] {
  * test files that speak for it in a scratch copy (the tests the issue names first). A test file that fails after the patch rejects it only if it
  * passed before (a test the patch adds must pass).
  */
-export async function checkPatch(root: string, project: WorkspaceProject, proposal: Proposal, oracle: AssistantSettings['oracle'], signal: AbortSignal, namedTests: readonly string[] = []): Promise<Verdict> {
+export async function checkPatch(workspace: Workspace, project: WorkspaceProject, proposal: Proposal, oracle: AssistantSettings['oracle'], signal: AbortSignal, namedTests: readonly string[] = []): Promise<Verdict> {
   const typed = await typeCheckProposal(project, proposal, signal, noNewDiagnosticsRule);
   if (!typed.passed) return typed;
   if (!oracle.runTests) return { ...typed, summary: `${typed.summary} (tests not run: oracle.runTests is off)` };
   const { after, before } = textsOf(proposal);
-  const tests = testFilesOf(after.keys(), namedTests);
+  const tests = testFilesOf(workspace, after.keys(), namedTests);
   if (tests.length === 0) return { ...typed, summary: `${typed.summary} (no test file to run)` };
   const buffers = editorBuffers(project).filter((b) => !after.has(path.resolve(b.path)));
   const run = (test: { path: string; convention: TestConvention }, texts: Map<string, string>): Promise<TestRunResult> =>
     runTestFile(
       {
-        workspaceRoot: root,
+        workspaceRoot: workspace.root,
         packageRoot: test.convention.root,
         framework: test.convention.framework,
         testFile: test.path,
@@ -89,7 +89,7 @@ export async function checkPatch(root: string, project: WorkspaceProject, propos
     );
   const passedNotes: string[] = [];
   for (const test of tests) {
-    const label = path.relative(root, test.path).split(path.sep).join('/');
+    const label = path.relative(workspace.root, test.path).split(path.sep).join('/');
     const result = await run(test, after);
     if (result.unavailable) {
       passedNotes.push(`${label} not run: ${result.unavailable}`);

@@ -339,17 +339,3 @@ export class ExclusionView {
     return rules;
   }
 }
-
-const MAX_WORKSPACES = 8;
-const workspaces = new Map<string, WorkspaceExclusion>();
-
-/** The exclusion rules of a workspace folder, shared by everything that reads files for a model. */
-export function workspaceExclusion(root: string): WorkspaceExclusion {
-  const key = resolvePath(root);
-  let found = workspaces.get(key);
-  if (found) workspaces.delete(key);
-  else found = new WorkspaceExclusion(key);
-  workspaces.set(key, found);
-  while (workspaces.size > MAX_WORKSPACES) workspaces.delete(workspaces.keys().next().value as string);
-  return found;
-}

@@ -1,7 +1,7 @@
 // Values a workspace keeps from models wherever they turn up: its .env values, and the literals of ignored files a document imports.
 import fs from 'node:fs';
 import path from 'node:path';
-import { workspaceExclusion } from './exclusion.js';
+import type { Workspace } from '../workspace/workspace.js';
 import { looksRandom, secretKeyKind } from './secrets.js';
 
 /** Files larger than this are not read for values: a .env or a config module is small. */
@@ -154,12 +154,12 @@ function resolveImport(folder: string, specifier: string, now: number): string |
  * workspace root and in each folder down to the document, and the string literals of the ignored or secret files
  * the document imports (which the type checker or a test run could otherwise quote).
  */
-export function protectedValues(root: string, document?: { fsPath?: string; text: string }): Map<string, string> {
+export function protectedValues(workspace: Workspace, document?: { fsPath?: string; text: string }): Map<string, string> {
   const values = new Map<string, string>();
   const add = (found: Map<string, string>): void => {
     for (const [value, kind] of found) if (values.size < MAX_VALUES) values.set(value, kind);
   };
-  const resolvedRoot = path.resolve(root);
+  const resolvedRoot = workspace.root;
   const folders = [resolvedRoot];
   if (document?.fsPath) {
     const relative = path.relative(resolvedRoot, path.dirname(document.fsPath));
@@ -178,7 +178,7 @@ export function protectedValues(root: string, document?: { fsPath?: string; text
     for (const name of names) add(readValues(path.join(folder, name), dotenvValues));
   }
   if (document?.fsPath) {
-    const exclusion = workspaceExclusion(resolvedRoot).view();
+    const exclusion = workspace.exclusion.view();
     for (const file of importedFiles(document.fsPath, document.text)) {
       if (exclusion.check(file)) add(readValues(file, file.endsWith('.env') ? dotenvValues : literalValues));
     }

@@ -1,10 +1,13 @@
-// Finds the declarations a request names: in the given document, then the open documents, then the workspace files.
-import fs from 'node:fs';
-import type { DocumentSource, DocumentSnapshot } from '../workspace/documentSnapshot.js';
-import { languageIdForPath, pathToUri } from '../workspace/documentSnapshot.js';
-import { MAX_WORKSPACE_FILE_BYTES, workspaceFiles } from '../workspace/workspaceFiles.js';
+// Finds the declarations a request names: in the given document, then the open documents, then the workspace's files the index names.
+import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
+import { pathToUri } from '../workspace/documentSnapshot.js';
+import type { Workspace } from '../workspace/workspace.js';
+import { simpleNameOf } from './lexical/lexicalIndex.js';
 import { declarationsNamed } from './declarations.js';
 import type { DeclarationTarget } from './declarations.js';
+
+/** Most files on disk read for one name (a name declared in more is too common to say which one was meant). */
+const MAX_FILES = 200;
 
 export interface FoundDeclaration {
   document: DocumentSnapshot;
@@ -12,43 +15,36 @@ export interface FoundDeclaration {
 }
 
 /**
- * Declarations named `name` (a simple name or `Container.member`), nearest scope first. On disk, the workspace's
- * listed source files are searched (`workspaceFiles`: nothing ignored, secret-looking, built, vendored or reached
- * through a symlink out of the workspace); open documents are searched whatever they are.
+ * Declarations named `name` (a simple name or `Container.member`, case aside), nearest scope first. On disk, the
+ * files searched are those the workspace's index holds a declaration of that simple name in: the one lookup by name,
+ * over the listed source files (nothing ignored, secret-looking, built, vendored or reached through a symlink out of
+ * the workspace); open documents are searched whatever they are.
  */
-export function findDeclarations(name: string, root: string, documents: DocumentSource, preferred?: DocumentSnapshot, signal?: AbortSignal): FoundDeclaration[] {
+export async function findDeclarations(name: string, workspace: Workspace, preferred?: DocumentSnapshot, signal?: AbortSignal): Promise<FoundDeclaration[]> {
   const seen = new Set<string>();
   const results: FoundDeclaration[] = [];
   const search = (document: DocumentSnapshot): void => {
     if (seen.has(document.uri)) return;
     seen.add(document.uri);
-    if (!document.text.includes(name.split('.').pop() ?? name)) return;
+    if (!document.text.includes(simpleNameOf(name))) return;
     for (const target of declarationsNamed(document.fsPath ?? document.uri, document.text, name)) results.push({ document, target });
   };
   if (preferred) search(preferred);
   if (results.length) return results;
+  const documents = workspace.documents;
   for (const uri of documents.openUris()) {
     const doc = documents.get(uri);
     if (doc) search(doc);
   }
   if (results.length) return results;
-  for (const { fsPath: file } of workspaceFiles(root).list('source').files) {
+  const index = workspace.index;
+  await index.current(signal);
+  const files = new Set(index.declarations(() => true, MAX_FILES * 4, simpleNameOf(name)).map((declaration) => declaration.fsPath));
+  for (const file of [...files].slice(0, MAX_FILES)) {
     signal?.throwIfAborted();
-    const uri = pathToUri(file);
-    if (seen.has(uri)) continue;
-    const open = documents.get(uri);
-    if (open) {
-      search(open);
-      continue;
-    }
-    let text: string;
-    try {
-      if (fs.statSync(file).size > MAX_WORKSPACE_FILE_BYTES) continue;
-      text = fs.readFileSync(file, 'utf8');
-    } catch {
-      continue;
-    }
-    search({ uri, fsPath: file, languageId: languageIdForPath(file), version: null, text });
+    // The editor's text when the file is open, else the disk's.
+    const document = documents.get(pathToUri(file));
+    if (document) search(document);
   }
   return results;
 }

@@ -2,8 +2,8 @@
 import path from 'node:path';
 import { ts } from 'ts-morph';
 import type { Project } from 'ts-morph';
-import type { WorkspaceProject } from './workspaceProject.js';
-import { loadWorkspaceFiles } from './workspaceProject.js';
+import type { WorkspaceProject } from '../workspace/workspaceProject.js';
+import { loadWorkspaceFiles } from '../workspace/workspaceProject.js';
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
 import { pathToUri } from '../workspace/documentSnapshot.js';
 import type { DocumentEditPlan, OffsetEdit } from '../edits/textEdits.js';

@@ -5,8 +5,8 @@ import type { LocationKind } from './lexical/documentExtraction.js';
 import type { CodeLocation, IndexedDeclaration, LexicalIndex } from './lexical/lexicalIndex.js';
 import { simpleNameOf } from './lexical/lexicalIndex.js';
 import { lineStartsOf } from './lexical/lineStarts.js';
-import { workspaceIndex } from './lexical/workspaceIndexes.js';
-import { detectTestConvention, moduleSpecifier } from './testFramework.js';
+import { moduleSpecifier } from './testFramework.js';
+import type { Workspace } from '../workspace/workspace.js';
 import { redactSecrets } from '../privacy/secrets.js';
 import { embeddingSearch, fuseRankings, locationKey } from './embeddingIndex.js';
 import type { Embedder } from './embeddingIndex.js';
@@ -72,12 +72,17 @@ interface Parsed {
 export class RepositoryTools {
   private readonly parsed = new Map<string, Parsed>();
 
+  readonly root: string;
+  private readonly index: LexicalIndex;
+
   constructor(
-    readonly root: string,
-    private readonly index: LexicalIndex = workspaceIndex(root),
+    private readonly workspace: Workspace,
     /** Embeddings from the agent's endpoint, when it has an embedding model: `get_relevant_code` then fuses both rankings. */
     private readonly embedder?: Embedder,
-  ) {}
+  ) {
+    this.root = workspace.root;
+    this.index = workspace.index;
+  }
 
   /** Builds (or refreshes) the index the tools answer from. */
   ready(signal?: AbortSignal): Promise<void> {
@@ -214,7 +219,7 @@ export class RepositoryTools {
     const target = path.resolve(this.root, file);
     const names = undeclaredNames(code, file);
     if (names.length === 0) return 'The code uses no name it does not declare (besides globals): no import is needed.';
-    const suffix = detectTestConvention(target, this.root).importSuffix;
+    const suffix = this.workspace.testConvention(target).importSuffix;
     const byModule = new Map<string, Set<string>>();
     const notes: string[] = [];
     for (const name of names) {

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ts } from 'ts-morph';
-import { workspaceFiles } from '../workspace/workspaceFiles.js';
+import type { WorkspaceFiles } from '../workspace/workspaceFiles.js';
 
 export type TestFrameworkName = 'vitest' | 'jest' | 'mocha' | 'node:test';
 
@@ -48,9 +48,8 @@ const TEST_FOLDERS = new Set(['test', 'tests', '__tests__', 'spec', '__test__'])
 const NOT_CONVENTION_FOLDERS = new Set(['tmp', 'fixtures', '__fixtures__']);
 const TEST_FILE = /\.(test|spec)\.[cm]?[jt]sx?$/;
 const SOURCE_FILE = /\.[cm]?[jt]sx?$/;
+/** How long a package's convention is kept: one task asks several times; package.json and config files are not watched. */
 const CACHE_MS = 5000;
-
-const cache = new Map<string, { at: number; convention: TestConvention }>();
 
 /** The folder of the nearest package.json at or above `fsPath`'s folder, not going above `stopAt`. */
 export function packageRootOf(fsPath: string, stopAt?: string): string {
@@ -62,16 +61,26 @@ export function packageRootOf(fsPath: string, stopAt?: string): string {
 }
 
 /**
- * The convention of the package holding `sourcePath`. Detection reads package.json files, the tsconfig and a bounded
- * walk of the package's files; results are cached for a few seconds since one task asks several times.
+ * The test conventions of one workspace's packages (its owner keeps one, `Workspace.testConvention`). Detection
+ * reads package.json files, the tsconfig and the package's files in the workspace's listing; a package's convention
+ * is kept for CACHE_MS, and sooner detected again when the listing was walked again since.
  */
-export function detectTestConvention(sourcePath: string, stopAt?: string): TestConvention {
-  const root = packageRootOf(sourcePath, stopAt);
-  const cached = cache.get(root);
-  if (cached && Date.now() - cached.at < CACHE_MS) return cached.convention;
-  const convention = detectAt(root, stopAt);
-  cache.set(root, { at: Date.now(), convention });
-  return convention;
+export class TestConventions {
+  private readonly cache = new Map<string, { at: number; walkedAt: number; convention: TestConvention }>();
+
+  constructor(private readonly files: WorkspaceFiles) {}
+
+  /** The convention of the package holding `sourcePath`, looking no higher than the workspace folder. */
+  of(sourcePath: string): TestConvention {
+    const stopAt = this.files.root;
+    const root = packageRootOf(sourcePath, stopAt);
+    const walkedAt = this.files.list('script').walkedAt;
+    const cached = this.cache.get(root);
+    if (cached && cached.walkedAt === walkedAt && Date.now() - cached.at < CACHE_MS) return cached.convention;
+    const convention = detectAt(this.files, root);
+    this.cache.set(root, { at: Date.now(), walkedAt, convention });
+    return convention;
+  }
 }
 
 /** The package a framework's test files import (or take their globals' types from); node:test needs none. */
@@ -91,14 +100,10 @@ export function frameworkNotInstalled(convention: TestConvention): string | unde
   return `${name} is not installed in this project (no node_modules/${name}): install it to run the generated tests`;
 }
 
-/** Forgets cached conventions (tests change fixtures between runs). */
-export function clearTestConventionCache(): void {
-  cache.clear();
-}
-
-function detectAt(root: string, stopAt: string | undefined): TestConvention {
-  const files = packageFiles(root, stopAt, 'source');
-  const tests = packageFiles(root, stopAt, 'test');
+function detectAt(listing: WorkspaceFiles, root: string): TestConvention {
+  const stopAt = listing.root;
+  const files = packageFiles(listing, root, 'source');
+  const tests = packageFiles(listing, root, 'test');
   const sources = new Map<string, string[]>();
   for (const file of files) {
     if (TEST_FILE.test(file)) continue;
@@ -193,15 +198,14 @@ function frameworkOfConfigFiles(dir: string): { framework: TestFrameworkName; ev
 }
 
 /**
- * Package-relative paths (with `/`) of the package's listed files of a kind, sorted: the workspace's listing
- * (`workspaceFiles`, of `stopAt`, the workspace folder, when the package is in it) below the package's folder,
- * without nested packages (a folder two or more levels down with a package.json of its own has its own conventions)
- * and the folders in NOT_CONVENTION_FOLDERS.
+ * Package-relative paths (with `/`) of the package's listed files of a kind, sorted: the workspace's listing below
+ * the package's folder (none for a package outside the workspace), without nested packages (a folder two or more
+ * levels down with a package.json of its own has its own conventions) and the folders in NOT_CONVENTION_FOLDERS.
  */
-function packageFiles(root: string, stopAt: string | undefined, kind: 'source' | 'test'): string[] {
-  const inWorkspace = stopAt !== undefined && !path.relative(stopAt, root).startsWith('..') && !path.isAbsolute(path.relative(stopAt, root));
-  const listingRoot = inWorkspace ? stopAt : root;
-  const prefix = path.relative(listingRoot, root).split(path.sep).join('/');
+function packageFiles(listing: WorkspaceFiles, root: string, kind: 'source' | 'test'): string[] {
+  const relativeRoot = path.relative(listing.root, root);
+  if (relativeRoot.startsWith('..') || path.isAbsolute(relativeRoot)) return [];
+  const prefix = relativeRoot.split(path.sep).join('/');
   const nested = new Map<string, boolean>();
   const isNested = (folder: string): boolean => {
     let found = nested.get(folder);
@@ -212,7 +216,7 @@ function packageFiles(root: string, stopAt: string | undefined, kind: 'source' |
     return found;
   };
   const out: string[] = [];
-  for (const file of workspaceFiles(listingRoot).list(kind).files) {
+  for (const file of listing.list(kind).files) {
     if (prefix && !file.relative.startsWith(`${prefix}/`)) continue;
     const relative = prefix ? file.relative.slice(prefix.length + 1) : file.relative;
     const folders = relative.split('/').slice(0, -1);

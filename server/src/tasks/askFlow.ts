@@ -65,7 +65,7 @@ function targetAt(context: AskContext, task: TaskId, document: DocumentSnapshot,
  * A real selection first; then the symbols the text names; then the cursor (an empty range, which says less than
  * a name in the text); then plain words naming a declaration of the document.
  */
-function findTarget(context: AskContext, task: TaskId, text: string, document: DocumentSnapshot | undefined, params: AskParams, signal: AbortSignal): Found | undefined {
+async function findTarget(context: AskContext, task: TaskId, text: string, document: DocumentSnapshot | undefined, params: AskParams, signal: AbortSignal): Promise<Found | undefined> {
   let cursor: { start: number; end: number } | undefined;
   if (document && params.range) {
     const starts = lineStarts(document.text);
@@ -78,7 +78,7 @@ function findTarget(context: AskContext, task: TaskId, text: string, document: D
     }
   }
   for (const name of extractNamedSymbols(text)) {
-    for (const hit of findDeclarations(name, context.env.root, context.documents, document, signal)) {
+    for (const hit of await findDeclarations(name, context.env.workspace, document, signal)) {
       const found = targetAt(context, task, hit.document, hit.target.start, hit.target.start, text);
       if (found) return found;
     }
@@ -135,7 +135,7 @@ export async function askFlow(context: AskContext, params: AskParams, signal: Ab
   const task = classification.task;
   if (task === 'none') return unanswered('none', 'This request does not match any assistant task. Try e.g. "document the load method" or "explain this function".');
   if (!taskDefinition(task) || !env.registry.serves(task)) return unanswered(task, `The ${task} task is not available yet: no agent serves it.`);
-  const found = taskDefinition(task)?.workspaceWide ? workspaceTarget(context, document, text) : findTarget(context, task, text, document, params, signal);
+  const found = taskDefinition(task)?.workspaceWide ? workspaceTarget(context, document, text) : await findTarget(context, task, text, document, params, signal);
   if (!found) return unanswered(task, 'Which code is this about? Select it, put the cursor on it, or name it (e.g. "document the load method").');
   const result = await runTask(env, { task, document: found.document, target: found.target, parameters: found.parameters, text, source: 'text', classification }, signal, progress);
   const usable = result.candidates.filter((c) => c.proposal || c.shown).length;

@@ -7,7 +7,7 @@ import { declarationStartingAt, listDeclarations, parseDocument, topLevelStateme
 import type { DeclarationTarget } from '../repo/declarations.js';
 import { formatAnnotation } from '../edits/annotation.js';
 import type { Proposal } from '../edits/proposal.js';
-import { formatFileErrors, typeCheckNewFile } from '../oracle/scratchProject.js';
+import { formatFileErrors, typeCheckNewFile } from '../oracle/typeCheck.js';
 import { pathToUri, syntaxFileName, uriToPath } from '../workspace/documentSnapshot.js';
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
 import { declarationTarget } from './documentTask.js';

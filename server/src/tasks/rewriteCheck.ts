@@ -5,16 +5,17 @@ import type { Verdict } from '../protocol.js';
 import type { Proposal } from '../edits/proposal.js';
 import { applyOffsetEdits } from '../edits/textEdits.js';
 import { noNewDiagnosticsRule, typeCheckProposal } from '../oracle/typeCheck.js';
-import { editorBuffers } from '../oracle/scratchProject.js';
+import { editorBuffers } from '../oracle/typeCheck.js';
 import { runTestFile } from '../oracle/testRunner.js';
 import type { TestRunResult } from '../oracle/testRunner.js';
-import { detectTestConvention, testFilePath } from '../repo/testFramework.js';
+import { testFilePath } from '../repo/testFramework.js';
 import type { TestConvention } from '../repo/testFramework.js';
 import type { CheckContext, TaskRunView } from './task.js';
+import type { Workspace } from '../workspace/workspace.js';
 
 /** The existing test file of a source file (an absolute path), by the project's convention (either infix), if there is one on disk. */
-export function existingTestFileFor(sourcePath: string): { path: string; convention: TestConvention } | undefined {
-  const convention = detectTestConvention(sourcePath);
+export function existingTestFileFor(workspace: Workspace, sourcePath: string): { path: string; convention: TestConvention } | undefined {
+  const convention = workspace.testConvention(sourcePath);
   const preferred = testFilePath(convention, sourcePath);
   const other = preferred.replace(/\.(test|spec)(\.[cm]?[jt]sx?)$/, (_all, infix: string, ext: string) => `.${infix === 'test' ? 'spec' : 'test'}${ext}`);
   const found = [preferred, other].find((candidate) => fs.existsSync(candidate));
@@ -23,7 +24,7 @@ export function existingTestFileFor(sourcePath: string): { path: string; convent
 
 /** The existing test file of the run's document, if there is one on disk. */
 export function existingTestFile(run: TaskRunView): { path: string; convention: TestConvention } | undefined {
-  return run.document.fsPath ? existingTestFileFor(run.document.fsPath) : undefined;
+  return run.document.fsPath ? existingTestFileFor(run.workspace, run.document.fsPath) : undefined;
 }
 
 /**

@@ -6,7 +6,7 @@ import type { Agent, AgentAnswer, AgentRequest, PipelineReplay } from '../agents
 import type { AgentRegistry } from '../agents/registry.js';
 import { runAgents } from '../agents/orchestrator.js';
 import type { AgentOutcome } from '../agents/orchestrator.js';
-import type { WorkspaceProjects } from '../repo/workspaceProject.js';
+import type { Workspace } from '../workspace/workspace.js';
 import type { TraceStore } from '../trace/traceStore.js';
 import type { DocumentSnapshot, DocumentSource } from '../workspace/documentSnapshot.js';
 import { offsetsToRange } from '../edits/textEdits.js';
@@ -17,7 +17,6 @@ import { taskDefinition } from './catalogue.js';
 import { answerLocations } from './answerLocations.js';
 import { AgentsProgress } from './agentsProgress.js';
 import { protectedValues } from '../privacy/workspaceSecrets.js';
-import { workspaceExclusion } from '../privacy/exclusion.js';
 import { renderRequestContext } from '../context/contextRendering.js';
 import { buildRequestContext } from '../context/requestContext.js';
 import type { RecentPositions } from '../context/recentPositions.js';
@@ -26,8 +25,11 @@ import type { TaskDefinition, TaskRunView, TaskTarget } from './task.js';
 /** What runTask needs from the running server. */
 export interface TaskEnvironment {
   root: string;
-  /** The workspace's projects; a task on a document works in the one whose config governs it. */
-  projects: WorkspaceProjects;
+  /**
+   * The workspace's state (files, documents, projects, index): what every feature asks. A task on a document works
+   * in the project whose config governs it.
+   */
+  workspace: Workspace;
   registry: AgentRegistry;
   trace: TraceStore;
   sessionId: string;
@@ -115,9 +117,9 @@ async function enrichmentFor(env: TaskEnvironment, run: TaskRun, agents: readonl
   const open = env.documents ? env.documents.openUris().flatMap((uri) => env.documents?.get(uri) ?? []) : [];
   try {
     // Gathered once for the task: the context is redacted with them, and the model agents send with them.
-    const knownSecrets = protectedValues(env.root, { fsPath: run.document.fsPath, text: run.document.text });
+    const knownSecrets = protectedValues(env.workspace, { fsPath: run.document.fsPath, text: run.document.text });
     const context = await buildRequestContext(
-      { root: env.root, document: run.document, target: { start: run.target.start, end: run.target.end, name: run.target.name }, text: run.text, openDocuments: open, recent: env.recent?.list() ?? [], project: env.projects.forFile(run.document.fsPath), budgetTokens: CONTEXT_BUDGET_TOKENS, resolve: 'index', knownSecrets },
+      { workspace: env.workspace, document: run.document, target: { start: run.target.start, end: run.target.end, name: run.target.name }, text: run.text, openDocuments: open, recent: env.recent?.list() ?? [], project: env.workspace.projects.forFile(run.document.fsPath), budgetTokens: CONTEXT_BUDGET_TOKENS, resolve: 'index', knownSecrets },
       signal,
     );
     return { text: renderRequestContext(context), tokens: context.tokens, omitted: context.omitted, knownSecrets };
@@ -234,7 +236,7 @@ export async function runTask(env: TaskEnvironment, run: TaskRun, signal: AbortS
     responses: [],
   };
   const recorder = new RunRecorder(env.trace, interaction);
-  const refusal = outsideRefusal(env.root, run.document);
+  const refusal = outsideRefusal(env.workspace, run.document);
   if (refusal) {
     // No agent runs on it (an offline one would edit a file outside the workspace), and nothing of it is sent.
     const { interaction: stored, durable } = await recorder.record([], refusal);
@@ -265,7 +267,7 @@ export async function runTask(env: TaskEnvironment, run: TaskRun, signal: AbortS
 }
 
 async function runAgentsAndCheck(env: TaskEnvironment, run: TaskRun, definition: TaskDefinition, agents: Agent[], interaction: Interaction, recorder: RunRecorder, signal: AbortSignal, progress: ProgressSink): Promise<TaskResult> {
-  const view: TaskRunView = { document: run.document, target: run.target, parameters: run.parameters ?? {} };
+  const view: TaskRunView = { workspace: env.workspace, document: run.document, target: run.target, parameters: run.parameters ?? {} };
   const base: AgentRequest = {
     task: run.task,
     interactionId: interaction.id,
@@ -273,7 +275,8 @@ async function runAgentsAndCheck(env: TaskEnvironment, run: TaskRun, definition:
     document: run.document,
     target: run.target,
     parameters: view.parameters,
-    project: env.projects.forFile(run.document.fsPath),
+    workspace: env.workspace,
+    project: env.workspace.projects.forFile(run.document.fsPath),
     history: [],
     pipeline: { settings: env.pipelines, oracle: env.oracle },
     ...(env.documents ? { documents: env.documents } : {}),
@@ -409,7 +412,7 @@ async function evaluateOutcome(env: TaskEnvironment, definition: TaskDefinition,
     }
     const withEdit: TraceResponse = { ...response, text: converted.text, edit: proposalToWorkspaceEdit(converted.proposal) };
     if (definition.check) {
-      const verdict = await definition.check(converted.proposal, view, { root: env.root, project: env.projects.forFile(view.document.fsPath), oracle: env.oracle }, signal);
+      const verdict = await definition.check(converted.proposal, view, { root: env.root, project: env.workspace.projects.forFile(view.document.fsPath), oracle: env.oracle }, signal);
       if (!verdict.passed) {
         evaluated.push({ candidate: { response: { ...withEdit, verdict, status: 'empty', error: `rejected by the oracle: ${verdict.summary}` } }, rejection: [verdict.summary, ...(verdict.details ?? [])].join('\n') });
         continue;
@@ -443,8 +446,8 @@ function noAnswerMessage(run: TaskRun, responses: TraceResponse[]): string {
  * Why a task will not run on a document: its path is in the workspace but a symlink on it leads outside, as the
  * repository tools and the workspace's listing never see it either. Undefined for every other document.
  */
-function outsideRefusal(root: string, document: DocumentSnapshot): string | undefined {
-  const excluded = document.fsPath ? workspaceExclusion(root).check(document.fsPath) : undefined;
+function outsideRefusal(workspace: Workspace, document: DocumentSnapshot): string | undefined {
+  const excluded = document.fsPath ? workspace.exclusion.check(document.fsPath) : undefined;
   if (excluded?.why !== 'outside') return undefined;
   return `${excluded.path} leads outside the workspace (it is really ${excluded.target ?? 'elsewhere'}): the assistant works only on the workspace's own files.`;
 }

@@ -1,6 +1,7 @@
 // The shape of a task in the catalogue: where it is offered, what its agents get, and how an answer becomes a proposal.
 import type { AssistantSettings, TaskId, Verdict } from '../protocol.js';
-import type { WorkspaceProject } from '../repo/workspaceProject.js';
+import type { WorkspaceProject } from '../workspace/workspaceProject.js';
+import type { Workspace } from '../workspace/workspace.js';
 import type { DeclarationTarget } from '../repo/declarations.js';
 import type { Annotation } from '../edits/annotation.js';
 import type { Proposal } from '../edits/proposal.js';
@@ -58,6 +59,8 @@ export interface TaskOffer {
 
 /** Everything a task's conversion sees about the run. */
 export interface TaskRunView {
+  /** The workspace the run is in (its files, conventions and projects). */
+  workspace: Workspace;
   document: DocumentSnapshot;
   target: TaskTarget;
   parameters: Record<string, string>;

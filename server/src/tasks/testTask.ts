@@ -5,19 +5,20 @@ import { ts } from 'ts-morph';
 import type { Verdict } from '../protocol.js';
 import { declarationStartingAt, topLevelStatementAround, withSyntaxTree } from '../repo/declarations.js';
 import type { DeclarationTarget } from '../repo/declarations.js';
-import { detectTestConvention, frameworkNotInstalled, testFilePath } from '../repo/testFramework.js';
+import { frameworkNotInstalled, testFilePath } from '../repo/testFramework.js';
 import type { TestConvention } from '../repo/testFramework.js';
 import { formatAnnotation } from '../edits/annotation.js';
 import type { Annotation } from '../edits/annotation.js';
 import { applyOffsetEdits } from '../edits/textEdits.js';
 import type { OffsetEdit } from '../edits/textEdits.js';
 import type { Proposal } from '../edits/proposal.js';
-import { editorBuffers, formatFileErrors, typeCheckNewFile } from '../oracle/scratchProject.js';
-import type { FileDiagnostic } from '../oracle/scratchProject.js';
+import { editorBuffers, formatFileErrors, typeCheckNewFile } from '../oracle/typeCheck.js';
+import type { FileDiagnostic } from '../oracle/typeCheck.js';
 import { runTestFile } from '../oracle/testRunner.js';
 import { isExportedStatement } from '../agents/offline/testScaffold.js';
 import { pathToUri, syntaxFileName, uriToPath } from '../workspace/documentSnapshot.js';
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
+import type { Workspace } from '../workspace/workspace.js';
 import { declarationTarget } from './documentTask.js';
 import type { CheckContext, TaskAnswer, TaskDefinition, TaskOffer, TaskRunView } from './task.js';
 
@@ -35,9 +36,9 @@ export interface TestPlace {
 }
 
 /** The test file for a document on disk under its project's convention; undefined for untitled buffers. */
-export function testPlaceOf(document: DocumentSnapshot): TestPlace | undefined {
+export function testPlaceOf(workspace: Workspace, document: DocumentSnapshot): TestPlace | undefined {
   if (!document.fsPath) return undefined;
-  const convention = detectTestConvention(document.fsPath);
+  const convention = workspace.testConvention(document.fsPath);
   return { convention, sourcePath: document.fsPath, testPath: testFilePath(convention, document.fsPath) };
 }
 
@@ -70,7 +71,7 @@ export const testTask: TaskDefinition = {
   },
 
   convertAnswer(answer, run, annotation): TaskAnswer {
-    const place = testPlaceOf(run.document);
+    const place = testPlaceOf(run.workspace, run.document);
     if (!place) return { ok: false, reason: 'tests can only be written for a file on disk' };
     const code = extractCode(answer.text);
     if (!code) return { ok: false, reason: 'the answer holds no test code' };
@@ -280,7 +281,7 @@ async function checkTestProposal(proposal: Proposal, run: TaskRunView, context: 
   const label = path.relative(context.root, file.path).split(path.sep).join('/');
   const errors = typeCheckNewFile(context.project, file);
   signal.throwIfAborted();
-  const place = testPlaceOf(run.document);
+  const place = testPlaceOf(run.workspace, run.document);
   if (errors.length > 0) {
     const summary = (place && frameworkCause(place.convention, errors)) ?? `${errors.length} type error${errors.length > 1 ? 's' : ''} in ${label}`;
     return { passed: false, summary, details: formatFileErrors(label, errors).slice(0, 30) };

@@ -10,6 +10,7 @@ import { SegmentWriter } from './segmentWriter.js';
 import { parseTraceParams } from './traceQuery.js';
 import { TraceIndex, type TraceEntry } from './traceIndex.js';
 import { redactSecrets } from '../privacy/secrets.js';
+import { WorkspaceExclusion } from '../privacy/exclusion.js';
 
 /** For `add` and `update`. */
 export interface WriteOptions {
@@ -35,6 +36,8 @@ export interface TraceStoreOptions {
    * interaction not loaded yet wait for it.
    */
   history?: 'open' | 'background';
+  /** The rule of the session's workspace (`Workspace.exclusion`); by default one read from `session.workspace`. */
+  exclusion?: WorkspaceExclusion;
 }
 
 /** Names that are unsafe as a directory on some platform or would escape the trace directory. */
@@ -69,6 +72,8 @@ export class TraceStore {
   readonly session: TraceSession;
   readonly segmentSize: number;
   private readonly onWarning: (message: string) => void;
+  /** Whose files' code fragments are not recorded (the session's workspace's rule). */
+  private readonly exclusion: WorkspaceExclusion | undefined;
   private readonly index = new TraceIndex<Segment>();
   /** Amendments by interaction id, from every session's segments. */
   private readonly amendments = new AmendmentIndex();
@@ -83,6 +88,7 @@ export class TraceStore {
     this.directory = path.resolve(options.directory);
     this.session = copy(options.session);
     this.segmentSize = options.segmentSize;
+    this.exclusion = options.exclusion ?? (this.session.workspace ? new WorkspaceExclusion(this.session.workspace) : undefined);
     this.onWarning =
       options.onWarning ?? ((message) => void process.stderr.write(`[assistant-ls] trace: ${message}\n`));
     const context = { session: this.session, onWarning: this.onWarning };
@@ -132,7 +138,7 @@ export class TraceStore {
    */
   add(interaction: Interaction, options: WriteOptions = {}): Promise<void> {
     const record = copy(interaction);
-    redactInteraction(record, this.session.workspace);
+    redactInteraction(record, this.exclusion);
     return this.enqueue(async () => {
       if (record.sessionId !== this.session.id) {
         throw new Error(
@@ -253,7 +259,7 @@ export class TraceStore {
       }
       // A copy again: `change` may have put the caller's own objects in, which redaction must not touch.
       const after = copy(changed);
-      redactInteraction(after, this.session.workspace);
+      redactInteraction(after, this.exclusion);
       const list = segment.db.data.interactions;
       const position = list.indexOf(before);
       if (position < 0) throw new Error(`TraceStore: internal error, interaction ${id} is missing from its segment`);

@@ -1,8 +1,8 @@
 // The one listing of a workspace folder's files: one walk under one exclusion rule and one pair of limits, kept per folder and walked again when file events or its folders' stamps say it changed.
 import fs from 'node:fs';
 import path from 'node:path';
-import { isSecretPath, workspaceExclusion } from '../privacy/exclusion.js';
-import type { ExclusionView, WorkspaceExclusion } from '../privacy/exclusion.js';
+import { isSecretPath, WorkspaceExclusion } from '../privacy/exclusion.js';
+import type { ExclusionView } from '../privacy/exclusion.js';
 import { isUnsettled } from './fileTimes.js';
 import { realPathOf } from './confinement.js';
 import { resolvePath } from './documentSnapshot.js';
@@ -86,7 +86,7 @@ export type Unlisted = 'not-in-workspace' | 'hidden-folder' | 'built-or-vendored
  * The rule for one workspace path, as the walk applies it (the limits aside): for files that come from elsewhere than
  * a walk, such as an open document or a tsconfig's list. Symlinks on the path are resolved.
  */
-export function unlistedReason(root: string, fsPath: string, view: ExclusionView = workspaceExclusion(root).view()): Unlisted | undefined {
+export function unlistedReason(fsPath: string, view: ExclusionView): Unlisted | undefined {
   const relative = view.relative(fsPath);
   if (relative === undefined) return 'not-in-workspace';
   const folders = relative.split('/').slice(0, -1);
@@ -115,6 +115,14 @@ function throughSkippedFolder(relative: string): boolean {
 interface Limits {
   maxFiles: number;
   maxFileBytes: number;
+}
+
+/** How a listing is made: its limits (tests lower them), its workspace's ignore rules, and where it says what the limits left out. */
+export interface ListingOptions extends Partial<Limits> {
+  /** The workspace's ignore rules; a listing of its own when left out. */
+  exclusion?: WorkspaceExclusion;
+  /** Told, in a sentence, what the limits and the symlink rule left out, each time that changes (the server's log). */
+  report?: (message: string) => void;
 }
 
 /** A folder to read: its path as listed, relative and absolute, and where it really is. */
@@ -310,8 +318,10 @@ class Walk {
  */
 export class WorkspaceFiles {
   readonly root: string;
-  private readonly exclusion: WorkspaceExclusion;
+  /** The one exclusion rule its walk applies (its owner's, `Workspace.exclusion`). */
+  readonly exclusion: WorkspaceExclusion;
   private readonly limits: Limits;
+  private readonly report: ((message: string) => void) | undefined;
   private walked: Walked | undefined;
   private walk: Walk | undefined;
   private walking: Promise<void> | undefined;
@@ -322,11 +332,12 @@ export class WorkspaceFiles {
   /** What the last report said about the limits, so a walk that hits them the same way says nothing new. */
   private reported = '';
 
-  /** `limits` are for tests; the server's listings all use MAX_WORKSPACE_FILES and MAX_WORKSPACE_FILE_BYTES. */
-  constructor(root: string, limits: Partial<Limits> = {}) {
+  /** Limits are for tests; the server's listings all use MAX_WORKSPACE_FILES and MAX_WORKSPACE_FILE_BYTES. */
+  constructor(root: string, options: ListingOptions = {}) {
     this.root = resolvePath(root);
-    this.exclusion = workspaceExclusion(this.root);
-    this.limits = { maxFiles: MAX_WORKSPACE_FILES, maxFileBytes: MAX_WORKSPACE_FILE_BYTES, ...limits };
+    this.exclusion = options.exclusion ?? new WorkspaceExclusion(this.root);
+    this.limits = { maxFiles: options.maxFiles ?? MAX_WORKSPACE_FILES, maxFileBytes: options.maxFileBytes ?? MAX_WORKSPACE_FILE_BYTES };
+    this.report = options.report ?? ((message) => limitsListener?.(this.root, message));
   }
 
   /** The files of a kind, walking now when the listing is out of date. `maxAgeMs`: see UNWATCHED_CHECK_MS. */
@@ -360,7 +371,7 @@ export class WorkspaceFiles {
 
   /** Why a path is never listed (see `unlistedReason`), or undefined. */
   unlisted(fsPath: string): Unlisted | undefined {
-    return unlistedReason(this.root, fsPath, this.exclusion.view());
+    return unlistedReason(fsPath, this.exclusion.view());
   }
 
   /**
@@ -391,6 +402,11 @@ export class WorkspaceFiles {
   /** Makes the next listing walk again. */
   invalidate(): void {
     this.stale = true;
+  }
+
+  /** Whether the listing walked again, or must, since the walk of `walkedAt`: what was made from that one is behind. */
+  changedSince(walkedAt: number): boolean {
+    return this.stale || !this.walked || this.walked.walkedAt !== walkedAt;
   }
 
   /** Says whether the editor reports file events for this folder; without them the listing checks its stamps. */
@@ -463,7 +479,7 @@ export class WorkspaceFiles {
     const report = limitsReport(this.walked, this.limits);
     if (report !== this.reported) {
       this.reported = report;
-      if (report) limitsListener?.(this.root, report);
+      if (report) this.report?.(report);
     }
   }
 
@@ -486,13 +502,6 @@ function limitsReport(walked: Walked, limits: Limits): string {
   if (walked.tooLarge.length > 0) parts.push(`${walked.tooLarge.length} file${walked.tooLarge.length === 1 ? ' is' : 's are'} larger than ${limits.maxFileBytes} bytes and left out: ${few(walked.tooLarge)}`);
   if (walked.outside.length > 0) parts.push(`${walked.outside.length} symlink${walked.outside.length === 1 ? ' leads' : 's lead'} outside the workspace and ${walked.outside.length === 1 ? 'is' : 'are'} not followed: ${few(walked.outside)}`);
   return parts.join('; ');
-}
-
-let limitsListener: ((root: string, message: string) => void) | undefined;
-
-/** Where listings say what their limits left out (the server's log); each listing says it when it changes. */
-export function reportListingLimits(listener: ((root: string, message: string) => void) | undefined): void {
-  limitsListener = listener;
 }
 
 function isFolder(fsPath: string): boolean {
@@ -525,16 +534,9 @@ export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undef
   });
 }
 
-const MAX_WORKSPACES = 8;
-const workspaces = new Map<string, WorkspaceFiles>();
+let limitsListener: ((root: string, message: string) => void) | undefined;
 
-/** The listing of a workspace folder, one per folder, shared by every feature. */
-export function workspaceFiles(root: string): WorkspaceFiles {
-  const key = resolvePath(root);
-  let found = workspaces.get(key);
-  if (found) workspaces.delete(key);
-  else found = new WorkspaceFiles(key);
-  workspaces.set(key, found);
-  while (workspaces.size > MAX_WORKSPACES) workspaces.delete(workspaces.keys().next().value as string);
-  return found;
+/** Where listings say what their limits left out (the server's log); each listing says it when it changes. */
+export function reportListingLimits(listener: ((root: string, message: string) => void) | undefined): void {
+  limitsListener = listener;
 }

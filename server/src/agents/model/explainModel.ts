@@ -5,7 +5,7 @@ import { clip, fillTemplate, standardValues } from '../modelTask.js';
 import { codeStructure } from '../../repo/structure/codeStructure.js';
 import type { CodeStructure } from '../../repo/structure/codeStructure.js';
 import { explainStructure, explanationPlaces } from '../offline/explainAgent.js';
-import { workspaceExclusion } from '../../privacy/exclusion.js';
+import type { WorkspaceExclusion } from '../../privacy/exclusion.js';
 
 const SYSTEM =
   'You explain code to a developer inside their editor. You are given the code and facts about it that the TypeScript ' +
@@ -27,10 +27,10 @@ const USER =
 const MAX_STRUCTURE_CHARS = 6_000;
 
 /** The facts without the references in files the workspace keeps from models (their names and lines are their content). */
-export function withoutExcludedFiles(facts: CodeStructure, root: string): CodeStructure {
+export function withoutExcludedFiles(facts: CodeStructure, exclusions: WorkspaceExclusion): CodeStructure {
   const refs = facts.references;
   if (!refs) return facts;
-  const exclusion = workspaceExclusion(root).view();
+  const exclusion = exclusions.view();
   const kept = refs.files.filter((file) => !exclusion.checkRelative(file.file));
   if (kept.length === refs.files.length) return facts;
   const total = kept.reduce((sum, file) => sum + file.count, 0);
@@ -38,7 +38,7 @@ export function withoutExcludedFiles(facts: CodeStructure, root: string): CodeSt
 }
 
 function factsOf(request: AgentRequest): CodeStructure {
-  return withoutExcludedFiles(codeStructure(request.project, request.document, request.target), request.project.root);
+  return withoutExcludedFiles(codeStructure(request.project, request.document, request.target), request.workspace.exclusion);
 }
 
 function explainPrompt(request: AgentRequest, facts: CodeStructure, override: string | undefined): Prompt {

@@ -24,7 +24,7 @@ export const implementModel: ModelTaskStrategy = {
     if (!target || !request.document.fsPath) return undefined;
     let skeleton: ReturnType<typeof implementSkeleton>;
     try {
-      skeleton = implementSkeleton(request.project, request.document, target, request.parameters.className);
+      skeleton = implementSkeleton(request.workspace, request.document, target, request.parameters.className);
     } catch {
       skeleton = undefined;
     }

@@ -2,7 +2,6 @@
 import type { AgentRequest } from '../agent.js';
 import type { ModelTaskStrategy, Prompt } from '../modelTask.js';
 import { fillTemplate, standardValues } from '../modelTask.js';
-import { workspaceIndex } from '../../repo/lexical/workspaceIndexes.js';
 import type { CodeLocation, LexicalIndex } from '../../repo/lexical/lexicalIndex.js';
 import { fenceFor, fenceLanguage, placeOf, questionOf, retrieveLocations } from '../offline/questionAgent.js';
 
@@ -87,7 +86,7 @@ export function citedLocations(answer: string, locations: readonly CodeLocation[
 export const questionModel: ModelTaskStrategy = {
   // From the index as it stands (no refresh: a prompt is built synchronously); `run` refreshes first.
   buildPrompt: (request, override) => {
-    const index = workspaceIndex(request.project.root);
+    const index = request.workspace.index;
     return buildQuestionPrompt(request, index.lookup(questionOf(request), { limit: RETRIEVED, maxPerFile: 4 }), index, override);
   },
 

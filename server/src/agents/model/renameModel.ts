@@ -4,7 +4,6 @@ import type { AskModel, ModelTaskStrategy, Prompt } from '../modelTask.js';
 import { clip, fillTemplate, standardValues } from '../modelTask.js';
 import { normaliseNewName, prepareRename, renameAnchor } from '../../repo/renameSymbol.js';
 import type { PreparedRename } from '../../repo/renameSymbol.js';
-import { workspaceExclusion } from '../../privacy/exclusion.js';
 
 /** What stands for the name in the prompt that hides it. */
 export const MASK = '__NAME__';
@@ -60,7 +59,7 @@ function conventionText(prepared: PreparedRename): string {
 export function renamePrompts(request: AgentRequest, prepared: PreparedRename, override: string | undefined): { named: Prompt; masked: Prompt } {
   const standard = standardValues(request);
   // Files the workspace keeps from models lend neither their code nor their uses to the prompt.
-  const exclusion = workspaceExclusion(request.project.root).view();
+  const exclusion = request.workspace.exclusion.view();
   const sendable = (fileName: string): boolean => exclusion.check(fileName) === undefined;
   const declarationFile = prepared.declarationFile();
   const declaration = declarationFile === undefined || sendable(declarationFile) ? prepared.declarationCode() : '';

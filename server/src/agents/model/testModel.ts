@@ -23,7 +23,7 @@ const USER =
 
 export const testModel: ModelTaskStrategy = {
   buildPrompt(request, override) {
-    const place = testPlaceOf(request.document);
+    const place = testPlaceOf(request.workspace, request.document);
     const target = request.target.declaration;
     if (!place || !target) return undefined;
     // The scaffold gives the imports and the behaviours in the project's terms; it is not verified here (no waiting).

@@ -3,11 +3,11 @@ import path from 'node:path';
 import { ts } from 'ts-morph';
 import type { AgentDescriptor, TaskId } from '../../protocol.js';
 import type { Agent, AgentAnswer, AgentRequest } from '../agent.js';
-import type { WorkspaceProject } from '../../repo/workspaceProject.js';
+import type { WorkspaceProject } from '../../workspace/workspaceProject.js';
 import type { Proposal } from '../../edits/proposal.js';
 import type { DocumentEditPlan } from '../../edits/textEdits.js';
 import type { DiagnosticInfo } from '../../tasks/task.js';
-import { diagnosticsOf, loadProjectFiles, projectPathOf } from '../../oracle/typeCheck.js';
+import { diagnosticsOf, projectPathOf } from '../../oracle/typeCheck.js';
 import { pathToUri } from '../../workspace/documentSnapshot.js';
 import { eslintFix } from './lintFix.js';
 
@@ -81,7 +81,7 @@ export class OfflineFixAgent implements Agent {
     let fileName: string;
     try {
       // Auto-import fixes search the program's files, so the whole tsconfig must be in it, not just what this file imports.
-      loadProjectFiles(project, 'all');
+      project.loadConfigFiles('all');
       fileName = project.sourceFile(fsPath, document.text).getFilePath();
       fixes = codeFixes(project, fileName, document.text, diagnostic);
     } catch (error) {

@@ -5,10 +5,10 @@ import type { Project } from 'ts-morph';
 import type { AgentDescriptor, TaskId } from '../../protocol.js';
 import type { Agent, AgentAnswer, AgentRequest } from '../agent.js';
 import type { DeclarationTarget } from '../../repo/declarations.js';
-import { detectTestConvention, moduleSpecifier } from '../../repo/testFramework.js';
-import type { WorkspaceProject } from '../../repo/workspaceProject.js';
-import { fileErrors, withScratchProject } from '../../oracle/scratchProject.js';
-import type { FileDiagnostic } from '../../oracle/scratchProject.js';
+import { moduleSpecifier } from '../../repo/testFramework.js';
+import type { Workspace } from '../../workspace/workspace.js';
+import { fileErrors } from '../../oracle/typeCheck.js';
+import type { FileDiagnostic } from '../../oracle/typeCheck.js';
 import { freeClassName, implementableAt, implementationName, implementationPath, memberNames } from '../../tasks/implementTask.js';
 import type { Implementable } from '../../tasks/implementTask.js';
 import { pathToUri } from '../../workspace/documentSnapshot.js';
@@ -24,7 +24,7 @@ export class OfflineImplementAgent implements Agent {
     signal.throwIfAborted();
     const target = request.target.declaration;
     if (!target || !request.document.fsPath) return { text: '' };
-    const skeleton = implementSkeleton(request.project, request.document, target, request.parameters.className);
+    const skeleton = implementSkeleton(request.workspace, request.document, target, request.parameters.className);
     signal.throwIfAborted();
     if (!skeleton) return { text: '' };
     // The proposal marks the answer as computed here; the task builds the one it offers from the text.
@@ -76,9 +76,9 @@ function newTexts(fix: ts.CodeFixAction): string {
 /**
  * The new class for the interface or abstract class at `target`: an `implements`/`extends` declaration in a file
  * beside it, which TypeScript's code fixes then fill (members that throw "Method not implemented.", imports of the
- * types they name, initializers, `override`), in a scratch project that never touches the disk.
+ * types they name, initializers, `override`), in the project's type-check overlay, which never touches the disk.
  */
-export function implementSkeleton(workspace: WorkspaceProject, document: DocumentSnapshot, target: DeclarationTarget, requestedName?: string): Skeleton | undefined {
+export function implementSkeleton(workspace: Workspace, document: DocumentSnapshot, target: DeclarationTarget, requestedName?: string): Skeleton | undefined {
   const sourcePath = document.fsPath;
   if (!sourcePath) return undefined;
   const found = implementableAt(document, target.start, target.start);
@@ -88,7 +88,7 @@ export function implementSkeleton(workspace: WorkspaceProject, document: Documen
   const className = freeClassName(sourcePath, document.text, wanted);
   const filePath = implementationPath(sourcePath, className);
   const style = codeStyle(document.text);
-  const suffix = detectTestConvention(sourcePath, workspace.root).importSuffix;
+  const suffix = workspace.testConvention(sourcePath).importSuffix;
   const specifier = moduleSpecifier(filePath, sourcePath, suffix);
   const source = implementable.node.getSourceFile();
   const typeParameters = implementable.node.typeParameters;
@@ -100,7 +100,7 @@ export function implementSkeleton(workspace: WorkspaceProject, document: Documen
   const heritage = implementable.kind === 'interface' ? `implements ${implementable.name}${applied}` : `extends ${implementable.name}${applied}`;
   const initial = `${importLine}\n\nexport class ${className}${declared} ${heritage} {\n}\n`;
 
-  return withScratchProject(workspace, [{ path: sourcePath, text: document.text }, { path: filePath, text: initial }], (project) => {
+  return workspace.projects.forFile(sourcePath).withOverlay([{ path: sourcePath, text: document.text }, { path: filePath, text: initial }], (project) => {
     const file = project.getSourceFileOrThrow(filePath);
     applyFixes(project, filePath, style);
     // After the members, which TypeScript inserts at the top of the class; its parameter types may need imports too.

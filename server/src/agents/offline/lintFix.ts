@@ -17,7 +17,7 @@ export async function eslintFix(request: AgentRequest, signal: AbortSignal): Pro
   if (!diagnostic || diagnostic.source !== 'eslint') return { text: '', reason: 'not an ESLint finding' };
   if (!document.fsPath) return { text: '', reason: 'the document is not a file ESLint can lint' };
   // Linted again on the text the agents see, so the fix's offsets are offsets into that exact text.
-  const found = await lintProblems(request.project.root, [document.fsPath], signal, { textOf: (file) => (file === document.fsPath ? document.text : undefined) });
+  const found = await lintProblems(request.workspace, [document.fsPath], signal, { textOf: (file) => (file === document.fsPath ? document.text : undefined) });
   if (found.unavailable) return { text: '', reason: found.unavailable };
   const rule = diagnostic.code === undefined ? undefined : String(diagnostic.code);
   const starts = lineStarts(document.text);

@@ -2,7 +2,6 @@
 import path from 'node:path';
 import type { AgentDescriptor, TaskId } from '../../protocol.js';
 import type { Agent, AgentAnswer, AgentRequest, AnswerPlace } from '../agent.js';
-import { workspaceIndex } from '../../repo/lexical/workspaceIndexes.js';
 import type { CodeLocation, LexicalIndex, SearchOptions } from '../../repo/lexical/lexicalIndex.js';
 import { isSupportedLanguage, pathToUri } from '../../workspace/documentSnapshot.js';
 
@@ -16,7 +15,7 @@ export function questionOf(request: AgentRequest): string {
  * locations it ranks best for the question.
  */
 export async function retrieveLocations(request: AgentRequest, options: SearchOptions, signal: AbortSignal): Promise<{ index: LexicalIndex; locations: CodeLocation[] }> {
-  const index = workspaceIndex(request.project.root);
+  const index = request.workspace.index;
   const { document } = request;
   // Only an open editor buffer differs from the disk; the workspace stand-in (the folder itself) has no text.
   if (document.fsPath && document.version !== null && isSupportedLanguage(document.languageId)) index.updateDocument(document.fsPath, document.text);

@@ -4,9 +4,9 @@ import { ts } from 'ts-morph';
 import type { AgentDescriptor, TaskId } from '../../protocol.js';
 import type { Agent, AgentAnswer, AgentRequest } from '../agent.js';
 import type { DeclarationTarget } from '../../repo/declarations.js';
-import type { WorkspaceProject } from '../../repo/workspaceProject.js';
+import type { WorkspaceProject } from '../../workspace/workspaceProject.js';
 import type { DocumentSnapshot } from '../../workspace/documentSnapshot.js';
-import { typeCheckNewFile } from '../../oracle/scratchProject.js';
+import { typeCheckNewFile } from '../../oracle/typeCheck.js';
 import { testFileProposal, testPlaceOf } from '../../tasks/testTask.js';
 import type { TestPlace } from '../../tasks/testTask.js';
 import { buildScaffold } from './testScaffold.js';
@@ -21,7 +21,7 @@ export class OfflineTestScaffoldAgent implements Agent {
   async run(request: AgentRequest, signal: AbortSignal): Promise<AgentAnswer> {
     signal.throwIfAborted();
     const target = request.target.declaration;
-    const place = testPlaceOf(request.document);
+    const place = testPlaceOf(request.workspace, request.document);
     if (!target || !place) return { text: '' };
     const scaffold = writeScaffold(request.project, request.document, target, place, { verify: true, signal });
     signal.throwIfAborted();

@@ -2,12 +2,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ts } from 'ts-morph';
-import { workspaceExclusion } from '../../privacy/exclusion.js';
 import type { WorkspaceExclusion } from '../../privacy/exclusion.js';
 import { PRIVATE_KEY_HEADER, redactSecrets } from '../../privacy/secrets.js';
 import { isUnsettled } from '../../workspace/fileTimes.js';
-import { MAX_WORKSPACE_FILE_BYTES, untilAborted, workspaceFiles } from '../../workspace/workspaceFiles.js';
-import type { FileStamp, WorkspaceFiles } from '../../workspace/workspaceFiles.js';
+import { MAX_WORKSPACE_FILE_BYTES, untilAborted, WorkspaceFiles } from '../../workspace/workspaceFiles.js';
+import type { FileStamp } from '../../workspace/workspaceFiles.js';
 import type { ChangedSpan } from '../../edits/textEdits.js';
 import { withSyntaxTree } from '../declarations.js';
 import { TermStatistics } from './bm25f.js';
@@ -101,7 +100,7 @@ function signatureOf(field: string): string {
 export class LexicalIndex {
   readonly limits: IndexLimits;
   private readonly files = new Map<string, IndexedFile>();
-  /** Declarations by simple name (the last segment of `Config.load`): symbol lookups read one bucket, not the index. */
+  /** Declarations by simple name (the last segment of `Config.load`, case aside): a lookup by name reads one bucket. */
   private readonly byName = new Map<string, IndexedDocument[]>();
   /** The vocabulary and the counts BM25F ranks by. */
   private readonly statistics: TermStatistics;
@@ -110,6 +109,8 @@ export class LexicalIndex {
   /** The workspace's listing: which files are indexed. */
   private readonly listing: WorkspaceFiles;
   private lastWalk = 0;
+  /** The listing's walk the last walk of the index followed. */
+  private listedAt = 0;
   private walking: Promise<void> | undefined;
   private truncated = false;
   /** What the index read, kept for the next process on this workspace (`savedIndex.ts`), when it has a cache file. */
@@ -124,8 +125,8 @@ export class LexicalIndex {
   ) {
     this.root = path.resolve(root);
     this.limits = { ...DEFAULT_LIMITS, ...limits };
-    this.exclusion = workspaceExclusion(this.root);
-    this.listing = options.files ?? workspaceFiles(this.root);
+    this.listing = options.files ?? new WorkspaceFiles(this.root);
+    this.exclusion = this.listing.exclusion;
     this.statistics = new TermStatistics(this.limits.maxTermsPerDocument);
     this.savedIndex = new SavedIndex(options.cacheFile, this.limits.maxTermsPerDocument, { files: this.files, statistics: this.statistics });
   }
@@ -201,9 +202,18 @@ export class LexicalIndex {
     return untilAborted(this.walking, signal);
   }
 
+  /**
+   * Brings the index up to date when it was never walked, its last walk is older than the refresh interval, or the
+   * listing changed since (a file event the editor reported).
+   */
+  async current(signal?: AbortSignal): Promise<void> {
+    if (this.lastWalk === 0 || Date.now() - this.lastWalk >= this.limits.refreshIntervalMs || this.listing.changedSince(this.listedAt)) await this.refresh(signal);
+    signal?.throwIfAborted();
+  }
+
   /** The best locations for a question or a list of keywords, best first. */
   async search(query: string, options: SearchOptions = {}, signal?: AbortSignal): Promise<CodeLocation[]> {
-    if (options.refresh !== false && (this.lastWalk === 0 || Date.now() - this.lastWalk >= this.limits.refreshIntervalMs)) await this.refresh(signal);
+    if (options.refresh !== false) await this.current(signal);
     signal?.throwIfAborted();
     return this.lookup(query, options);
   }
@@ -220,6 +230,7 @@ export class LexicalIndex {
     // An index's first walk checks the listing's stamps whatever their age: it reads every file anyway.
     const asked = Date.now();
     const listing = await this.listing.listAsync('source', undefined, this.lastWalk === 0 ? 0 : this.limits.refreshIntervalMs);
+    this.listedAt = listing.walkedAt;
     // A listing walked just now stat'ed every file: its stamps stand for a stat of each (a change since is seen next time).
     const fresh = listing.walkedAt >= asked;
     const ignore = this.exclusion.view();
@@ -369,7 +380,7 @@ export class LexicalIndex {
   /** Puts a declaration in the bucket of its simple name (comments and a file's loose code have none). */
   private addToBucket(document: IndexedDocument): void {
     if (document.kind === 'comment' || document.kind === 'module') return;
-    const simple = simpleNameOf(document.name);
+    const simple = bucketOf(document.name);
     const bucket = this.byName.get(simple);
     if (bucket) bucket.push(document);
     else this.byName.set(simple, [document]);
@@ -416,7 +427,7 @@ export class LexicalIndex {
     this.statistics.uncount(documents);
     // Each bucket the documents are in is filtered once.
     const gone = new Set(documents);
-    for (const simple of new Set(documents.filter((d) => d.kind !== 'comment' && d.kind !== 'module').map((d) => simpleNameOf(d.name)))) {
+    for (const simple of new Set(documents.filter((d) => d.kind !== 'comment' && d.kind !== 'module').map((d) => bucketOf(d.name)))) {
       const kept = (this.byName.get(simple) ?? []).filter((d) => !gone.has(d));
       if (kept.length > 0) this.byName.set(simple, kept);
       else this.byName.delete(simple);
@@ -454,9 +465,10 @@ export class LexicalIndex {
   }
 
   /**
-   * The indexed declarations whose display name (`load`, `Config.load`) passes `accept`: the repository tools' symbol
-   * lookup. With `named`, only declarations whose simple name (the display name's last segment) is `named` are
-   * looked at (one bucket, not the whole index), ordered by path and line; without it, every one in file order.
+   * The indexed declarations whose display name (`load`, `Config.load`) passes `accept`: the one lookup by name, the
+   * repository tools' and `findDeclarations`'. With `named`, only declarations whose simple name (the display name's
+   * last segment) is `named`, case aside, are looked at (one bucket, not the whole index), ordered by path and line;
+   * without it, every one in file order.
    */
   declarations(accept: (name: string, kind: LocationKind) => boolean, max = 200, named?: string): IndexedDeclaration[] {
     const found: IndexedDeclaration[] = [];
@@ -466,7 +478,7 @@ export class LexicalIndex {
       return found.length >= max;
     };
     if (named !== undefined) {
-      const bucket = [...(this.byName.get(named) ?? [])].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.startLine - b.startLine));
+      const bucket = [...(this.byName.get(named.toLowerCase()) ?? [])].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.startLine - b.startLine));
       for (const document of bucket) {
         const file = this.files.get(document.file);
         if (file && take(file, document)) break;
@@ -520,7 +532,12 @@ function snippetOf(text: string | undefined, startLine: number, endLine: number,
   return redactSecrets(body.join('\n'));
 }
 
-/** The last segment of a display name (`load` of `Config.load`): the index's bucket for it. */
+/** The bucket of a declaration's name: its simple name, lower-cased. */
+function bucketOf(name: string): string {
+  return simpleNameOf(name).toLowerCase();
+}
+
+/** The last segment of a display name (`load` of `Config.load`). */
 export function simpleNameOf(name: string): string {
   const dot = name.lastIndexOf('.');
   return dot < 0 ? name : name.slice(dot + 1);

@@ -2,7 +2,7 @@
 import { locateDeclaration } from '../../agents/offline/declarationLocator.js';
 import type { DocumentSnapshot } from '../../workspace/documentSnapshot.js';
 import type { DeclarationKind, DeclarationTarget } from '../declarations.js';
-import type { WorkspaceProject, WorkspaceScope } from '../workspaceProject.js';
+import type { WorkspaceProject, WorkspaceScope } from '../../workspace/workspaceProject.js';
 import { describeDeclaration } from './declarationStructure.js';
 import { describeSelection } from './selectionStructure.js';
 import { openAnalysis } from './structureAnalysis.js';

@@ -3,8 +3,8 @@ import path from 'node:path';
 import type { ts } from 'ts-morph';
 import type { DocumentSnapshot } from '../../workspace/documentSnapshot.js';
 import { parseDocument } from '../declarations.js';
-import { loadWorkspaceFiles } from '../workspaceProject.js';
-import type { WorkspaceProject, WorkspaceScope } from '../workspaceProject.js';
+import { loadWorkspaceFiles } from '../../workspace/workspaceProject.js';
+import type { WorkspaceProject, WorkspaceScope } from '../../workspace/workspaceProject.js';
 import { relativePath } from './structureText.js';
 
 /** Most sites (returns, branches, throws, reference lines) listed, so a huge function or a symbol used everywhere stays cheap to describe. */

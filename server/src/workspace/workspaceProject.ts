@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Project, ts } from 'ts-morph';
 import type { SourceFile } from 'ts-morph';
-import { MAX_WORKSPACE_FILES, workspaceFiles } from '../workspace/workspaceFiles.js';
+import { MAX_WORKSPACE_FILES, WorkspaceFiles } from './workspaceFiles.js';
+import type { FileEvent } from './workspaceFiles.js';
 import { ConfigLocator, configFileNames } from './projectConfigs.js';
 
 /** Compiler options for files no tsconfig or jsconfig governs. */
@@ -17,16 +18,25 @@ const DEFAULT_OPTIONS: ts.CompilerOptions = { allowJs: true, checkJs: false, tar
 export class WorkspaceProject {
   private project: Project | undefined;
   private config: string | null | undefined;
+  /** The proposal checks queued on the project (`inTurn`). */
+  private checks: Promise<unknown> = Promise.resolve();
+  /** Which of the config's files were added (`loadConfigFiles`), so each kind is read once. */
+  private readonly loaded = new Set<'declarations' | 'all'>();
+  /** The workspace's listing: the files a project without a tsconfig's list loads. */
+  readonly files: WorkspaceFiles;
 
   /**
    * `root` is the workspace folder (what paths in messages are relative to); `configFile` the config whose options
-   * apply, `null` for none, or left out for the root's tsconfig.json when there is one.
+   * apply, `null` for none, or left out for the root's tsconfig.json when there is one; `files` the workspace's
+   * listing (its owner's, `Workspace.files`).
    */
   constructor(
     readonly root: string,
     configFile?: string | null,
+    files?: WorkspaceFiles,
   ) {
     this.config = configFile;
+    this.files = files ?? new WorkspaceFiles(root);
   }
 
   /** The config file whose compiler options and files the project follows, if any. */
@@ -64,6 +74,106 @@ export class WorkspaceProject {
   tsProject(): Project {
     return this.get();
   }
+
+  /**
+   * Adds the config's files to the project: its declaration files (global types a file's diagnostics depend on)
+   * or all of them (what auto-import fixes search). The project otherwise holds only the files tasks asked for and
+   * what they import. Files already in the project keep their (editor) text. Does nothing without a config.
+   */
+  loadConfigFiles(which: 'declarations' | 'all'): void {
+    if (this.loaded.has(which) || this.loaded.has('all')) return;
+    this.loaded.add(which);
+    const config = this.configFile;
+    if (!config || !ts.sys.fileExists(config)) return;
+    const project = this.get();
+    for (const fileName of configFileNames(config)) {
+      if (which === 'declarations' && !/\.d\.[cm]?ts$/i.test(fileName)) continue;
+      if (project.getSourceFile(fileName)) continue;
+      project.addSourceFileAtPathIfExists(fileName);
+    }
+  }
+
+  /**
+   * Files came, changed or went on disk: a file the project read from the disk is read again, or leaves it; one that
+   * holds the editor's text keeps it (the editor's buffer wins until the document closes).
+   */
+  filesChanged(events: readonly FileEvent[]): void {
+    if (!this.project) return;
+    for (const event of events) {
+      const file = this.project.getSourceFile(event.fsPath);
+      if (!file?.isSaved()) continue;
+      try {
+        if (event.type === 'deleted') this.project.removeSourceFile(file);
+        else file.refreshFromFileSystemSync();
+      } catch {
+        // Unreadable now: it keeps the text it had, and the next event or close reads it again.
+      }
+    }
+  }
+
+  /**
+   * Runs proposal checks one after another: each overlays texts on the project (`withOverlay`), so two at once would
+   * see each other's overlays. One that fails does not fail the next.
+   */
+  inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.checks.then(work, work);
+    this.checks = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    return next;
+  }
+
+  /** A document closed in the editor: the project's text of its file, if it holds one, is the disk's again. */
+  documentClosed(fsPath: string): void {
+    try {
+      this.project?.getSourceFile(fsPath)?.refreshFromFileSystemSync();
+    } catch {
+      // Unreadable now: the next task that needs it reads it again.
+    }
+  }
+
+  /**
+   * The one type-check overlay: runs `use` with `files` in place of the texts the project holds (the editor's
+   * buffers over the disk), new files added, then puts each file back as the project had it: its earlier text, or
+   * out of the project. A file that `use` itself sets (`sourceFile`) must be among `files` (a text may be undefined:
+   * the file is only freed for `use` to set). `use` must be synchronous, so no other code sees the overlay; restoring
+   * never throws, so `use`'s own error surfaces.
+   */
+  withOverlay<T>(files: readonly OverlayText[], use: (project: Project) => T): T {
+    // The global types a file's diagnostics depend on.
+    this.loadConfigFiles('declarations');
+    const project = this.get();
+    const saved = files.map(({ path: fsPath }) => {
+      const file = project.getSourceFile(fsPath);
+      return { fsPath, text: file?.getFullText(), fromDisk: file?.isSaved() ?? false };
+    });
+    try {
+      for (const file of files) if (file.text !== undefined) this.sourceFile(file.path, file.text);
+      return use(project);
+    } finally {
+      for (const { fsPath, text, fromDisk } of saved) {
+        try {
+          const current = project.getSourceFile(fsPath);
+          if (text === undefined) {
+            if (current) project.removeSourceFile(current);
+          } else if (!current || current.getFullText() !== text) {
+            // A file read from the disk is read again, so file events keep refreshing it (its text was the disk's).
+            if (current && fromDisk) current.refreshFromFileSystemSync();
+            else this.sourceFile(fsPath, text);
+          }
+        } catch {
+          // A file that cannot be restored is left for the next user of the project to overlay again (sourceFile always does).
+        }
+      }
+    }
+  }
+}
+
+/** A file's text laid over a project for one check; no text frees the file for the check to set. */
+export interface OverlayText {
+  path: string;
+  text?: string;
 }
 
 /**
@@ -77,11 +187,14 @@ export class WorkspaceProjects {
   readonly workspace: WorkspaceProject;
 
   readonly root: string;
+  /** The workspace's listing, which its projects share. */
+  readonly files: WorkspaceFiles;
 
-  constructor(root: string) {
+  constructor(root: string, files?: WorkspaceFiles) {
     this.root = path.resolve(root);
+    this.files = files ?? new WorkspaceFiles(this.root);
     this.locator = new ConfigLocator(this.root);
-    this.workspace = new WorkspaceProject(this.root);
+    this.workspace = new WorkspaceProject(this.root, undefined, this.files);
   }
 
   /** The project whose compiler options apply to `fsPath` (the root's for a file without one, or outside the root). */
@@ -90,10 +203,20 @@ export class WorkspaceProjects {
     if (!config || config === this.workspace.configFile) return this.workspace;
     let project = this.byConfig.get(config);
     if (!project) {
-      project = new WorkspaceProject(this.root, config);
+      project = new WorkspaceProject(this.root, config, this.files);
       this.byConfig.set(config, project);
     }
     return project;
+  }
+
+  /** Files came, changed or went on disk (the editor's file watcher): every project hears it. */
+  filesChanged(events: readonly FileEvent[]): void {
+    for (const project of [this.workspace, ...this.byConfig.values()]) project.filesChanged(events);
+  }
+
+  /** A document closed in the editor: every project holding its file takes the disk's text again. */
+  documentClosed(fsPath: string): void {
+    for (const project of [this.workspace, ...this.byConfig.values()]) project.documentClosed(fsPath);
   }
 
   /**
@@ -115,7 +238,7 @@ export interface WorkspaceScope {
 /**
  * Adds the workspace's files to the project, so references in files nobody opened are found and a rename reaches
  * them: the tsconfig's files (what the compiler loads, ignored ones too: a rename must reach every use, though no
- * model reads them), or, without a tsconfig that names files, the listed source files (`workspaceFiles`); at most
+ * model reads them), or, without a tsconfig that names files, the workspace's listed source files; at most
  * MAX_WORKSPACE_FILES either way. Files holding an editor's text keep it; files read from disk are refreshed, so
  * callers added since are found and deleted files are forgotten.
  */
@@ -145,7 +268,7 @@ export function loadWorkspaceFiles(workspace: WorkspaceProject, signal?: AbortSi
 function compilerFileNames(workspace: WorkspaceProject): { names: string[]; truncated: boolean } {
   const configured = workspace.configFile ? configFileNames(workspace.configFile) : [];
   if (configured.length > 0) return { names: configured.slice(0, MAX_WORKSPACE_FILES), truncated: configured.length > MAX_WORKSPACE_FILES };
-  const listing = workspaceFiles(workspace.root).list('source');
+  const listing = workspace.files.list('source');
   return { names: listing.files.map((file) => file.fsPath), truncated: listing.truncated };
 }
 
@@ -154,8 +277,7 @@ function compilerFileNames(workspace: WorkspaceProject): { names: string[]; trun
  * the workspace's listing holds, or, when the configs name none (a solution-style tsconfig, or no tsconfig), the
  * listed source files. `left`: configured files the listing does not hold.
  */
-export function listedProjectFiles(root: string, configured: readonly string[]): { names: string[]; truncated: boolean; left: number } {
-  const files = workspaceFiles(root);
+export function listedProjectFiles(files: WorkspaceFiles, configured: readonly string[]): { names: string[]; truncated: boolean; left: number } {
   if (configured.length > 0) {
     const { files: names, left } = files.filter(configured.map((name) => path.resolve(name)));
     return { names, truncated: left > 0 && files.list('script').truncated, left };
