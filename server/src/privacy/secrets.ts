@@ -163,6 +163,12 @@ export function looksRandom(value: string): boolean {
   return shannonEntropy(value) >= threshold && classChanges(value) >= 0.25;
 }
 
+/** Whether base64 lines joined (`text`, no white space) are random data: a key's body, not a repeated or wordy run. */
+function randomBlock(text: string): boolean {
+  const sample = text.slice(0, 4_096);
+  return /[a-z]/.test(sample) && /[A-Z]/.test(sample) && /\d/.test(sample) && shannonEntropy(sample) >= 5 && classChanges(sample) >= 0.3;
+}
+
 /** Mostly made of pronounceable words (`getUserProfileById2`, `HTTPServerError500Handler`): a name, not a key. */
 function isWordy(value: string): boolean {
   const words = (value.match(/[A-Z]?[a-z]{2,}|[A-Z]{2,}(?![a-z])/g) ?? []).filter((word) => /[aeiouy]/i.test(word));
@@ -239,6 +245,14 @@ const DETECTORS: readonly Detector[] = [
   {
     kind: 'private-key',
     pattern: regex(String.raw`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|(?:[A-Za-z0-9+/=:\s-]|\\n)*)`),
+  },
+  // The body of a key without its header (a window of a file that starts inside one): three or more lines of base64
+  // alone, random in their letters. Each line is read once: its characters cannot be split between two steps.
+  {
+    kind: 'private-key',
+    pattern: regex(String.raw`^[ \t]*([A-Za-z0-9+/]{40,}={0,2}(?:[ \t]*\r?\n[ \t]*[A-Za-z0-9+/]{40,}={0,2}){2,})`, 'm'),
+    group: 1,
+    accept: (value) => randomBlock(value.replace(/\s+/g, '')),
   },
   // scheme://user:password@host keeps the user and the host.
   {
@@ -628,14 +642,20 @@ export class Redactor {
     return marker;
   }
 
-  /** Known values first (they name what they are best), then the detectors, then every other occurrence of what they found. */
+  /**
+   * The detectors first, over the whole text as it is, then the known values, then every other occurrence of what
+   * the detectors found. Known values go last because they include pieces of secrets seen before: a private key's
+   * first lines, redacted from a short snippet, would otherwise take the key's header away from the detector that
+   * reads the whole key further down the same prompt, and its body would go out raw.
+   */
   redact(text: string): string {
     const mark = (value: string, kind: string): string => this.markerFor(value, kind);
-    const known = replaceValues(text, this.known, this.knownPattern, mark);
-    const detected = replaceSecrets(known, (finding) => this.markerFor(finding.value, finding.kind));
+    // A known value a detector finds is still named by where it comes from (the .env, an ignored file).
+    const detected = replaceSecrets(text, (finding) => this.markerFor(finding.value, this.known.get(finding.value) ?? finding.kind));
+    const known = replaceValues(detected, this.known, this.knownPattern, mark);
     const found = new Map<string, string>();
     for (const [value, marker] of this.byValue) if (!this.known.has(value)) found.set(value, marker.slice('[redacted:'.length, marker.search(/[#\]]/)));
-    return replaceValues(detected, found, valuePattern(found.keys()), mark);
+    return replaceValues(known, found, valuePattern(found.keys()), mark);
   }
 
   /** The text with this redactor's markers replaced by the values they stand for. */

@@ -1,0 +1,93 @@
+// Secrets under adversarial input, end to end over --stdio: private keys whose header falls in a short snippet, secrets the trace must not keep raw.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { CodeAction } from 'vscode-languageserver-protocol';
+import type { TaskCommandResult } from '../../protocol/src/index.js';
+import { TestEditor, copyFixture } from '../support/lspClient.js';
+import { startScriptedModel } from '../support/scriptedModel.js';
+import type { ScriptedModel } from '../support/scriptedModel.js';
+import { base64Lines, seeded } from '../support/secretCorpus.js';
+
+const editors: TestEditor[] = [];
+const models: ScriptedModel[] = [];
+afterEach(async () => {
+  await Promise.all(editors.splice(0).map((e) => e.dispose()));
+  await Promise.all(models.splice(0).map((m) => m.close()));
+});
+
+async function start(root: string, model: ScriptedModel, assistant: Record<string, unknown> = {}): Promise<TestEditor> {
+  const { editor } = await TestEditor.start({
+    root,
+    env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: model.baseURL, ASSISTANT_MODEL: 'scripted-secrets' },
+    initializationOptions: { assistant: { annotations: { enabled: false }, orchestrator: { agentTimeoutMs: 20_000 }, ...assistant } },
+  });
+  editors.push(editor);
+  return editor;
+}
+
+async function runAction(editor: TestEditor, uri: string, needle: string, title: RegExp): Promise<TaskCommandResult> {
+  const at = editor.position(uri, needle);
+  const actions = await editor.request<CodeAction[]>('textDocument/codeAction', { textDocument: { uri }, range: { start: at, end: at }, context: { diagnostics: [] } });
+  const chosen = actions.find((a) => title.test(a.title));
+  if (!chosen) throw new Error(`no action ${title} at ${needle}: ${actions.map((a) => a.title).join(', ')}`);
+  return editor.request<TaskCommandResult>('workspace/executeCommand', { command: chosen.command!.command, arguments: chosen.command!.arguments });
+}
+
+describe('private keys', () => {
+  it('sends no line of a key whose header falls in a short "Used at" snippet of the same prompt', async () => {
+    const model = await startScriptedModel();
+    models.push(model);
+    model.setDefault({ kind: 'text', content: '```ts\nexport function keyFingerprint(pem: string): string {\n  return normalizePem(pem).slice(0, 8);\n}\n```' });
+    const root = copyFixture('privacy');
+    const random = seeded(7);
+    const keys = {
+      rsa: base64Lines(random, 25, 64, 'MIIEpAIBAAKCAQEA'),
+      openssh: base64Lines(random, 25, 70, 'b3BlbnNzaC1rZXktdjEAAAAA'),
+      pgp: base64Lines(random, 25, 64, 'lQOYBF'),
+      json: base64Lines(random, 25, 64, 'MIIEvQIBADANBgkqhkiG9w0BAQEF'),
+    };
+    // The target calls normalizePem, declared in another file; its references here put each key's BEGIN line in a
+    // three-line snippet, while the file section of the same prompt carries the whole key.
+    fs.writeFileSync(path.join(root, 'src', 'pem.ts'), '/** A PEM without surrounding white space. */\nexport function normalizePem(pem: string): string {\n  return pem.trim();\n}\n');
+    fs.writeFileSync(
+      path.join(root, 'src', 'keys.ts'),
+      [
+        "import { normalizePem } from './pem.js';",
+        '',
+        '/** A short fingerprint of a key. */',
+        'export function keyFingerprint(pem: string): string {',
+        '  let hash = 0;',
+        '  for (const c of normalizePem(pem)) hash = (hash * 31 + c.charCodeAt(0)) | 0;',
+        '  return hash.toString(16);',
+        '}',
+        '',
+        'export const RSA = normalizePem(`-----BEGIN RSA PRIVATE KEY-----',
+        ...keys.rsa,
+        '-----END RSA PRIVATE KEY-----`);',
+        '',
+        'export const SSH = normalizePem(`-----BEGIN OPENSSH PRIVATE KEY-----',
+        ...keys.openssh,
+        '-----END OPENSSH PRIVATE KEY-----`);',
+        '',
+        'export const PGP = normalizePem(`-----BEGIN PGP PRIVATE KEY BLOCK-----',
+        '',
+        ...keys.pgp,
+        '=Ab3x',
+        '-----END PGP PRIVATE KEY BLOCK-----`);',
+        '',
+        `export const SERVICE = normalizePem(JSON.parse('{"type":"service_account","private_key":"-----BEGIN PRIVATE KEY-----\\\\n${keys.json.join('\\\\n')}\\\\n-----END PRIVATE KEY-----\\\\n"}').private_key);`,
+        '',
+      ].join('\n'),
+    );
+    const editor = await start(root, model);
+    const doc = await editor.open('src/keys.ts');
+    expect(await runAction(editor, doc.uri, 'keyFingerprint(pem', /^Assistant: Optimize/)).toMatchObject({ applied: true });
+
+    const prompt = model.requests.map((r) => r.rawBody).join('\n');
+    // The snippet is there (so the case is the one that leaked), and no line of any key is.
+    expect(prompt).toContain('Used at src/keys.ts:');
+    const leaked = Object.fromEntries(Object.entries(keys).map(([kind, lines]) => [kind, lines.filter((line) => prompt.includes(line)).length]));
+    expect(leaked).toEqual({ rsa: 0, openssh: 0, pgp: 0, json: 0 });
+  });
+});
