@@ -3,11 +3,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CodeAction } from 'vscode-languageserver-protocol';
-import type { TaskCommandResult } from '../../protocol/src/index.js';
+import type { RevertResult, TaskCommandResult, TraceResult } from '../../protocol/src/index.js';
 import { TestEditor, copyFixture } from '../support/lspClient.js';
 import { startScriptedModel } from '../support/scriptedModel.js';
 import type { ScriptedModel } from '../support/scriptedModel.js';
 import { base64Lines, seeded } from '../support/secretCorpus.js';
+import { segmentFiles } from '../support/traceFiles.js';
 
 const editors: TestEditor[] = [];
 const models: ScriptedModel[] = [];
@@ -89,5 +90,51 @@ describe('private keys', () => {
     expect(prompt).toContain('Used at src/keys.ts:');
     const leaked = Object.fromEntries(Object.entries(keys).map(([kind, lines]) => [kind, lines.filter((line) => prompt.includes(line)).length]));
     expect(leaked).toEqual({ rsa: 0, openssh: 0, pgp: 0, json: 0 });
+  });
+});
+
+describe('the trace', () => {
+  it('keeps placeholders in proposals, insertions and answers, while the editor gets the real values and a revert restores them', async () => {
+    const model = await startScriptedModel();
+    models.push(model);
+    model.setDefault({
+      kind: 'dynamic',
+      respond: (request) => {
+        const messages = request.body.messages as { role: string; content: string }[];
+        const prompt = messages.map((m) => m.content).join('\n');
+        const marker = /\[redacted:password(?:#\d+)?\]/.exec(prompt)?.[0] ?? 'none';
+        if (messages[0]!.content.includes('You explain code')) return { kind: 'text', content: `It connects as \`qa\` with the password \`${marker}\`, retrying once.` };
+        return { kind: 'text', content: ['```ts', 'export function connectionUrl(host: string): string {', `  const dbPassword = '${marker}';`, '  return `postgres://qa:${encodeURIComponent(dbPassword)}@${host}/app`;', '}', '```'].join('\n') };
+      },
+    });
+    const root = copyFixture('privacy');
+    // Seven characters: too short to be remembered for prompts, so only the trace's own redaction can hide it.
+    const password = 'k3y$Zq9';
+    const original = ['/** The database URL for a host. */', 'export function connectionUrl(host: string): string {', `  const dbPassword = '${password}';`, '  const user = "qa";', '  const encoded = encodeURIComponent(dbPassword);', '  return `postgres://${user}:${encoded}@${host}/app`;', '}', ''].join('\n');
+    fs.writeFileSync(path.join(root, 'src', 'database.ts'), original);
+    const editor = await start(root, model, { disabledAgents: ['doc-offline', 'explain-offline', 'fix-offline'] });
+    const doc = await editor.open('src/database.ts');
+
+    const optimized = await runAction(editor, doc.uri, 'connectionUrl(host', /^Assistant: Optimize/);
+    expect(optimized).toMatchObject({ applied: true });
+    expect(editor.buffer(doc.uri).text).toContain(`const dbPassword = '${password}';`);
+    const explained = await runAction(editor, doc.uri, 'connectionUrl(host', /^Assistant: Explain/);
+    expect(explained).toMatchObject({ outcome: 'shown' });
+    for (const body of model.requests.map((r) => r.rawBody)) expect(body).not.toContain(password);
+
+    const traceText = segmentFiles(path.join(root, '.assistant', 'trace'))
+      .map((file) => fs.readFileSync(file, 'utf8'))
+      .join('\n');
+    expect(traceText).not.toContain(password);
+    const answer = (await editor.request<TraceResult>('assistant/trace', { id: explained.interactionId })).interactions[0]!.responses[0]!;
+    expect(answer.text).toMatch(/with the password `\[redacted:[a-z-]+(#\d+)?\]`/);
+    const proposal = (await editor.request<TraceResult>('assistant/trace', { id: optimized.interactionId })).interactions[0]!.responses.find((r) => r.used)!;
+    expect(proposal.insertedAt![0]!.text).toMatch(/const dbPassword = '\[redacted:[a-z-]+(#\d+)?\]';/);
+    expect(proposal.insertedAt![0]!.replaced).toMatch(/const dbPassword = '\[redacted:[a-z-]+(#\d+)?\]';/);
+
+    // The session that made the edit still knows the values: the revert puts the user's code back exactly.
+    const reverted = await editor.request<RevertResult>('assistant/revert', { interactionId: optimized.interactionId });
+    expect(reverted).toMatchObject({ reverted: true });
+    expect(editor.buffer(doc.uri).text).toBe(original);
   });
 });

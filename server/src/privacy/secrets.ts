@@ -569,6 +569,39 @@ export function rememberSecret(value: string, kind: string): void {
 export function forgetRememberedSecrets(): void {
   remembered.clear();
   rememberedRegex = null;
+  kept.clear();
+  keptRegex = null;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Values kept back from a model in this process, for the trace
+
+/**
+ * Every value a redaction for a model replaced (shorter ones too, which `remembered` leaves out as too common to
+ * replace in prompts): the trace replaces them wherever they appear, so an answer that quotes a placeholder, restored
+ * for the user, is stored with the placeholder again. Too much replaced there costs nothing: the trace's own
+ * redaction is reversible for the session that needs the values back.
+ */
+const KEPT_LIMIT = 5_000;
+const KEPT_MIN_LENGTH = 6;
+const kept = new Map<string, string>();
+let keptRegex: RegExp | undefined | null = null;
+
+function rememberKept(value: string, kind: string): void {
+  if (value.length < KEPT_MIN_LENGTH || value.includes('[redacted:')) return;
+  if (kept.has(value)) {
+    kept.delete(value);
+    kept.set(value, kind);
+    return;
+  }
+  kept.set(value, kind);
+  while (kept.size > KEPT_LIMIT) kept.delete(kept.keys().next().value as string);
+  keptRegex = null;
+}
+
+function keptPattern(): RegExp | undefined {
+  if (keptRegex === null) keptRegex = valuePattern(kept.keys());
+  return keptRegex;
 }
 
 function escapeRegex(text: string): string {
@@ -617,8 +650,14 @@ export class Redactor {
   private readonly known: ReadonlyMap<string, string>;
   private readonly knownPattern: RegExp | undefined;
 
-  /** `known`: values to redact wherever they appear, each with its kind. */
-  constructor(known: ReadonlyMap<string, string> = new Map()) {
+  /**
+   * `known`: values to redact wherever they appear, each with its kind. `keptValues`: also every value a redaction
+   * for a model replaced so far in this process, as the trace wants (see `kept`).
+   */
+  constructor(
+    known: ReadonlyMap<string, string> = new Map(),
+    private readonly options: { keptValues?: boolean } = {},
+  ) {
     const merged = new Map(remembered);
     for (const [value, kind] of known) merged.set(value, kind);
     this.known = merged;
@@ -639,6 +678,7 @@ export class Redactor {
     this.byValue.set(value, marker);
     this.byMarker.set(marker, value);
     rememberSecret(value, kind);
+    rememberKept(value, kind);
     return marker;
   }
 
@@ -652,7 +692,8 @@ export class Redactor {
     const mark = (value: string, kind: string): string => this.markerFor(value, kind);
     // A known value a detector finds is still named by where it comes from (the .env, an ignored file).
     const detected = replaceSecrets(text, (finding) => this.markerFor(finding.value, this.known.get(finding.value) ?? finding.kind));
-    const known = replaceValues(detected, this.known, this.knownPattern, mark);
+    let known = replaceValues(detected, this.known, this.knownPattern, mark);
+    if (this.options.keptValues) known = replaceValues(known, kept, keptPattern(), mark);
     const found = new Map<string, string>();
     for (const [value, marker] of this.byValue) if (!this.known.has(value)) found.set(value, marker.slice('[redacted:'.length, marker.search(/[#\]]/)));
     return replaceValues(known, found, valuePattern(found.keys()), mark);
