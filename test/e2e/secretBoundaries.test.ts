@@ -1,10 +1,11 @@
 // Secrets under adversarial input, end to end over --stdio: private keys whose header falls in a short snippet, secrets the trace must not keep raw.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CodeAction } from 'vscode-languageserver-protocol';
-import type { RevertResult, TaskCommandResult, TraceResult } from '../../protocol/src/index.js';
-import { TestEditor, copyFixture } from '../support/lspClient.js';
+import type { AgentsResult, RevertResult, TaskCommandResult, TraceResult } from '../../protocol/src/index.js';
+import { TestEditor, copyFixture, until } from '../support/lspClient.js';
 import { startScriptedModel } from '../support/scriptedModel.js';
 import type { ScriptedModel } from '../support/scriptedModel.js';
 import { base64Lines, seeded } from '../support/secretCorpus.js';
@@ -136,5 +137,50 @@ describe('the trace', () => {
     const reverted = await editor.request<RevertResult>('assistant/revert', { interactionId: optimized.interactionId });
     expect(reverted).toMatchObject({ reverted: true });
     expect(editor.buffer(doc.uri).text).toBe(original);
+  });
+});
+
+describe('trace.directory', () => {
+  /** Asks the document task offline, so the trace gets one record wherever it lives. */
+  async function recordOne(editor: TestEditor): Promise<void> {
+    const doc = await editor.open('src/billing.ts');
+    await runAction(editor, doc.uri, 'createBillingClient(customerRegion', /^Assistant: (Document|Complete the documentation)/);
+  }
+
+  it('refuses a folder outside the workspace and the data folder, with a message, and keeps the trace in the workspace', async () => {
+    const model = await startScriptedModel();
+    models.push(model);
+    const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-trace-escape-'));
+    const root = path.join(parent, 'workspace');
+    fs.cpSync(copyFixture('privacy'), root, { recursive: true });
+    const absolute = path.join(parent, 'absolute-trace');
+    for (const directory of ['../escaped-trace', absolute]) {
+      const editor = await start(root, model, { trace: { directory } });
+      await until(() => editor.messages.some((m) => m.message.includes('trace.directory')), 10_000, 'the refusal message');
+      expect(editor.messages.find((m) => m.message.includes('trace.directory'))!.message).toContain(`is outside the workspace ${root} and the user's data folder`);
+      const { problems } = await editor.request<AgentsResult>('assistant/agents', {});
+      expect(problems.join('\n')).toContain('trace.directory');
+      await recordOne(editor);
+      await editor.dispose();
+    }
+    expect(fs.readdirSync(parent).sort()).toEqual(['workspace']);
+    expect(segmentFiles(path.join(root, '.assistant', 'trace')).length).toBeGreaterThan(0);
+  });
+
+  it("takes a folder inside the user's data folder", async () => {
+    const model = await startScriptedModel();
+    models.push(model);
+    const data = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-data-'));
+    const root = copyFixture('privacy');
+    const directory = path.join(data, 'assistant-ls', 'traces', 'billing');
+    const { editor } = await TestEditor.start({
+      root,
+      env: { XDG_DATA_HOME: data },
+      initializationOptions: { assistant: { annotations: { enabled: false }, trace: { directory } } },
+    });
+    editors.push(editor);
+    await recordOne(editor);
+    expect(segmentFiles(directory).length).toBeGreaterThan(0);
+    expect(editor.messages.filter((m) => m.message.includes('trace.directory'))).toEqual([]);
   });
 });
