@@ -6,6 +6,13 @@ import type { DataCallback, Disposable, Message, ResponseMessage } from 'vscode-
 
 /** The largest message body accepted; a frame announcing more closes the stream (see docs/protocol.md, "Robustness"). */
 export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+/**
+ * The largest request body served: a request (a message with an id and a method) over it is answered with
+ * InvalidRequest and not run. Documents come in notifications, which only {@link MAX_MESSAGE_BYTES} bounds; a request
+ * carries a question, a command's arguments or a position, and one this large is a mistake or an attack, which must
+ * neither hold the server nor fill its memory.
+ */
+export const MAX_REQUEST_BYTES = 2 * 1024 * 1024;
 /** The longest header section accepted; real headers are a few dozen bytes. */
 export const MAX_HEADER_BYTES = 8 * 1024;
 
@@ -142,6 +149,12 @@ export class FramedMessageReader extends AbstractMessageReader {
     }
     if (typeof message !== 'object' || message === null || Array.isArray(message)) {
       this.answer({ jsonrpc: '2.0', id: null, error: { code: ErrorCodes.InvalidRequest, message: `Invalid request: a message is a JSON object, not ${Array.isArray(message) ? 'an array (batches are not part of LSP)' : JSON.stringify(message)?.slice(0, 40)}.` } });
+      return;
+    }
+    const request = message as { id?: unknown; method?: unknown };
+    if (body.length > MAX_REQUEST_BYTES && typeof request.method === 'string' && (typeof request.id === 'number' || typeof request.id === 'string')) {
+      const size = `${(body.length / 1024 / 1024).toFixed(1)} MiB`;
+      this.answer({ jsonrpc: '2.0', id: request.id, error: { code: ErrorCodes.InvalidRequest, message: `Invalid request: "${request.method.slice(0, 80)}" is ${size}, over the ${MAX_REQUEST_BYTES / 1024 / 1024} MiB limit for one request; send less (a document goes in textDocument/didOpen, not in a request).` } });
       return;
     }
     try {

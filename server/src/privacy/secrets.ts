@@ -113,7 +113,7 @@ const KEY_QUALIFIERS: ReadonlySet<string> = new Set([
 function keyWords(key: string): string[] {
   return key
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .replace(/([A-Z])(?=[A-Z][a-z])/g, '$1 ')
     .toLowerCase()
     .split(/[^a-z0-9]+/)
     .filter(Boolean);
@@ -273,7 +273,7 @@ const DETECTORS: readonly Detector[] = [
     group: 1,
     accept: (value, match, text) => {
       const line = lineAround(text, match.index);
-      return !PLACEHOLDER.test(value) && /;/.test(line) && (line.match(/[\w ]+\s*=\s*[^;=]*;/g) ?? []).length >= 1 && line.split('=').length >= 3;
+      return !PLACEHOLDER.test(value) && /;/.test(line) && /(?<![\w\s])[\w\s]+=[^;=]*;/.test(line) && line.split('=').length >= 3;
     },
     needles: ['password', 'pwd'],
   },
