@@ -8,7 +8,7 @@ import type { AgentsResult, RevertResult, TaskCommandResult, TraceResult } from 
 import { TestEditor, copyFixture, until } from '../support/lspClient.js';
 import { startScriptedModel } from '../support/scriptedModel.js';
 import type { ScriptedModel } from '../support/scriptedModel.js';
-import { base64Lines, seeded } from '../support/secretCorpus.js';
+import { SECRET_FORMAT_COUNT, base64Lines, lookAlikes, plantedSecrets, seeded } from '../support/secretCorpus.js';
 import { segmentFiles } from '../support/traceFiles.js';
 
 const editors: TestEditor[] = [];
@@ -35,6 +35,47 @@ async function runAction(editor: TestEditor, uri: string, needle: string, title:
   if (!chosen) throw new Error(`no action ${title} at ${needle}: ${actions.map((a) => a.title).join(', ')}`);
   return editor.request<TaskCommandResult>('workspace/executeCommand', { command: chosen.command!.command, arguments: chosen.command!.arguments });
 }
+
+describe('the generated corpus', () => {
+  it('sends no secret of a hundred in over seventy formats raw, and the look-alikes beside them intact', async () => {
+    const model = await startScriptedModel();
+    models.push(model);
+    model.setDefault({ kind: 'text', content: 'No change: it is as fast and clear as it gets.' });
+    const root = copyFixture('privacy');
+    const secrets = plantedSecrets(11, 100);
+    const alikes = lookAlikes(12, 110);
+    expect(SECRET_FORMAT_COUNT).toBeGreaterThanOrEqual(70);
+    // Secrets and look-alikes side by side, in files small enough to go to the model whole, as raw lines inside a
+    // block comment (each at the start of its line, as in the file it comes from).
+    const entries = secrets.flatMap((secret, i) => [secret.text, ...(alikes[i] ? [alikes[i].text] : [])]).concat(alikes.slice(secrets.length).map((a) => a.text));
+    const files: string[][] = [[]];
+    let size = 0;
+    for (const entry of entries) {
+      if (size + entry.length > 8_000) {
+        files.push([]);
+        size = 0;
+      }
+      files.at(-1)!.push(entry);
+      size += entry.length + 2;
+    }
+    const editor = await start(root, model);
+    for (const [i, lines] of files.entries()) {
+      const name = `src/settings${i}.ts`;
+      const text = ['/** Adds the two settings counts. */', `export function countSettings${i}(a: number, b: number): number {`, '  const total = a + b;', '  const checked = Math.max(0, total);', '  return checked;', '}', '', '/*', ...lines.flatMap((line) => [line, '']), `END OF SETTINGS ${i}`, '*/', ''].join('\n');
+      fs.writeFileSync(path.join(root, name), text);
+      const doc = await editor.open(name);
+      await runAction(editor, doc.uri, `countSettings${i}(a`, /^Assistant: Optimize/);
+      expect(model.requests.at(-1)!.rawBody, name).toContain(`END OF SETTINGS ${i}`);
+    }
+    const sent = model.requests.map((r) => (r.body.messages as { content: string }[]).map((m) => m.content).join('\n')).join('\n');
+    const raw = secrets.filter((secret) => sent.includes(secret.secret));
+    const intact = alikes.filter((alike) => sent.includes(alike.value));
+    const formats = new Set(secrets.map((secret) => secret.format)).size;
+    console.log(`secret corpus over --stdio: ${secrets.length - raw.length}/${secrets.length} secrets never sent raw (${formats} formats); ${intact.length}/${alikes.length} look-alikes intact`);
+    expect(raw.map((secret) => secret.format)).toEqual([]);
+    expect(intact.length / alikes.length).toBeGreaterThanOrEqual(0.97);
+  });
+});
 
 describe('private keys', () => {
   it('sends no line of a key whose header falls in a short "Used at" snippet of the same prompt', async () => {

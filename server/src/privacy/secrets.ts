@@ -152,6 +152,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  */
 export function looksRandom(value: string): boolean {
   if (value.length < 20 || value.length > 4_096) return false;
+  // A cookie as written to document.cookie (`prefs=eyJ…`) is judged by its value.
+  const json = base64Json(value) ?? base64Json(value.replace(/^[A-Za-z_][\w.-]*=/, ''));
+  if (json !== undefined) return findSecrets(json).length > 0;
   if (PUBLIC_ID.test(value) || UUID.test(value) || /^[0-9a-f]+$/i.test(value) || /^(?:sha\d+|md5)[-:]/i.test(value) || ENCODED_FILE.test(value) || isPathOrUrl(value)) return false;
   if (/^[A-Za-z_$][\w$]*(?:[.-][A-Za-z_$][\w$]*)*$/.test(value) && (!/\d/.test(value) || isWordy(value))) return false;
   const lower = /[a-z]/.test(value);
@@ -167,6 +170,18 @@ export function looksRandom(value: string): boolean {
 function randomBlock(text: string): boolean {
   const sample = text.slice(0, 4_096);
   return /[a-z]/.test(sample) && /[A-Z]/.test(sample) && /\d/.test(sample) && shannonEntropy(sample) >= 5 && classChanges(sample) >= 0.3;
+}
+
+/**
+ * The JSON a base64 (or base64url) value encodes, when it encodes an object or array of printable text: a cookie or
+ * a state parameter, which anyone can read, unlike a key. Undefined for anything else.
+ */
+function base64Json(value: string): string | undefined {
+  if (!/^(?:eyJ|eyI|W3|WyJ|ewo|ewog|e30)/.test(value) || !/^[A-Za-z0-9+/_-]+={0,2}$/.test(value)) return undefined;
+  const decoded = Buffer.from(value.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8');
+  // A cut value ends mid-token: what is readable up to there must be JSON-shaped and printable.
+  if (!/^\s*[[{]/.test(decoded) || /[^\x20-\x7e\s\u00a0-\uffff]|\ufffd/.test(decoded)) return undefined;
+  return decoded;
 }
 
 /** Mostly made of pronounceable words (`getUserProfileById2`, `HTTPServerError500Handler`): a name, not a key. */
@@ -212,7 +227,8 @@ const PROVIDERS: readonly { kind: string; pattern: string; flags?: string; accep
   { kind: 'mailgun-key', pattern: String.raw`\bkey-[0-9a-f]{32}\b`, needles: ['key-'] },
   { kind: 'databricks-token', pattern: String.raw`\bdapi[a-f0-9]{32}(?:-\d)?\b`, needles: ['dapi'] },
   { kind: 'square-token', pattern: String.raw`\bsq0(?:atp|csp)-[A-Za-z0-9_-]{22,}` },
-  { kind: 'telegram-token', pattern: String.raw`\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b`, needles: [':AA'] },
+  // Also inside a bot URL (`/bot123456789:AA…/sendMessage`), where no word boundary comes before the digits.
+  { kind: 'telegram-token', pattern: String.raw`(?<!\d)\d{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])`, needles: [':AA'] },
   { kind: 'discord-token', pattern: String.raw`\b[MN][A-Za-z\d]{23,25}\.[\w-]{6}\.[\w-]{27,}` },
   { kind: 'discord-webhook', pattern: String.raw`https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{30,}` },
   { kind: 'newrelic-key', pattern: String.raw`\bNRAK-[A-Z0-9]{27}\b` },
@@ -240,7 +256,36 @@ function lineAround(text: string, index: number): string {
   return text.slice(start, end < 0 ? undefined : end);
 }
 
+/** A string literal on one line, in any of the three quotes (a template without substitutions). */
+const LITERAL = String.raw`(?:'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|\x60(?:[^\x60\\$]|\\.|\$(?!\{))*\x60)`;
+
+/**
+ * What a chain of literals spells, `'sk_live_' + '51Nz…'` or `['ghp_', 'R8mK…'].join('')`, judged by the detectors
+ * as if it were written as one literal in its place (the line before it kept, so a secret-named key still counts):
+ * the kind of secret it is, or undefined. A secret split to slip past a search is still that secret.
+ */
+function joinedSecretKind(match: RegExpExecArray): string | undefined {
+  const parts = [...match[0].matchAll(new RegExp(LITERAL, 'g'))].map((literal) => literal[0].slice(1, -1));
+  const joined = parts.join('');
+  if (parts.length < 2 || joined.length < 8 || /["\n]/.test(joined)) return undefined;
+  const lineStart = match.input.lastIndexOf('\n', match.index - 1) + 1;
+  const before = match.input.slice(lineStart, match.index);
+  const probe = `${before}"${joined}"`;
+  let kind: string | undefined;
+  replaceSecrets(probe, (finding) => {
+    if (kind === undefined && finding.end > before.length && finding.start < probe.length - 1) kind = finding.kind;
+    return '';
+  });
+  return kind;
+}
+
 const DETECTORS: readonly Detector[] = [
+  // Literals joined with `+` or by `[…].join('')`, redacted whole (chains of two or more; each step reads a literal once).
+  {
+    kind: joinedSecretKind,
+    pattern: regex(String.raw`${LITERAL}(?:\s*\+\s*${LITERAL})+|\[\s*${LITERAL}(?:\s*,\s*${LITERAL})+\s*,?\s*\]\s*\.join\(\s*(?:''|""|\x60\x60)\s*\)`),
+    needles: ['+', '.join('],
+  },
   // PEM and PGP private keys, also inside JSON strings with escaped newlines; a block cut short ends where the base64 does.
   {
     kind: 'private-key',
@@ -349,6 +394,19 @@ const DETECTORS: readonly Detector[] = [
       if (!key || /[,;(){}]$/.test(value) || /[()]/.test(value) || MEMBER_PATH.test(value) || /^[|>]-?$/.test(value) || /^!\w+/.test(value)) return false;
       return plausibleSecret(value, key.evidence === 'weak' ? 'weak' : 'password');
     },
+  },
+  // A secret-named key and its value anywhere in a comment line, prose around it: `// staging db: user=qa password=…`.
+  // The comment is checked behind the value, so the look back runs only where a key and a value were found.
+  {
+    kind: (match) => secretKeyKind(match[1] as string)?.kind,
+    pattern: regex(String.raw`(?<![\w$.-])([A-Za-z_][\w.-]*)[ \t]*[=:][ \t]*([^\s"'\x60,;()<>\[\]{}]{4,})(?<=(?:\/\/|#|\/\*|^[ \t]*\*|^[ \t]*--)[^\n]*)`, 'm'),
+    group: 2,
+    accept: (value, match) => {
+      const key = secretKeyKind(match[1] as string);
+      const trimmed = value.replace(/[.!?]+$/, '');
+      return key !== undefined && key.evidence !== 'key' && !MEMBER_PATH.test(trimmed) && plausibleSecret(trimmed, key.evidence === 'weak' ? 'weak' : 'password');
+    },
+    needles: ['//', '#', '*', '--'],
   },
   // Kubernetes and compose environment lists: `- name: DB_PASSWORD` then `value: …`.
   {
