@@ -19,11 +19,11 @@ const USAGE = `usage: npm run bench -- [options]
   --trace-sizes <a,b,...>  trace sizes in interactions (default 1000,10000,100000; quick 1000,10000)
   --json <file>            where the results go (default bench-results.json in the current directory)
   --no-tsls                leave out typescript-language-server
-  --only <a,b,...>         measure only these sections: lsp, index, tools, oracle, orchestration, first, trace, context
-                           (default: all of them)`;
+  --only <a,b,...>         measure only these sections: lsp, index, tools, oracle, orchestration, first, trace, context,
+                           hostile (default: all of them)`;
 
 /** The sections `--only` can name. */
-const SECTIONS = ['lsp', 'index', 'tools', 'oracle', 'orchestration', 'first', 'trace', 'context'];
+const SECTIONS = ['lsp', 'index', 'tools', 'oracle', 'orchestration', 'first', 'trace', 'context', 'hostile'];
 
 function parseArgs(argv) {
   const options = { quick: false, projects: [], firstFiles: [], json: path.resolve('bench-results.json'), tsls: true, only: new Set(SECTIONS) };
@@ -453,6 +453,13 @@ function judge(results) {
       add(`first workspace question, cold index ≤ ${FIRST_TARGETS.question}× typescript-language-server's first code action${on}`, p.name, question, question <= FIRST_TARGETS.question, '×', why);
     }
   }
+  const hostile = results.hostile;
+  if (hostile) {
+    add('1 MB request of any degenerate shape answered < 1 s (slowest)', 'hostile', hostile.askMegabyteSlowestMs, hostile.askMegabyteSlowestMs < 1_000);
+    add('code action sent behind a 1 MB request answered < 1 s (p99)', 'hostile', hostile.codeActionBehindMegabyte?.p99, hostile.codeActionBehindMegabyte?.p99 < 1_000);
+    const storm = hostile.storm;
+    add(`resident memory after a storm of ${storm?.requests} × 10 MB requests (half cancelled) ≤ 400 MB`, 'hostile', storm?.rssAfterMB, storm?.rssAfterMB <= 400, 'MB');
+  }
   const largest = results.trace.filter((t) => !t.error).sort((a, b) => b.size - a.size)[0];
   if (largest) {
     const label = `${largest.size.toLocaleString('en')} interactions`;
@@ -585,12 +592,14 @@ async function main() {
         codeActionsDuringPauses: 'a space typed at one of `pauses` places spread over the file, a pause of 300 ms, then the code actions asked for every 10 ms for pauseWindowMs at those positions in turn, while the server checks the changed file (ours 400 ms after a change); then the space is deleted and the server left to go idle; worstPerRound = the longest request of each round',
         retrievalIndex: 'built cold (a new index reading and parsing every file, the file-system cache warm after the first run), then from its saved index (fromSaved: a new index given the file a first one saved, taking every unchanged file from it), then queried warm',
         first: 'per round, three fresh processes with empty cache folders (XDG_CACHE_HOME) on the file of --first-file (else the large file): typescript-language-server\'s first code-action list right after the open, at the first declaration; ours with no model, from the code-action request right after the open through the offline Document task it offers to the answer, the edit applied (documentTask.list: the list\'s part; when Document is not offered at a declaration the next is tried, counted); ours asked "where is <a declaration of the file, exported if one is> implemented?" through assistant/ask right after initialized, on a cold index; rounds taking turns; ratios of the medians to typescript-language-server\'s; run in a process with the code-action client\'s Node flags',
+        hostile: 'the server on a copy of test/fixtures/basic: assistant/ask with 1 KB, then with 1 MB of each degenerate shape (a run of one character or a short pattern repeated), each with a code-action request sent right behind it (timed from the ask); then a storm of 10 MB assistant/ask requests, every other one cancelled right after it is sent; rssAfterMB = VmRSS 2 s after the last answer, peakRssMB = VmHWM',
         trace: 'past sessions written in bulk as segment files (200 interactions per session), then opened as a new session; appends go through TraceStore.add',
         orchestration: 'Document through workspace/executeCommand with only the model agent; overhead = wall time minus the time the endpoint held the requests; after the first task the server is let go idle (settleMs: what it does after the open, the first type-check of the file among it, as before the code-action measurements); the first task and the next warm-up tasks (up to 10) are reported apart; each server has a cache folder of its own (XDG_CACHE_HOME), so the first task is that of a first session on the project, and laterSessionFirstTaskMs is the first task of a new server given the folder of the measured one, whose index it saved when it shut down; the client applies edits and reports them as incremental didChange, and undoes each after the task the same way; serverMainThreadCpu = CPU time of the server\'s main thread during each measured task (Linux, from /proc; null elsewhere), benchProcessCpu = CPU time of the bench process (the editor side and the endpoint) during it; afterTyping = the same tasks, each right after a space typed at the start of the line above the declaration (an incremental didChange) and the code-action request there, as a task usually runs',
       },
     },
     projects: [],
     trace: [],
+    hostile: null,
     targets: [],
   };
   try {
@@ -604,6 +613,10 @@ async function main() {
     results.trace.push({ size, ...result });
   }
   if (options.only.has('context')) results.context = await attempt('context', () => runSection('context', { runs: options.runs }));
+  if (options.only.has('hostile')) {
+    const args = { stormRequests: options.quick ? 100 : 1_000, stormBytes: 10_000_000, runs: options.quick ? 5 : 20 };
+    results.hostile = await attempt('hostile input', () => runSection('hostile', args));
+  }
   results.targets = judge(results);
   results.meta.totalSeconds = Math.round((now() - started) / 1000);
   results.meta.loadAverageAfter = os.loadavg().map((l) => Math.round(l * 100) / 100);

@@ -147,6 +147,9 @@ describe('npm run bench -- --quick', () => {
       assert.ok(trace.peakRssMB > 0);
     }
     for (const key of ['repeated', 'newTarget', 'afterEdit', 'classify']) expectStats(results.context[key], `context ${key}`);
+    assert.equal(typeof results.hostile.askMegabyteSlowestMs, 'number');
+    expectStats(results.hostile.codeActionBehindMegabyte, 'code action behind a megabyte request');
+    assert.ok(results.hostile.storm.rssAfterMB > 0);
     assert.ok(results.targets.length > 5);
     for (const target of results.targets) assert.ok(['pass', 'FAIL', 'n/a'].includes(target.pass));
   });

@@ -101,7 +101,8 @@ export const SETTINGS = object({
       default: '.assistant/trace',
       nonBlank: 'path',
       restricted: true,
-      description: 'Where the trace lives; relative paths are resolved against the first workspace folder.',
+      description:
+        "Where the trace lives; relative paths are resolved against the first workspace folder. It must be inside the workspace or the user's data folder (`$XDG_DATA_HOME/assistant-ls`, `~/.local/share/assistant-ls`, `%APPDATA%\\assistant-ls`, `~/Library/Application Support/assistant-ls`); anywhere else is refused with a message and the default is used.",
     }),
     segmentSize: number({ default: 500, min: 1, max: 100_000, whole: true, description: 'Interactions per trace segment file before a new segment starts.' }),
     commit: boolean({

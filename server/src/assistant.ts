@@ -2,7 +2,6 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import type { Position, Range } from 'vscode-languageserver-protocol';
 import type {
   AgentsResult,
@@ -63,6 +62,9 @@ import type { DocumentSnapshot, DocumentSource } from './workspace/documentSnaps
 import { uriToPath } from './workspace/documentSnapshot.js';
 import { insideAssistantFolder, keepAssistantFolderOutOfGit, writeAssistantFile } from './workspace/assistantFiles.js';
 import { reportListingLimits } from './workspace/workspaceFiles.js';
+import { traceDirectoryOf } from './workspace/confinement.js';
+import { userDataDirectory } from './workspace/userCache.js';
+import { DEFAULT_SETTINGS } from './protocol.js';
 import type { FileEvent } from './workspace/workspaceFiles.js';
 import { Session } from './workspace/session.js';
 import type { DocumentEdit, Workspace } from './workspace/workspace.js';
@@ -100,6 +102,8 @@ export class Assistant {
   private readonly workspaces: Session;
   /** The workspace folder the editor opened. */
   private readonly workspace: Workspace;
+  /** Why the configured `trace.directory` was refused, for the user to see (undefined: it was not). */
+  traceDirectoryProblem: string | undefined;
 
   private constructor(
     private readonly options: AssistantOptions,
@@ -150,20 +154,27 @@ export class Assistant {
       pid: process.pid,
       ...(options.client ? { client: options.client } : {}),
     };
-    const directory = path.resolve(options.root, settings.trace.directory);
+    const confined = traceDirectoryOf(options.root, settings.trace.directory, DEFAULT_SETTINGS.trace.directory, userDataDirectory(options.env));
+    const directory = confined.directory;
+    // Listed with the other settings problems (logged, and answered by assistant/agents).
+    if (confined.problem) options.settingsProblems.push(confined.problem);
     // The trace is the server's first write into `.assistant/`: its .gitignore comes first.
     await keepTraceOutOfGit(options.root, directory, settings.trace.commit, options.log);
     const workspaces = new Session(options.documents);
     // The trace leaves out the code of files the workspace keeps from models, by the workspace's own rule.
     const exclusion = workspaces.workspace(options.root).exclusion;
     const trace = await TraceStore.open({ directory, session, segmentSize: settings.trace.segmentSize, exclusion, onWarning: (m) => options.log(`trace: ${m}`) });
-    return new Assistant(options, session, trace, workspaces);
+    const assistant = new Assistant(options, session, trace, workspaces);
+    assistant.traceDirectoryProblem = confined.problem;
+    return assistant;
   }
 
   /** Applies new settings without a restart (the trace location stays until the next start). */
   reconfigure(settings: AssistantSettings, problems: string[]): void {
     void keepTraceOutOfGit(this.options.root, this.env.trace.directory, settings.trace.commit, this.options.log);
-    this.env.registry = buildRegistry(settings, this.options.env, problems);
+    const confined = traceDirectoryOf(this.options.root, settings.trace.directory, this.env.trace.directory, userDataDirectory(this.options.env));
+    this.traceDirectoryProblem = confined.problem;
+    this.env.registry = buildRegistry(settings, this.options.env, confined.problem ? [...problems, confined.problem] : problems);
     this.env.agentTimeoutMs = settings.orchestrator.agentTimeoutMs;
     this.env.maxAttempts = settings.orchestrator.maxAttempts;
     this.env.strategy = settings.orchestrator.strategy;

@@ -144,6 +144,30 @@ describe('server lifecycle', () => {
     }
   });
 
+  it('answers every frame of a burst reusing ids in flight: the first with its result, each duplicate with InvalidRequest', async () => {
+    const server = RawServer.spawn({ root: copyFixture('basic') });
+    try {
+      expect((await server.initialize()).error).toBeUndefined();
+      // Five frames, two ids, in one write: the duplicates arrive while the first of each id is still in flight.
+      const ask = (id: number | string): Buffer => frame({ jsonrpc: '2.0', id, method: 'assistant/ask', params: { text: 'document parseConfig' } });
+      const agents = (id: number | string): Buffer => frame({ jsonrpc: '2.0', id, method: 'assistant/agents', params: {} });
+      server.writeBytes(Buffer.concat([ask(41), ask('dup'), agents(41), agents('dup'), ask(41)]));
+      await server.until(() => (server.responsesTo(41).length === 3 && server.responsesTo('dup').length === 2 ? true : undefined), 20_000, 'five answers');
+      for (const id of [41, 'dup']) {
+        const answers = server.responsesTo(id);
+        expect(answers.filter((a) => a.result !== undefined), String(id)).toHaveLength(1);
+        for (const refused of answers.filter((a) => a.error)) expect(refused.error).toMatchObject({ code: -32600, message: expect.stringContaining('already used by a request in flight') });
+      }
+      // Once answered, an id may be used again.
+      expect((await server.response(server.request('assistant/agents', {}, 41 + 1000))).result).toBeDefined();
+      server.writeBytes(agents('dup'));
+      await server.until(() => (server.responsesTo('dup').length === 3 ? true : undefined), 10_000, 'the reused id answered');
+      expect(server.responsesTo('dup')[2]!.result).toBeDefined();
+    } finally {
+      await server.dispose();
+    }
+  });
+
   it('reads params sent with an absent cancellation token ([params, null], as vscode-jsonrpc sends them) as params', async () => {
     const { editor } = await TestEditor.start({ root: copyFixture('basic') });
     track(editor);

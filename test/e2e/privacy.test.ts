@@ -216,9 +216,12 @@ describe('what reaches a model', () => {
     const explanation = (await editor.request<TraceResult>('assistant/trace', { id: explained.interactionId })).interactions[0]!;
     expect(explanation.responses[0]!.text).toContain('[redacted:jwt]');
     expect(explanation.context.fragment!.text).toContain("const serviceJwt = '[redacted:jwt]'");
-    // What the trace keeps raw is the fix's edit: the user's own declaration, which applying and reverting need exactly.
-    for (const secret of SECRETS.filter((s) => s !== AUDIT_TOKEN)) expect(trace.text, secret).not.toContain(secret);
-    expect(trace.text).toContain(AUDIT_TOKEN);
+    // The fix's edit and what it inserted are kept with placeholders too: the editor got the real values.
+    for (const secret of SECRETS) expect(trace.text, secret).not.toContain(secret);
+    const fixRecord = (await editor.request<TraceResult>('assistant/trace', { id: fixed.interactionId })).interactions[0]!;
+    const applied = fixRecord.responses.find((r) => r.used)!;
+    expect(applied.insertedAt![0]!.text).toMatch(/const auditToken = '\[redacted:[a-z-]+(#\d+)?\]';/);
+    expect(JSON.stringify(applied.edit)).toMatch(/const auditToken = '\[redacted:[a-z-]+(#\d+)?\]';/);
   });
 
   it('refuses to send a document that is ignored or a secrets file, saying why, and records no fragment of it', async () => {

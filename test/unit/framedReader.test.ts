@@ -1,7 +1,7 @@
 // The base-protocol frame reader: frames split anywhere, bad bodies answered and skipped, untrustworthy framing closed.
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { FramedMessageReader, FramingError, MAX_HEADER_BYTES, MAX_MESSAGE_BYTES } from '../../server/src/lsp/framedReader.js';
+import { FramedMessageReader, FramingError, MAX_HEADER_BYTES, MAX_MESSAGE_BYTES, MAX_REQUEST_BYTES, requestHead } from '../../server/src/lsp/framedReader.js';
 
 function frame(body: string | Buffer): Buffer {
   const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
@@ -48,6 +48,36 @@ describe('FramedMessageReader', () => {
     ]);
     expect(messages).toEqual([{ id: 2, method: 'b' }]);
     expect(closed()).toBe(0);
+  });
+
+  it('refuses an oversized request by its id from its pieces, and reads an oversized notification as usual', () => {
+    const { stream, messages, answers } = reader();
+    const text = `${'x'.repeat(MAX_REQUEST_BYTES)}"\\`;
+    stream.write(frame(JSON.stringify({ jsonrpc: '2.0', params: { text, id: 1, method: 'inner' }, method: 'assistant/ask', id: 'big' })));
+    stream.write(frame(JSON.stringify({ jsonrpc: '2.0', method: 'textDocument/didOpen', params: { textDocument: { text, id: 2 } } })));
+    stream.write(frame('{"id":4,"method":"small"}'));
+    expect(answers).toEqual([{ jsonrpc: '2.0', id: 'big', error: { code: -32600, message: expect.stringContaining('over the 2 MiB limit for one request') } }]);
+    expect(messages.map((m) => (m as { method: string }).method)).toEqual(['textDocument/didOpen', 'small']);
+  });
+
+  it('reads the id and method of a request from its top level, wherever its bytes are split', () => {
+    const objects: Record<string, unknown>[] = [
+      { jsonrpc: '2.0', params: { text: 'x"y\\', id: 9, method: 'inner' }, id: 5, method: 'assistant/ask' },
+      { jsonrpc: '2.0', method: 'textDocument/didOpen', params: { id: 3, method: 'a' } },
+      { 'a"b': '"', id: 'q"\\', method: 'é"' },
+      { x: ['"', { id: 1 }, '\\'], method: 'n' },
+      { id: -1.5e3, method: 'x' },
+      { id: 12, method: 2 },
+    ];
+    for (const object of objects) {
+      const bytes = Buffer.from(JSON.stringify(object));
+      const expected = (typeof object.id === 'number' || typeof object.id === 'string') && typeof object.method === 'string' ? { id: object.id, method: object.method } : undefined;
+      for (const size of [1, 2, 3, 7, bytes.length]) {
+        const pieces: Buffer[] = [];
+        for (let at = 0; at < bytes.length; at += size) pieces.push(bytes.subarray(at, at + size));
+        expect(requestHead(pieces), `${JSON.stringify(object)} in pieces of ${size}`).toEqual(expected);
+      }
+    }
   });
 
   it('decodes invalid UTF-8 as U+FFFD, accepts agreeing duplicate lengths and other headers', () => {

@@ -118,13 +118,13 @@ const ABBREVIATIONS: ReadonlySet<string> = new Set(['e.g', 'i.e', 'etc', 'vs']);
 function isStructuredIdentifier(raw: string): boolean {
   // Surnames such as McDonald have the shape of PascalCase without being code.
   if (ABBREVIATIONS.has(raw.toLowerCase()) || /^Ma?c[A-Z]/.test(raw)) return false;
-  return /[a-z]{2,}[A-Z]|[A-Z][a-z]+[A-Z][a-z]|[A-Za-z0-9]_[A-Za-z0-9]|[A-Za-z]\.[A-Za-z]|^\$|[A-Za-z][0-9]+[A-Za-z]?$/.test(raw);
+  return /[a-z]{2}[A-Z]|[A-Z][a-z]+[A-Z][a-z]|[A-Za-z0-9]_[A-Za-z0-9]|[A-Za-z]\.[A-Za-z]|^\$|[A-Za-z][0-9]+[A-Za-z]?$/.test(raw);
 }
 
 function splitIdentifier(raw: string): string[] {
   return raw
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .replace(/([A-Z])(?=[A-Z][a-z])/g, '$1 ')
     .split(/[^A-Za-z]+/)
     .filter((part) => part.length > 0)
     .map((part) => part.toLowerCase());
@@ -468,6 +468,13 @@ function looksLikeFile(identifier: string): boolean {
   return dot > 0 && FILE_EXTENSIONS.has(identifier.slice(dot + 1).toLowerCase());
 }
 
+/** `load(path)` → `load`: what `/\(.*\)$/` removes, found without retrying the pattern at every `(`. */
+function withoutCall(text: string): string {
+  if (!text.endsWith(')')) return text;
+  const open = text.indexOf('(', text.lastIndexOf('\n') + 1);
+  return open >= 0 && open < text.length - 1 ? text.slice(0, open) : text;
+}
+
 function candidate(word: string | undefined): string | undefined {
   if (word === undefined) return undefined;
   // "this.handleClick" names handleClick; the receiver is not part of the declaration's name.
@@ -491,7 +498,7 @@ export function extractNamedSymbols(text: string): string[] {
   };
 
   for (const match of text.matchAll(/`([^`]+)`/g)) {
-    const inner = match[1]?.trim().replace(/\(.*\)$/, '');
+    const inner = match[1] === undefined ? undefined : withoutCall(match[1].trim());
     if (inner !== undefined && IDENTIFIER.test(inner) && !looksLikeFile(inner)) positioned.push({ index: match.index, symbol: inner });
   }
   const bare = text.replace(/`[^`]*`/g, (quoted) => ' '.repeat(quoted.length));

@@ -60,6 +60,6 @@ export function parseAnnotations(text: string): Annotation[] {
 export function stripAnnotationLines(block: string): string {
   return block
     .split('\n')
-    .filter((line) => !/^\s*\*?\s*@assistant\b/.test(line))
+    .filter((line) => !/^\s*(?:\*\s*)?@assistant\b/.test(line))
     .join('\n');
 }

@@ -35,7 +35,7 @@ export function extractDocComment(modelOutput: string, simpleName?: string): str
   const chosen = chooseCandidate(candidates);
   if (chosen) return blockFromContentLines(chosen.contentLines);
   // Only empty comments (`/** */`) and code around them: the answer wrote nothing usable.
-  const withoutComments = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  const withoutComments = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^[ \t]*\/\/.*$/gm, '');
   if (candidates.length > 0 && !withoutComments.trim()) return undefined;
   if (looksLikeCode(withoutComments)) return undefined;
   return fromProse(text);

@@ -156,8 +156,8 @@ export function valuesFromMessage(message: string): { expected?: string; actual?
   // A negated assertion (`expected 5 not to be 5`) has no expected value to show.
   if (chai && !/ not$/.test(chai[1] as string)) return { expected: chai[2] as string, actual: chai[1] as string };
   if (chai) return {};
-  const expected = /^\s*Expected(?: value)?: (.*)$/m.exec(message);
-  const received = /^\s*Received(?: value)?: (.*)$/m.exec(message);
+  const expected = /^[ \t]*Expected(?: value)?: (.*)$/m.exec(message);
+  const received = /^[ \t]*Received(?: value)?: (.*)$/m.exec(message);
   if (expected && received) return { expected: (expected[1] as string).trim(), actual: (received[1] as string).trim() };
   return {};
 }

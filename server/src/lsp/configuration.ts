@@ -27,8 +27,10 @@ async function pull(ctx: ServerContext, pushed?: unknown): Promise<ResolvedSetti
 async function reload(ctx: ServerContext, pushed?: unknown): Promise<void> {
   const { settings, problems } = await pull(ctx, pushed);
   ctx.progress.configure(settings.progress.showAfterMs);
-  (await ctx.assistant()).reconfigure(settings, problems);
-  if (problems.length) ctx.port().showMessage('warning', `assistant-ls settings: ${problems.join('; ')}`);
+  const assistant = await ctx.assistant();
+  assistant.reconfigure(settings, problems);
+  const shown = assistant.traceDirectoryProblem ? [...problems, assistant.traceDirectoryProblem] : problems;
+  if (shown.length) ctx.port().showMessage('warning', `assistant-ls settings: ${shown.join('; ')}`);
 }
 
 export function register(ctx: ServerContext): void {
@@ -43,5 +45,11 @@ export async function afterInitialized(ctx: ServerContext): Promise<void> {
   if (ctx.capabilities.workspace?.didChangeConfiguration?.dynamicRegistration === true) {
     void ctx.connection.client.register(DidChangeConfigurationNotification.type, { section: SETTINGS_SECTION }).catch(() => undefined);
   }
-  if (ctx.capabilities.workspace?.configuration === true) await reload(ctx);
+  if (ctx.capabilities.workspace?.configuration === true) {
+    await reload(ctx);
+    return;
+  }
+  // A client that sends settings only at initialize still hears that its trace folder was refused.
+  const problem = (await ctx.assistant()).traceDirectoryProblem;
+  if (problem) ctx.port().showMessage('warning', `assistant-ls settings: ${problem}`);
 }

@@ -6,6 +6,13 @@ import type { DataCallback, Disposable, Message, ResponseMessage } from 'vscode-
 
 /** The largest message body accepted; a frame announcing more closes the stream (see docs/protocol.md, "Robustness"). */
 export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+/**
+ * The largest request body served: a request (a message with an id and a method) over it is answered with
+ * InvalidRequest and not run. Documents come in notifications, which only {@link MAX_MESSAGE_BYTES} bounds; a request
+ * carries a question, a command's arguments or a position, and one this large is a mistake or an attack, which must
+ * neither hold the server nor fill its memory.
+ */
+export const MAX_REQUEST_BYTES = 2 * 1024 * 1024;
 /** The longest header section accepted; real headers are a few dozen bytes. */
 export const MAX_HEADER_BYTES = 8 * 1024;
 
@@ -96,9 +103,18 @@ export class FramedMessageReader extends AbstractMessageReader {
           this.bodyLength = length;
         }
         if (this.buffered < this.bodyLength) return;
-        const body = this.take(this.bodyLength);
+        const length = this.bodyLength;
         this.bodyLength = undefined;
-        this.deliver(body);
+        if (length > MAX_REQUEST_BYTES) {
+          // An oversized request is refused from its pieces, never joined or decoded: a storm of them must not fill
+          // the memory. Anything else that large (a document in a notification) is read as usual.
+          const pieces = this.takePieces(length);
+          const head = requestHead(pieces);
+          if (head) this.refuseOversized(head.id, head.method, length);
+          else this.deliver(Buffer.concat(pieces, length));
+          continue;
+        }
+        this.deliver(this.take(length));
       }
     } catch (error) {
       this.stop(error instanceof FramingError ? error : new FramingError(`unreadable input: ${(error as Error).message}`));
@@ -152,6 +168,11 @@ export class FramedMessageReader extends AbstractMessageReader {
     }
   }
 
+  private refuseOversized(id: number | string, method: string, bytes: number): void {
+    const size = `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+    this.answer({ jsonrpc: '2.0', id, error: { code: ErrorCodes.InvalidRequest, message: `Invalid request: "${method.slice(0, 80)}" is ${size}, over the ${MAX_REQUEST_BYTES / 1024 / 1024} MiB limit for one request; send less (a document goes in textDocument/didOpen, not in a request).` } });
+  }
+
   /** The first `count` buffered bytes, without consuming them. */
   private peek(count: number): Buffer {
     const first = this.chunks[0];
@@ -165,6 +186,22 @@ export class FramedMessageReader extends AbstractMessageReader {
       if (length >= count) break;
     }
     return Buffer.concat(parts, length).subarray(0, count);
+  }
+
+  /** Removes the first `count` buffered bytes, as the chunks they arrived in (no copy). */
+  private takePieces(count: number): Buffer[] {
+    const pieces: Buffer[] = [];
+    let left = count;
+    while (left > 0) {
+      const chunk = this.chunks[0] as Buffer;
+      const part = Math.min(chunk.length, left);
+      pieces.push(chunk.subarray(0, part));
+      if (part === chunk.length) this.chunks.shift();
+      else this.chunks[0] = chunk.subarray(part);
+      left -= part;
+    }
+    this.buffered -= count;
+    return pieces;
   }
 
   /** Removes and returns the first `count` buffered bytes (one copy at most). */
@@ -191,4 +228,122 @@ export class FramedMessageReader extends AbstractMessageReader {
     this.buffered -= count;
     return result;
   }
+}
+
+/**
+ * The first unescaped `"` of `piece` from `from` on (`escapedAtFrom`: the byte at `from` follows a backslash that
+ * escapes it), found with `indexOf` rather than byte by byte; -1 when the piece ends first, with whether its last
+ * byte leaves the next one escaped.
+ */
+function closingQuote(piece: Buffer, from: number, escapedAtFrom: boolean): { at: number; escapedAtEnd: boolean } {
+  let escapedAtStart = escapedAtFrom;
+  for (let start = from; ; ) {
+    const quote = piece.indexOf(0x22, start);
+    const stop = quote < 0 ? piece.length : quote;
+    let run = 0;
+    let k = stop - 1;
+    while (k >= start && piece[k] === 0x5c) {
+      run++;
+      k--;
+    }
+    // A run of backslashes that reaches an escaped start has its first one taken by the escape before it.
+    const escaped = k >= start ? run % 2 === 1 : escapedAtStart ? run % 2 === 0 : run % 2 === 1;
+    if (quote < 0) return { at: -1, escapedAtEnd: escaped };
+    if (!escaped) return { at: quote, escapedAtEnd: false };
+    start = quote + 1;
+    escapedAtStart = false;
+  }
+}
+
+/** The string a JSON string's inside (between its quotes) stands for; undefined when it is not one. */
+function jsonString(inside: string): string | undefined {
+  try {
+    return JSON.parse(`"${inside}"`) as string;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The longest `id` or `method` value {@link requestHead} reads; longer ones are not a request it can answer. */
+const MAX_HEAD_VALUE = 1_024;
+
+/**
+ * The `id` and `method` of a JSON object's top level, read from its bytes (`pieces`, in order) in one pass without
+ * joining or decoding the rest: strings are stepped over, nested values skipped by depth. Undefined unless both are
+ * there, the id a number or a string and the method a string, as in a request. Malformed JSON is left to
+ * `JSON.parse`, which says what is wrong.
+ */
+export function requestHead(pieces: readonly Buffer[]): { id: number | string; method: string } | undefined {
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  /** The bytes of the string or number being read at the top level, while short enough to matter. */
+  let token: number[] | undefined;
+  let key: string | undefined;
+  let expectValue = false;
+  let id: number | string | undefined;
+  let method: string | undefined;
+  const text = (bytes: number[]): string => Buffer.from(bytes).toString('utf8');
+  const endNumber = (): void => {
+    if (token && key === 'id') id = Number(text(token));
+    token = undefined;
+    expectValue = false;
+  };
+  for (const piece of pieces) {
+    for (let i = 0; i < piece.length; i++) {
+      if (inString && token === undefined) {
+        // A string not read (a key or value below the top, or too long): jump to its closing quote.
+        const close = closingQuote(piece, i, escaped);
+        escaped = close.escapedAtEnd;
+        if (close.at < 0) break;
+        i = close.at;
+        inString = false;
+        if (depth === 1 && !expectValue) key = undefined;
+        if (depth === 1) expectValue = false;
+        continue;
+      }
+      const c = piece[i] as number;
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (c === 0x5c /* \ */) escaped = true;
+        else if (c === 0x22 /* " */) {
+          inString = false;
+          const value = token ? jsonString(text(token)) : undefined;
+          if (value !== undefined) {
+            if (!expectValue) key = value;
+            else if (key === 'method') method = value;
+            else if (key === 'id') id = value;
+          } else if (!expectValue) key = undefined;
+          token = undefined;
+          expectValue = false;
+          continue;
+        }
+        if (token) {
+          if (token.length < MAX_HEAD_VALUE) token.push(c);
+          else token = undefined;
+        }
+        continue;
+      }
+      if (token && depth === 1 && expectValue && !(c === 0x2d || c === 0x2b || c === 0x2e || c === 0x45 || c === 0x65 || (c >= 0x30 && c <= 0x39))) endNumber();
+      if (c === 0x22) {
+        inString = true;
+        token = depth === 1 ? [] : undefined;
+      } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+        depth++;
+        if (depth === 2) expectValue = false;
+      } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+        depth--;
+      } else if (depth === 1 && c === 0x3a /* : */) {
+        expectValue = true;
+      } else if (depth === 1 && c === 0x2c /* , */) {
+        expectValue = false;
+        key = undefined;
+      } else if (depth === 1 && expectValue && token === undefined && (c === 0x2d || (c >= 0x30 && c <= 0x39))) {
+        token = [c];
+      } else if (token && depth === 1) {
+        token.push(c);
+      }
+    }
+  }
+  return id !== undefined && method !== undefined && (typeof id === 'string' || Number.isFinite(id)) ? { id, method } : undefined;
 }

@@ -1,4 +1,4 @@
-// Enforces the LSP lifecycle on incoming messages: -32002 before `initialize`, InvalidRequest after `shutdown` or on a second `initialize`.
+// Enforces the LSP lifecycle on incoming messages: -32002 before `initialize`, InvalidRequest after `shutdown`, on a second `initialize` or on an id already in flight.
 import type { DataCallback, Disposable, Message, MessageReader, MessageWriter, PartialMessageInfo, RequestMessage, ResponseMessage } from 'vscode-jsonrpc/node';
 import type { Event } from 'vscode-jsonrpc/node';
 import { ErrorCodes } from 'vscode-jsonrpc/node';
@@ -31,6 +31,10 @@ function normalizeParams(request: RequestMessage): RequestMessage {
   return (params === undefined ? copy : { ...copy, params }) as unknown as RequestMessage;
 }
 
+function idKey(id: number | string | null): string {
+  return `${typeof id}:${String(id)}`;
+}
+
 function isRequest(message: unknown): message is RequestMessage {
   return isObject(message) && typeof message.method === 'string' && hasId(message);
 }
@@ -45,6 +49,12 @@ function isNotification(message: unknown): message is Message & { method: string
  */
 export class LifecycleGate implements MessageReader {
   private phase: Phase = 'uninitialized';
+  /**
+   * The ids of the requests passed on and not answered yet (`typeof:id`: 1 and "1" are two ids). The library keeps
+   * one record per id, so a second request with the id of one in flight would take over its record and one of the
+   * two would never be answered; it is refused instead, and the first is answered as usual.
+   */
+  private readonly inFlight = new Set<string>();
 
   constructor(
     private readonly inner: MessageReader,
@@ -98,6 +108,12 @@ export class LifecycleGate implements MessageReader {
           this.refuse(request, ErrorCodes.InvalidParams, '"initialize" needs its parameters (InitializeParams).');
           return;
         }
+        const key = idKey(request.id);
+        if (this.inFlight.has(key)) {
+          this.refuse(request, ErrorCodes.InvalidRequest, `Invalid request: id ${JSON.stringify(request.id)} is already used by a request in flight; each request needs an id of its own.`);
+          return;
+        }
+        this.inFlight.add(key);
         if (request.method === 'initialize') this.phase = 'running';
         else if (request.method === 'shutdown') this.phase = 'shutdown';
         message = request;
@@ -117,6 +133,25 @@ export class LifecycleGate implements MessageReader {
 
   dispose(): void {
     this.inner.dispose();
+  }
+
+  /**
+   * The writer the connection answers through: each answer it writes frees its request's id for reuse. (The gate's
+   * own refusals go straight to the transport: refusing a duplicate must not free the id of the request in flight.)
+   */
+  answers(): MessageWriter {
+    const writer = this.writer;
+    return {
+      onError: writer.onError,
+      onClose: writer.onClose,
+      write: (message: Message): Promise<void> => {
+        const response = message as Partial<ResponseMessage> & { method?: unknown };
+        if (response.method === undefined && (typeof response.id === 'number' || typeof response.id === 'string')) this.inFlight.delete(idKey(response.id));
+        return writer.write(message);
+      },
+      end: () => writer.end(),
+      dispose: () => writer.dispose(),
+    };
   }
 
   private refuse(request: RequestMessage, code: number, message: string): void {

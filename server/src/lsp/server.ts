@@ -21,7 +21,7 @@ import * as fileEvents from './fileEvents.js';
 /** Starts serving on a transport; the gate tells the caller whether `shutdown` came, for the exit code. */
 export function startServer(reader: MessageReader, writer: MessageWriter): { gate: LifecycleGate } {
   const gate = new LifecycleGate(reader, writer);
-  const connection = createConnection(ProposedFeatures.all, gate, writer);
+  const connection = createConnection(ProposedFeatures.all, gate, gate.answers());
   const documents = new LspDocuments();
   const ctx = new ServerContext(connection, documents, new ProgressTracker(connection));
 

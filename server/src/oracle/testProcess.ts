@@ -217,7 +217,7 @@ export function stripAnsi(text: string): string {
   return text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
 }
 
-const FAILURE_LINE = /(FAIL\b|×|✗|✕|✖|●|\bnot ok\b|AssertionError|\w*Error\b:|\bExpected\b|\bReceived\b|\bexpected\b|\bactual:|^\s*\d+\) |No test files? found|Cannot find module)/;
+const FAILURE_LINE = /(FAIL\b|×|✗|✕|✖|●|\bnot ok\b|AssertionError|(?<!\w)\w*Error\b:|\bExpected\b|\bReceived\b|\bexpected\b|\bactual:|^\s*\d+\) |No test files? found|Cannot find module)/;
 
 /** The lines that name what failed and why, at most 40; the output's last lines when none matches. */
 export function failureLines(output: string): string[] {

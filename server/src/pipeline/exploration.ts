@@ -29,7 +29,7 @@ export interface Exploration {
 }
 
 /** A `CALL` line as the model wrote it: the tool's name and the raw JSON after it. */
-const CALL_LINE = /^\s*CALL\s+([A-Za-z_][\w-]*)\s*(.*)$/gm;
+const CALL_LINE = /^[ \t]*CALL\s+([A-Za-z_][\w-]*)\s*(.*)$/gm;
 
 /** The `CALL` lines of a plain answer, as tool calls. */
 export function textCalls(text: string): ToolCall[] {

@@ -113,7 +113,7 @@ const KEY_QUALIFIERS: ReadonlySet<string> = new Set([
 function keyWords(key: string): string[] {
   return key
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .replace(/([A-Z])(?=[A-Z][a-z])/g, '$1 ')
     .toLowerCase()
     .split(/[^a-z0-9]+/)
     .filter(Boolean);
@@ -152,6 +152,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  */
 export function looksRandom(value: string): boolean {
   if (value.length < 20 || value.length > 4_096) return false;
+  // A cookie as written to document.cookie (`prefs=eyJ…`) is judged by its value.
+  const json = base64Json(value) ?? base64Json(value.replace(/^[A-Za-z_][\w.-]*=/, ''));
+  if (json !== undefined) return findSecrets(json).length > 0;
   if (PUBLIC_ID.test(value) || UUID.test(value) || /^[0-9a-f]+$/i.test(value) || /^(?:sha\d+|md5)[-:]/i.test(value) || ENCODED_FILE.test(value) || isPathOrUrl(value)) return false;
   if (/^[A-Za-z_$][\w$]*(?:[.-][A-Za-z_$][\w$]*)*$/.test(value) && (!/\d/.test(value) || isWordy(value))) return false;
   const lower = /[a-z]/.test(value);
@@ -161,6 +164,24 @@ export function looksRandom(value: string): boolean {
   if (classes < 2 || (classes === 2 && value.length < 32)) return false;
   const threshold = Math.min(0.8 * Math.log2(value.length), 4.2);
   return shannonEntropy(value) >= threshold && classChanges(value) >= 0.25;
+}
+
+/** Whether base64 lines joined (`text`, no white space) are random data: a key's body, not a repeated or wordy run. */
+function randomBlock(text: string): boolean {
+  const sample = text.slice(0, 4_096);
+  return /[a-z]/.test(sample) && /[A-Z]/.test(sample) && /\d/.test(sample) && shannonEntropy(sample) >= 5 && classChanges(sample) >= 0.3;
+}
+
+/**
+ * The JSON a base64 (or base64url) value encodes, when it encodes an object or array of printable text: a cookie or
+ * a state parameter, which anyone can read, unlike a key. Undefined for anything else.
+ */
+function base64Json(value: string): string | undefined {
+  if (!/^(?:eyJ|eyI|W3|WyJ|ewo|ewog|e30)/.test(value) || !/^[A-Za-z0-9+/_-]+={0,2}$/.test(value)) return undefined;
+  const decoded = Buffer.from(value.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8');
+  // A cut value ends mid-token: what is readable up to there must be JSON-shaped and printable.
+  if (!/^\s*[[{]/.test(decoded) || /[^\x20-\x7e\s\u00a0-\uffff]|\ufffd/.test(decoded)) return undefined;
+  return decoded;
 }
 
 /** Mostly made of pronounceable words (`getUserProfileById2`, `HTTPServerError500Handler`): a name, not a key. */
@@ -206,7 +227,8 @@ const PROVIDERS: readonly { kind: string; pattern: string; flags?: string; accep
   { kind: 'mailgun-key', pattern: String.raw`\bkey-[0-9a-f]{32}\b`, needles: ['key-'] },
   { kind: 'databricks-token', pattern: String.raw`\bdapi[a-f0-9]{32}(?:-\d)?\b`, needles: ['dapi'] },
   { kind: 'square-token', pattern: String.raw`\bsq0(?:atp|csp)-[A-Za-z0-9_-]{22,}` },
-  { kind: 'telegram-token', pattern: String.raw`\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b`, needles: [':AA'] },
+  // Also inside a bot URL (`/bot123456789:AA…/sendMessage`), where no word boundary comes before the digits.
+  { kind: 'telegram-token', pattern: String.raw`(?<!\d)\d{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])`, needles: [':AA'] },
   { kind: 'discord-token', pattern: String.raw`\b[MN][A-Za-z\d]{23,25}\.[\w-]{6}\.[\w-]{27,}` },
   { kind: 'discord-webhook', pattern: String.raw`https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{30,}` },
   { kind: 'newrelic-key', pattern: String.raw`\bNRAK-[A-Z0-9]{27}\b` },
@@ -234,11 +256,48 @@ function lineAround(text: string, index: number): string {
   return text.slice(start, end < 0 ? undefined : end);
 }
 
+/** A string literal on one line, in any of the three quotes (a template without substitutions). */
+const LITERAL = String.raw`(?:'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|\x60(?:[^\x60\\$]|\\.|\$(?!\{))*\x60)`;
+
+/**
+ * What a chain of literals spells, `'sk_live_' + '51Nz…'` or `['ghp_', 'R8mK…'].join('')`, judged by the detectors
+ * as if it were written as one literal in its place (the line before it kept, so a secret-named key still counts):
+ * the kind of secret it is, or undefined. A secret split to slip past a search is still that secret.
+ */
+function joinedSecretKind(match: RegExpExecArray): string | undefined {
+  const parts = [...match[0].matchAll(new RegExp(LITERAL, 'g'))].map((literal) => literal[0].slice(1, -1));
+  const joined = parts.join('');
+  if (parts.length < 2 || joined.length < 8 || /["\n]/.test(joined)) return undefined;
+  const lineStart = match.input.lastIndexOf('\n', match.index - 1) + 1;
+  const before = match.input.slice(lineStart, match.index);
+  const probe = `${before}"${joined}"`;
+  let kind: string | undefined;
+  replaceSecrets(probe, (finding) => {
+    if (kind === undefined && finding.end > before.length && finding.start < probe.length - 1) kind = finding.kind;
+    return '';
+  });
+  return kind;
+}
+
 const DETECTORS: readonly Detector[] = [
+  // Literals joined with `+` or by `[…].join('')`, redacted whole (chains of two or more; each step reads a literal once).
+  {
+    kind: joinedSecretKind,
+    pattern: regex(String.raw`${LITERAL}(?:\s*\+\s*${LITERAL})+|\[\s*${LITERAL}(?:\s*,\s*${LITERAL})+\s*,?\s*\]\s*\.join\(\s*(?:''|""|\x60\x60)\s*\)`),
+    needles: ['+', '.join('],
+  },
   // PEM and PGP private keys, also inside JSON strings with escaped newlines; a block cut short ends where the base64 does.
   {
     kind: 'private-key',
     pattern: regex(String.raw`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|(?:[A-Za-z0-9+/=:\s-]|\\n)*)`),
+  },
+  // The body of a key without its header (a window of a file that starts inside one): three or more lines of base64
+  // alone, random in their letters. Each line is read once: its characters cannot be split between two steps.
+  {
+    kind: 'private-key',
+    pattern: regex(String.raw`^[ \t]*([A-Za-z0-9+/]{40,}={0,2}(?:[ \t]*\r?\n[ \t]*[A-Za-z0-9+/]{40,}={0,2}){2,})`, 'm'),
+    group: 1,
+    accept: (value) => randomBlock(value.replace(/\s+/g, '')),
   },
   // scheme://user:password@host keeps the user and the host.
   {
@@ -259,7 +318,7 @@ const DETECTORS: readonly Detector[] = [
     group: 1,
     accept: (value, match, text) => {
       const line = lineAround(text, match.index);
-      return !PLACEHOLDER.test(value) && /;/.test(line) && (line.match(/[\w ]+\s*=\s*[^;=]*;/g) ?? []).length >= 1 && line.split('=').length >= 3;
+      return !PLACEHOLDER.test(value) && /;/.test(line) && /(?<![\w\s])[\w\s]+=[^;=]*;/.test(line) && line.split('=').length >= 3;
     },
     needles: ['password', 'pwd'],
   },
@@ -335,6 +394,19 @@ const DETECTORS: readonly Detector[] = [
       if (!key || /[,;(){}]$/.test(value) || /[()]/.test(value) || MEMBER_PATH.test(value) || /^[|>]-?$/.test(value) || /^!\w+/.test(value)) return false;
       return plausibleSecret(value, key.evidence === 'weak' ? 'weak' : 'password');
     },
+  },
+  // A secret-named key and its value anywhere in a comment line, prose around it: `// staging db: user=qa password=…`.
+  // The comment is checked behind the value, so the look back runs only where a key and a value were found.
+  {
+    kind: (match) => secretKeyKind(match[1] as string)?.kind,
+    pattern: regex(String.raw`(?<![\w$.-])([A-Za-z_][\w.-]*)[ \t]*[=:][ \t]*([^\s"'\x60,;()<>\[\]{}]{4,})(?<=(?:\/\/|#|\/\*|^[ \t]*\*|^[ \t]*--)[^\n]*)`, 'm'),
+    group: 2,
+    accept: (value, match) => {
+      const key = secretKeyKind(match[1] as string);
+      const trimmed = value.replace(/[.!?]+$/, '');
+      return key !== undefined && key.evidence !== 'key' && !MEMBER_PATH.test(trimmed) && plausibleSecret(trimmed, key.evidence === 'weak' ? 'weak' : 'password');
+    },
+    needles: ['//', '#', '*', '--'],
   },
   // Kubernetes and compose environment lists: `- name: DB_PASSWORD` then `value: …`.
   {
@@ -555,6 +627,39 @@ export function rememberSecret(value: string, kind: string): void {
 export function forgetRememberedSecrets(): void {
   remembered.clear();
   rememberedRegex = null;
+  kept.clear();
+  keptRegex = null;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Values kept back from a model in this process, for the trace
+
+/**
+ * Every value a redaction for a model replaced (shorter ones too, which `remembered` leaves out as too common to
+ * replace in prompts): the trace replaces them wherever they appear, so an answer that quotes a placeholder, restored
+ * for the user, is stored with the placeholder again. Too much replaced there costs nothing: the trace's own
+ * redaction is reversible for the session that needs the values back.
+ */
+const KEPT_LIMIT = 5_000;
+const KEPT_MIN_LENGTH = 6;
+const kept = new Map<string, string>();
+let keptRegex: RegExp | undefined | null = null;
+
+function rememberKept(value: string, kind: string): void {
+  if (value.length < KEPT_MIN_LENGTH || value.includes('[redacted:')) return;
+  if (kept.has(value)) {
+    kept.delete(value);
+    kept.set(value, kind);
+    return;
+  }
+  kept.set(value, kind);
+  while (kept.size > KEPT_LIMIT) kept.delete(kept.keys().next().value as string);
+  keptRegex = null;
+}
+
+function keptPattern(): RegExp | undefined {
+  if (keptRegex === null) keptRegex = valuePattern(kept.keys());
+  return keptRegex;
 }
 
 function escapeRegex(text: string): string {
@@ -603,8 +708,14 @@ export class Redactor {
   private readonly known: ReadonlyMap<string, string>;
   private readonly knownPattern: RegExp | undefined;
 
-  /** `known`: values to redact wherever they appear, each with its kind. */
-  constructor(known: ReadonlyMap<string, string> = new Map()) {
+  /**
+   * `known`: values to redact wherever they appear, each with its kind. `keptValues`: also every value a redaction
+   * for a model replaced so far in this process, as the trace wants (see `kept`).
+   */
+  constructor(
+    known: ReadonlyMap<string, string> = new Map(),
+    private readonly options: { keptValues?: boolean } = {},
+  ) {
     const merged = new Map(remembered);
     for (const [value, kind] of known) merged.set(value, kind);
     this.known = merged;
@@ -625,17 +736,25 @@ export class Redactor {
     this.byValue.set(value, marker);
     this.byMarker.set(marker, value);
     rememberSecret(value, kind);
+    rememberKept(value, kind);
     return marker;
   }
 
-  /** Known values first (they name what they are best), then the detectors, then every other occurrence of what they found. */
+  /**
+   * The detectors first, over the whole text as it is, then the known values, then every other occurrence of what
+   * the detectors found. Known values go last because they include pieces of secrets seen before: a private key's
+   * first lines, redacted from a short snippet, would otherwise take the key's header away from the detector that
+   * reads the whole key further down the same prompt, and its body would go out raw.
+   */
   redact(text: string): string {
     const mark = (value: string, kind: string): string => this.markerFor(value, kind);
-    const known = replaceValues(text, this.known, this.knownPattern, mark);
-    const detected = replaceSecrets(known, (finding) => this.markerFor(finding.value, finding.kind));
+    // A known value a detector finds is still named by where it comes from (the .env, an ignored file).
+    const detected = replaceSecrets(text, (finding) => this.markerFor(finding.value, this.known.get(finding.value) ?? finding.kind));
+    let known = replaceValues(detected, this.known, this.knownPattern, mark);
+    if (this.options.keptValues) known = replaceValues(known, kept, keptPattern(), mark);
     const found = new Map<string, string>();
     for (const [value, marker] of this.byValue) if (!this.known.has(value)) found.set(value, marker.slice('[redacted:'.length, marker.search(/[#\]]/)));
-    return replaceValues(detected, found, valuePattern(found.keys()), mark);
+    return replaceValues(known, found, valuePattern(found.keys()), mark);
   }
 
   /** The text with this redactor's markers replaced by the values they stand for. */

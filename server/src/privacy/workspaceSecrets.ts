@@ -45,7 +45,7 @@ export function dotenvValues(text: string): Map<string, string> {
     let value = (match[2] as string).trim();
     const quote = value[0];
     if ((quote === '"' || quote === "'" || quote === '`') && value.lastIndexOf(quote) > 0) value = value.slice(1, value.lastIndexOf(quote));
-    else value = value.replace(/\s+#.*$/, '');
+    else value = value.replace(/(?<!\s)\s+#.*$/, '');
     if (value.length < 4 || /^\$\{?\w+\}?$/.test(value)) continue;
     const named = secretKeyKind(key) !== undefined;
     const credentialLike = value.length >= 8 && ((/\d/.test(value) && /[A-Za-z]/.test(value)) || looksRandom(value));

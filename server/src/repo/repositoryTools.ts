@@ -482,7 +482,7 @@ export function toolsPrompt(): string {
 /** The `CALL <tool> <JSON>` lines of a model's answer (at most `max`); lines that do not parse are left out. */
 export function parseToolRequests(text: string, max = 5): ToolRequest[] {
   const requests: ToolRequest[] = [];
-  for (const match of text.matchAll(/^\s*CALL\s+([a-z_]+)\s*(\{.*\})?\s*$/gm)) {
+  for (const match of text.matchAll(/^[ \t]*CALL\s+([a-z_]+)\s*(\{.*\})?\s*$/gm)) {
     const args = match[2] ? safeJson(match[2]) : {};
     if (args === undefined) continue;
     requests.push({ name: match[1] as string, args });

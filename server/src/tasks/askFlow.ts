@@ -102,6 +102,13 @@ function workspaceTarget(context: AskContext, document: DocumentSnapshot | undef
   return { document: snapshot, target: { name: 'the workspace', start: 0, end: 0 }, parameters: { question: text } };
 }
 
+/**
+ * How much of a request is read for its task and target. A request says what it wants in its first sentences; what
+ * follows (a pasted log, a stack trace, a file) is material for the task, which gets the whole text. Reading a
+ * megabyte for its intent took seconds and changed nothing.
+ */
+const INTENT_CHARS = 4_000;
+
 export async function askFlow(context: AskContext, params: AskParams, signal: AbortSignal, progress: ProgressSink): Promise<AskResult> {
   if (typeof params?.text !== 'string' || params.text.trim() === '') throw new AssistantError('invalid-params', 'assistant/ask needs a non-empty "text".');
   if (params.range !== undefined && !isRange(params.range)) throw new AssistantError('invalid-params', 'assistant/ask: "range" must be an LSP range.');
@@ -110,7 +117,8 @@ export async function askFlow(context: AskContext, params: AskParams, signal: Ab
   const document = params.textDocument?.uri ? context.documents.get(params.textDocument.uri) : undefined;
   if (params.textDocument?.uri && !document) throw new AssistantError('invalid-params', `assistant/ask: cannot read ${params.textDocument.uri}.`);
   if (params.task !== undefined && !isTaskId(params.task)) throw new AssistantError('invalid-params', `assistant/ask: "task" must be one of ${TASK_IDS.join(', ')}.`);
-  const classification: Classification = params.task !== undefined ? { task: params.task, confidence: 1, by: 'client' } : await classify(context, text, document, signal);
+  const intent = text.length > INTENT_CHARS ? text.slice(0, INTENT_CHARS) : text;
+  const classification: Classification = params.task !== undefined ? { task: params.task, confidence: 1, by: 'client' } : await classify(context, intent, document, signal);
   const { env } = context;
 
   const unanswered = async (task: TaskOrNone, message: string): Promise<AskResult> => {
@@ -135,7 +143,7 @@ export async function askFlow(context: AskContext, params: AskParams, signal: Ab
   const task = classification.task;
   if (task === 'none') return unanswered('none', 'This request does not match any assistant task. Try e.g. "document the load method" or "explain this function".');
   if (!taskDefinition(task) || !env.registry.serves(task)) return unanswered(task, `The ${task} task is not available yet: no agent serves it.`);
-  const found = taskDefinition(task)?.workspaceWide ? workspaceTarget(context, document, text) : await findTarget(context, task, text, document, params, signal);
+  const found = taskDefinition(task)?.workspaceWide ? workspaceTarget(context, document, text) : await findTarget(context, task, intent, document, params, signal);
   if (!found) return unanswered(task, 'Which code is this about? Select it, put the cursor on it, or name it (e.g. "document the load method").');
   const result = await runTask(env, { task, document: found.document, target: found.target, parameters: found.parameters, text, source: 'text', classification }, signal, progress);
   const usable = result.candidates.filter((c) => c.proposal || c.shown).length;

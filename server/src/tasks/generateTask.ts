@@ -61,7 +61,7 @@ export function todoCommentAt(text: string, offset: number): { start: number; en
   if (match[1] !== '//') {
     const close = text.indexOf('*/', start + 2);
     if (close < 0) return undefined;
-    const note = text.slice(start, close).replace(/^\/\*+/, '').replace(/^\s*\*\s?/gm, '').replace(/\s+/g, ' ').trim();
+    const note = text.slice(start, close).replace(/^\/\*+/, '').replace(/^[ \t]*\*\s?/gm, '').replace(/\s+/g, ' ').trim();
     return { start, end: close + 2, note };
   }
   let end = lineStart + line.length;

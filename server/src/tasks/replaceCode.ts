@@ -10,12 +10,31 @@ import type { TaskAnswer, TaskRunView } from './task.js';
 
 /** The code of a model's answer: its first fenced block (preferring one tagged as TypeScript or JavaScript). */
 export function fencedCode(answer: string): { ok: true; code: string } | { ok: false; reason: string } {
-  const fences = [...answer.matchAll(/```([\w+-]*)[^\n]*\n([\s\S]*?)```/g)];
+  const fences = fencedBlocks(answer);
   if (fences.length === 0) {
     return { ok: false, reason: answer.includes('```') ? 'the code block in the answer is not closed' : 'the answer holds no code block; answer with the corrected code in one code fence' };
   }
-  const code = fences.find((f) => /^(ts|tsx|typescript|js|jsx|javascript|mts|cts)$/i.test(f[1] ?? '')) ?? fences[0];
-  return { ok: true, code: (code?.[2] ?? '').replace(/\r\n/g, '\n') };
+  const code = fences.find((f) => /^(ts|tsx|typescript|js|jsx|javascript|mts|cts)$/i.test(f.language)) ?? fences[0];
+  return { ok: true, code: (code?.code ?? '').replace(/\r\n/g, '\n') };
+}
+
+/**
+ * The closed fences of an answer, in order: from a ``` to the end of its line (the language tag first on it, after
+ * any blanks), then
+ * up to the next ```. Found by searching for the marks, each character looked at once: the pattern this replaces
+ * tried every ``` of a long line again from the start.
+ */
+export function fencedBlocks(answer: string): { language: string; code: string }[] {
+  const blocks: { language: string; code: string }[] = [];
+  for (let at = answer.indexOf('```'); at >= 0; ) {
+    const lineEnd = answer.indexOf('\n', at + 3);
+    if (lineEnd < 0) break;
+    const close = answer.indexOf('```', lineEnd + 1);
+    if (close < 0) break;
+    blocks.push({ language: /^[ \t]*([\w+-]*)/.exec(answer.slice(at + 3, lineEnd))?.[1] ?? '', code: answer.slice(lineEnd + 1, close) });
+    at = answer.indexOf('```', close + 3);
+  }
+  return blocks;
 }
 
 /** Leading import declarations of the model's code (imports the fix needs), and the rest: the corrected declaration. */

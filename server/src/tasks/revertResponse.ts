@@ -8,6 +8,10 @@ import type { TraceStore } from '../trace/traceStore.js';
 import type { InsertionTracker } from '../trace/insertionTracker.js';
 import { AssistantError } from '../assistantError.js';
 import { confine } from '../workspace/confinement.js';
+import { MARKER } from '../privacy/secrets.js';
+
+/** A placeholder the trace keeps for a secret (tested once, so not global like `MARKER`). */
+const HAS_PLACEHOLDER = new RegExp(MARKER.source);
 
 /**
  * The inserted text is looked for where it is now (its recorded place moved with every edit since), then as a unique
@@ -16,7 +20,7 @@ import { confine } from '../workspace/confinement.js';
  */
 export async function revertResponse(trace: TraceStore, insertions: InsertionTracker, documents: DocumentSource, port: EditorPort, params: RevertParams, root: string): Promise<RevertResult> {
   if (typeof params?.interactionId !== 'string') throw new AssistantError('invalid-params', 'assistant/revert needs "interactionId".');
-  const recorded = trace.get(params.interactionId);
+  const recorded = trace.getWithSecrets(params.interactionId);
   if (!recorded) throw new AssistantError('unknown-interaction', `No interaction ${params.interactionId} in the trace.`);
   const interaction = insertions.overlay(recorded);
   const response = params.responseId ? interaction.responses.find((r) => r.id === params.responseId) : (interaction.responses.find((r) => r.used) ?? interaction.responses.find((r) => r.outcome === 'discarded-after-apply'));
@@ -55,6 +59,7 @@ export async function revertResponse(trace: TraceStore, insertions: InsertionTra
       const first = document.text.indexOf(insertion.text);
       if (first >= 0 && insertion.text.length > 0 && document.text.indexOf(insertion.text, first + 1) < 0) start = first;
     }
+    if (start < 0 && HAS_PLACEHOLDER.test(insertion.text + insertion.replaced)) return changed('the trace keeps the secrets in this edit as placeholders, and only the session that made it knew their values');
     if (start < 0) return changed('the inserted code was edited since');
     byUri.set(insertion.uri, [...(byUri.get(insertion.uri) ?? []), { start, end: start + insertion.text.length, newText: insertion.replaced }]);
   }

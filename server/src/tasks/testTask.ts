@@ -20,6 +20,7 @@ import { pathToUri, syntaxFileName, uriToPath } from '../workspace/documentSnaps
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { declarationTarget } from './documentTask.js';
+import { fencedBlocks } from './replaceCode.js';
 import type { CheckContext, TaskAnswer, TaskDefinition, TaskOffer, TaskRunView } from './task.js';
 
 /**
@@ -93,12 +94,14 @@ export const testTask: TaskDefinition = {
 
 /** The code of an answer: its (largest) code fence, or the whole text when it has none. */
 export function extractCode(text: string): string | undefined {
-  const fences = [...text.matchAll(/```[ \t]*([\w+-]*)[^\n]*\n([\s\S]*?)```/g)];
-  const usable = fences.filter((f) => /^(ts|typescript|tsx|js|javascript|jsx|mjs|mts)?$/i.test(f[1] ?? '')).map((f) => f[2] ?? '');
+  const usable = fencedBlocks(text)
+    .filter((f) => /^(ts|typescript|tsx|js|javascript|jsx|mjs|mts)?$/i.test(f.language))
+    .map((f) => f.code);
   if (usable.length > 0) return usable.sort((a, b) => b.length - a.length)[0]?.trim() || undefined;
   // A fence the model never closed (cut off): what follows its opening line.
-  const open = /```[^\n]*\n/.exec(text);
-  const body = (open ? text.slice(open.index + open[0].length) : text).trim();
+  const open = text.indexOf('```');
+  const lineEnd = open < 0 ? -1 : text.indexOf('\n', open);
+  const body = (lineEnd >= 0 ? text.slice(lineEnd + 1) : text).trim();
   return body || undefined;
 }
 

@@ -347,7 +347,8 @@ export class InsertionTracker {
     file.seen = this.trace.insertionsVersion;
     const loaded: Placement[] = [];
     for (const id of this.trace.idsInsertedInto(uri)) {
-      const interaction = this.trace.get(id);
+      // The code as it is in the editor, secrets included, to be found there.
+      const interaction = this.trace.getWithSecrets(id);
       if (interaction) for (const response of interaction.responses) loaded.push(...this.load(file, uri, interaction, response));
     }
     return loaded;

@@ -4,12 +4,12 @@ import * as path from 'node:path';
 import type { Interaction, TraceParams, TraceResult, TraceSession } from '../protocol.js';
 import { AmendmentIndex, type Amendment, type ResponsePatch } from './amendments.js';
 import { ForeignSessions } from './foreignSessions.js';
-import { redactInteraction } from './interactionRedaction.js';
+import { redactInteraction, restoreInteractionCode } from './interactionRedaction.js';
 import type { Segment, SegmentFile } from './segmentFiles.js';
 import { SegmentWriter } from './segmentWriter.js';
 import { parseTraceParams } from './traceQuery.js';
 import { TraceIndex, type TraceEntry } from './traceIndex.js';
-import { redactSecrets } from '../privacy/secrets.js';
+import { Redactor } from '../privacy/secrets.js';
 import { WorkspaceExclusion } from '../privacy/exclusion.js';
 
 /** For `add` and `update`. */
@@ -83,6 +83,12 @@ export class TraceStore {
   /** Tail of the write chain; never rejects, so one failed write does not block later ones. */
   private queue: Promise<void> = Promise.resolve();
   private closed = false;
+  /**
+   * This session's placeholders for the secrets of what it writes, one per value for the life of the process, so
+   * the values can be put back for its own revert and tracking; they are never written anywhere.
+   */
+  private readonly secrets = new Redactor(new Map(), { keptValues: true });
+  private readonly redact = (text: string): string => this.secrets.redact(text);
 
   private constructor(options: TraceStoreOptions) {
     this.directory = path.resolve(options.directory);
@@ -138,7 +144,7 @@ export class TraceStore {
    */
   add(interaction: Interaction, options: WriteOptions = {}): Promise<void> {
     const record = copy(interaction);
-    redactInteraction(record, this.exclusion);
+    redactInteraction(record, this.exclusion, this.redact);
     return this.enqueue(async () => {
       if (record.sessionId !== this.session.id) {
         throw new Error(
@@ -178,7 +184,7 @@ export class TraceStore {
       return Promise.reject(new Error(`TraceStore: interaction ${id} has no response ${responseId}`));
     }
     const amendment: Amendment = { interactionId: id, responseId, at: this.amendments.nextTime(id), patch: copy(patch) };
-    if (amendment.patch.feedback !== undefined) amendment.patch.feedback = redactSecrets(amendment.patch.feedback);
+    this.redactPatch(amendment.patch);
     return this.enqueue(async () => {
       const { segment, created } = await this.writer.appendTarget();
       const list = (segment.db.data.amendments ??= []);
@@ -205,7 +211,9 @@ export class TraceStore {
     for (const { interactionId, responseId, patch } of changes) {
       const entry = this.index.get(interactionId);
       if (!entry?.interaction.responses.some((r) => r.id === responseId)) continue;
-      amendments.push({ interactionId, responseId, at: this.amendments.nextTime(interactionId), patch: copy(patch) });
+      const redacted = copy(patch);
+      this.redactPatch(redacted);
+      amendments.push({ interactionId, responseId, at: this.amendments.nextTime(interactionId), patch: redacted });
     }
     if (amendments.length === 0) return Promise.resolve();
     return this.enqueue(async () => {
@@ -259,7 +267,7 @@ export class TraceStore {
       }
       // A copy again: `change` may have put the caller's own objects in, which redaction must not touch.
       const after = copy(changed);
-      redactInteraction(after, this.exclusion);
+      redactInteraction(after, this.exclusion, this.redact);
       const list = segment.db.data.interactions;
       const position = list.indexOf(before);
       if (position < 0) throw new Error(`TraceStore: internal error, interaction ${id} is missing from its segment`);
@@ -274,6 +282,23 @@ export class TraceStore {
       }
       return this.snapshot(after);
     });
+  }
+
+  /** A patch as the trace keeps it: feedback and the text of edited insertions with their secrets replaced. */
+  private redactPatch(patch: ResponsePatch): void {
+    if (patch.feedback !== undefined) patch.feedback = this.redact(patch.feedback);
+    for (const insertion of Array.isArray(patch.insertions) ? patch.insertions : []) if (typeof insertion?.editedText === 'string') insertion.editedText = this.redact(insertion.editedText);
+  }
+
+  /**
+   * Like `get`, with the secrets of this session's edits and insertions put back (the placeholders the trace keeps
+   * for them), for what must match the code in the editor: a revert, the tracking of inserted code. Another
+   * session's interaction keeps its placeholders, whose values this process never knew.
+   */
+  getWithSecrets(id: string): Interaction | undefined {
+    const interaction = this.get(id);
+    if (interaction?.sessionId === this.session.id) restoreInteractionCode(interaction, (text) => this.secrets.restore(text));
+    return interaction;
   }
 
   get(id: string): Interaction | undefined {

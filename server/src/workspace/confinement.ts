@@ -48,6 +48,21 @@ function inside(child: string, parent: string): boolean {
 }
 
 /**
+ * Where the trace of a workspace goes: the configured folder (relative to the root) when it is inside the workspace
+ * or inside the user's data folder once `..` and symlinks are resolved, else the default with the reason. A
+ * workspace's own settings file is data anyone can commit: it must not make the server write anywhere else.
+ */
+export function traceDirectoryOf(root: string, configured: string, fallback: string, dataDirectory: string): { directory: string; problem?: string } {
+  const wanted = path.resolve(root, configured);
+  const real = realPathOf(wanted);
+  const realRoot = realPathOf(root);
+  if (inside(real, realRoot) || inside(real, realPathOf(dataDirectory))) return { directory: wanted };
+  const directory = path.resolve(root, fallback);
+  const shown = real === wanted ? wanted : `${wanted} (really ${real})`;
+  return { directory, problem: `trace.directory: ${shown} is outside the workspace ${root} and the user's data folder ${dataDirectory}, so the trace stays in ${directory}` };
+}
+
+/**
  * Judges the files an edit touches: each must be a `file:` URI inside the workspace root after resolving `..` and
  * symlinks (an unsaved `untitled:` buffer may be edited, never created); `.git/`, `.env*`, CI configuration and
  * editor settings are allowed only with a confirmation.

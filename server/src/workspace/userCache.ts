@@ -1,4 +1,4 @@
-// Where the server keeps what it can rebuild (the saved lexical index): the user's cache folder, never the workspace.
+// The user's folders outside the workspace: the cache, for what the server can rebuild (the saved lexical index), and the data folder, where a trace may be kept.
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -14,6 +14,18 @@ export function userCacheDirectory(env: NodeJS.ProcessEnv = process.env): string
   if (process.platform === 'win32' && env.LOCALAPPDATA) return path.join(env.LOCALAPPDATA, 'assistant-ls');
   if (process.platform === 'darwin') return path.join(os.homedir(), 'Library', 'Caches', 'assistant-ls');
   return path.join(os.homedir(), '.cache', 'assistant-ls');
+}
+
+/**
+ * `$XDG_DATA_HOME/assistant-ls`, else `%APPDATA%\assistant-ls` on Windows, `~/Library/Application Support/assistant-ls`
+ * on macOS and `~/.local/share/assistant-ls` elsewhere: the one place outside the workspace a trace may be kept.
+ */
+export function userDataDirectory(env: NodeJS.ProcessEnv = process.env): string {
+  const xdg = env.XDG_DATA_HOME?.trim();
+  if (xdg && path.isAbsolute(xdg)) return path.join(xdg, 'assistant-ls');
+  if (process.platform === 'win32' && env.APPDATA) return path.join(env.APPDATA, 'assistant-ls');
+  if (process.platform === 'darwin') return path.join(os.homedir(), 'Library', 'Application Support', 'assistant-ls');
+  return path.join(os.homedir(), '.local', 'share', 'assistant-ls');
 }
 
 /** A file of `kind` for one workspace folder: its name, then a hash of its absolute path (two folders never share one). */

@@ -74,7 +74,7 @@ function citesAny(answer: string, locations: readonly CodeLocation[]): boolean {
  */
 export function citedLocations(answer: string, locations: readonly CodeLocation[]): CodeLocation[] {
   const cited: CodeLocation[] = [];
-  for (const match of answer.matchAll(/([\w./@-]+):(\d+)/g)) {
+  for (const match of answer.matchAll(/(?<![\w./@-])([\w./@-]+):(\d+)/g)) {
     const [, file, line] = match;
     const at = Number(line);
     const found = locations.find((l) => (l.path === file || l.path.endsWith(`/${file}`)) && l.commentLine <= at && at <= l.endLine);

@@ -103,7 +103,7 @@ export class CheckerTypes implements TypeSource {
       const defined = type.types.filter((member) => !(member.flags & ts.TypeFlags.Undefined));
       if (defined.length === 1 && defined[0]) return this.printCompact(defined[0], enclosing, 0);
       const text = this.printCompact(type, enclosing, 0);
-      return text.replace(/\s*\|\s*undefined\b/g, '').replace(/^undefined\s*\|\s*/, '');
+      return text.replace(/(?<!\s)\s*\|\s*undefined\b/g, '').replace(/^undefined\s*\|\s*/, '');
     }
     return this.printCompact(type, enclosing, 0);
   }

@@ -80,7 +80,7 @@ export function splitIdentifier(name: string): string[] {
   const shouting = !/[a-z]/.test(cleaned);
   const words = cleaned
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .replace(/([A-Z])(?=[A-Z][a-z])/g, '$1 ')
     .split(/[\s_$-]+/)
     .filter(Boolean);
   return shouting ? words.map((word) => word.toLowerCase()) : words;

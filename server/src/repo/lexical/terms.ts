@@ -64,7 +64,7 @@ const SYNONYMS: ReadonlyMap<string, string> = new Map(Object.entries(SYNONYM_GRO
 export function splitIdentifier(word: string): string[] {
   return word
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .replace(/([A-Z])(?=[A-Z][a-z])/g, '$1 ')
     .replace(/([A-Za-z])([0-9])/g, '$1 $2')
     .replace(/([0-9])([A-Za-z])/g, '$1 $2')
     .split(/[\s_$]+/)
