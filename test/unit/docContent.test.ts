@@ -126,5 +126,6 @@ describe('claims checked against the code', () => {
     expect([...claims.locals]).toEqual(['value']);
     expect(contradictions('/** @throws {TypeError} If `Number.isNaN(value)`. */', claims)).toEqual(['@throws names the local value']);
     expect(contradictions('/** @throws {TypeError} If `text` is not a number. */', claims)).toEqual([]);
+    expect(contradictions('/** @throws {TypeError} If `this.value` is not a number. */', claims)).toEqual([]);
   });
 });

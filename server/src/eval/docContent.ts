@@ -311,7 +311,8 @@ export function contradictions(comment: string, facts: ClaimFacts): string[] {
     else if (/^this instance\b/i.test(text) && kind !== 'this' && kind !== 'value') found.push('@returns this instance, but the function returns another type');
   }
   for (const tag of block.tags.filter((t) => t.tag === 'throws' || t.tag === 'throw' || t.tag === 'exception')) {
-    const local = [...tag.text.matchAll(/`([^`]+)`/g)].flatMap((m) => (m[1] ?? '').match(/[\p{L}_$][\p{L}\p{N}_$]*/gu) ?? []).find((word) => facts.locals.has(word));
+    // Identifiers, not property names: `this.state.data` names no local `data`.
+    const local = [...tag.text.matchAll(/`([^`]+)`/g)].flatMap((m) => [...(m[1] ?? '').matchAll(/(^|[^.\p{L}\p{N}_$#])([\p{L}_$][\p{L}\p{N}_$]*)/gu)].map((n) => n[2] ?? '')).find((word) => facts.locals.has(word));
     if (local) found.push(`@throws names the local ${local}`);
   }
   return found;
