@@ -174,14 +174,14 @@ describe('OfflineDocumentAgent', () => {
   });
 
   it('documents rest, optional and default parameters', async () => {
-    const text = 'export function joinPaths(separator = "/", verbose?: boolean, ...segments: string[]): string {\n  return verbose ? segments.join(separator) : "";\n}\n';
+    const text = 'export function joinPaths(separator = "/", verbose?: boolean, ...segments: string[]): string {\n  return verbose ? segments.filter(Boolean).join(separator) : "";\n}\n';
     const doc = await documentNamed('join.ts', text, 'joinPaths');
     expect(doc).toContain('@param separator - The separator. Defaults to `"/"`.');
     expect(doc).toContain('@param verbose - Whether verbose mode is enabled. Optional.');
     expect(doc).toContain('@param segments - The segments.');
     expect(doc).not.toContain('...segments');
-    expect(summaryOf(doc)).toBe('May call `segments.join`.');
-    expect(doc).toContain('@returns The value of `verbose ? segments.join(separator) : ""`.');
+    expect(summaryOf(doc)).toBe('May call `segments.filter`.');
+    expect(doc).toContain('@returns The value of `verbose ? segments.filter(Boolean).join(separator) : ""`.');
   });
 
   it('adds no @returns for an async function returning Promise<void>', async () => {
@@ -192,7 +192,7 @@ describe('OfflineDocumentAgent', () => {
   });
 
   it('documents type parameters with their constraints', async () => {
-    const text = 'export function firstOf<T extends object>(items: readonly T[]): T | undefined {\n  return items[0];\n}\n';
+    const text = 'export function firstOf<T extends object>(items: readonly T[]): T | undefined {\n  return items.find((item) => item !== null);\n}\n';
     const doc = await documentNamed('first.ts', text, 'firstOf');
     expect(doc).toContain('@template T - The type of the elements of `items`. Must extend `object`.');
     expect(doc).toContain('@returns');
@@ -224,8 +224,10 @@ describe('OfflineDocumentAgent', () => {
     expect(method).toBe(['/**', ' * Delegates to `this.entries.has`.', ' *', ' * @param user - The user.', ' * @returns `true` when `this.entries.has(user)`, otherwise `false`.', ' */'].join('\n'));
     const getter = await documentNamed('cache.ts', text, 'UserCache.isFull');
     expect(getter).toBe(['/**', ' * @returns `true` when `this.entries.size >= this.capacity`, otherwise `false`.', ' */'].join('\n'));
-    const constructorDoc = await documentNamed('cache.ts', text, 'UserCache.constructor');
-    expect(constructorDoc).toBe(['/**', ' * Sets `this.capacity`.', ' *', ' * @param capacity - The capacity.', ' * @param label - The label. Optional.', ' */'].join('\n'));
+    // Setting `this.capacity` from `capacity` says nothing the signature does not.
+    const fsPath = writeFixture('cache.ts', text);
+    const constructorAnswer = await agent.run(requestFor(fsPath, text, targetNamed(fsPath, text, 'UserCache.constructor')), new AbortController().signal);
+    expect(constructorAnswer).toMatchObject({ text: '', reason: expect.stringContaining('UserCache.constructor') });
   });
 
   it('documents an arrow function stored in a variable', async () => {
@@ -389,6 +391,22 @@ describe('OfflineDocumentAgent', () => {
     const replaceDoc = await documentNamed('replace.ts', replace, 'replaceData');
     expect(replaceDoc).toContain('@param prevData - The previous data.');
     expect(replaceDoc).not.toContain('to replace');
+  });
+
+  it('declines when what the body names is only what the signature already names', async () => {
+    const text = 'export interface ZodCheck { run(value: unknown): boolean }\ndeclare function _check(fn: (value: unknown) => boolean): ZodCheck;\nexport function _superRefine(fn: (value: unknown) => boolean): ZodCheck {\n  const check = _check(fn);\n  return check;\n}\n';
+    const fsPath = writeFixture('refine.ts', text);
+    const answer = await agent.run(requestFor(fsPath, text, targetNamed(fsPath, text, '_superRefine')), new AbortController().signal);
+    expect(answer).toMatchObject({ text: '', reason: expect.stringContaining('_superRefine') });
+    // The same body calling something the signature does not name says something.
+    const other = text.replace(/_check\b/g, 'compileRule');
+    expect(summaryOf(await documentNamed('refine2.ts', other, '_superRefine'))).toBe('Calls `compileRule`.');
+  });
+
+  it('says what a function returns in each case of its early returns', async () => {
+    const text = 'export function clamp(value: number, min: number, max: number): number {\n  if (value < min) return min;\n  if (value > max) return max;\n  return value;\n}\n';
+    const doc = await documentNamed('clamp.ts', text, 'clamp');
+    expect(doc).toBe(['/**', ' * @param value - The value.', ' * @param min - The minimum.', ' * @param max - The maximum.', ' * @returns `min` if `value < min`, `max` if `value > max`, otherwise `value`.', ' */'].join('\n'));
   });
 
   it('keeps a @throws condition out of the comment when it names a local variable', async () => {
