@@ -227,6 +227,19 @@ describe('Document as a code action (offline agent)', () => {
     expect(after).toMatch(/\*\/\n\/\/ @assistant .*\nexport function parseConfig/);
   });
 
+  it('proposes nothing where the code says nothing beyond the signature, and tells the user why in a message', async () => {
+    const { editor } = await start();
+    const plain = await editor.openText('untitled:Untitled-3', 'typescript', 'export function sum(a: number, b: number): number {\n  const total = a + b;\n  return total;\n}\n');
+    const action = (await actionsAt(editor, plain.uri, 'sum('))[0]!;
+    const result = await editor.request<TaskCommandResult>('workspace/executeCommand', { command: action.command!.command, arguments: action.command!.arguments });
+    expect(result).toMatchObject({ applied: false, message: expect.stringMatching(/^No usable answer for sum \(doc-offline: nothing true to add to the signature of sum: .+\)\.$/) });
+    expect(editor.applied).toEqual([]);
+    expect(editor.buffer(plain.uri).text).toBe(plain.text);
+    await until(() => editor.messages.some((m) => m.message === result.message), 5000, 'the message');
+    const trace = await editor.request<TraceResult>('assistant/trace', { id: result.interactionId });
+    expect(trace.interactions[0]!.responses[0]).toMatchObject({ status: 'empty', used: false, error: expect.stringMatching(/^nothing true to add/) });
+  });
+
   it('answers bad command arguments with InvalidParams and keeps serving', async () => {
     const { editor, doc } = await start();
     await expect(editor.request('workspace/executeCommand', { command: 'assistant.document', arguments: [] })).rejects.toMatchObject({ code: -32602 });

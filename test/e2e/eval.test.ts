@@ -36,7 +36,7 @@ function expectComplete(record: EvalRecord): void {
   expect(record.contextChars).toBeGreaterThan(0);
   expect(record.durationMs).toBeGreaterThanOrEqual(0);
   expect(record.attempts).toBeGreaterThanOrEqual(1);
-  expect(Object.keys(record.metrics).sort()).toEqual(record.scenario === 'doc' ? ['format', 'syntax'] : ['fix', 'syntax']);
+  expect(Object.keys(record.metrics).sort()).toEqual(record.scenario === 'doc' ? ['agreement', 'contradiction', 'format', 'paramRestatement', 'restatement', 'summaryRestatement', 'syntax'] : ['fix', 'syntax']);
   expect(record.metrics.syntax === null).toBe(!record.proposed);
   if (record.status === 'passed') expect(record.failure).toBeNull();
   else expect(record.failure).toMatch(/\w/);
@@ -71,7 +71,7 @@ describe('assistant-ls eval', () => {
     for (const record of records) expect(record.details).toMatchObject({ rank: expect.any(Number), locations: expect.any(Number) });
   });
 
-  it('runs the doc and fix scenarios offline: full doc format correctness, a fix rate, complete records, the repository untouched', async () => {
+  it('runs the doc and fix scenarios offline: doc format and content metrics, a fix rate, complete records, the repository untouched', async () => {
     const repo = fixtureRepository();
     const before = treeHash(repo);
     const out = outputDir();
@@ -85,13 +85,20 @@ describe('assistant-ls eval', () => {
     const report = JSON.parse(fs.readFileSync(json, 'utf8')) as EvalReport;
     expect(report.complete).toBe(true);
     const [doc, fix] = report.scenarios;
-    expect(doc).toMatchObject({ id: 'doc', agents: ['doc-offline'], summary: [{ agent: 'doc-offline', metrics: { syntax: 1, format: 1 } }] });
+    expect(doc).toMatchObject({ id: 'doc', agents: ['doc-offline'], summary: [{ agent: 'doc-offline', metrics: { syntax: 1, contradiction: 0 } }] });
     expect(doc!.cases).toBeGreaterThanOrEqual(15);
+    // The offline agent declines where the code says nothing beyond the signature, and what it proposes adds to it.
+    const offlineDoc = doc!.summary[0]!;
+    expect(offlineDoc.proposed!).toBeGreaterThan(0.3);
+    expect(offlineDoc.proposed!).toBeLessThan(1);
+    expect(offlineDoc.metrics.restatement!).toBeLessThanOrEqual(0.15);
+    expect(offlineDoc.metrics.format!).toBeGreaterThan(0);
+    expect(result.stdout).toMatch(/\(lower is better: restatement, summary restatement, @param restatement, contradicted;/);
     expect(fix).toMatchObject({ id: 'fix', agents: ['fix-offline'] });
     const fixRate = fix!.summary[0]!.metrics.fix!;
     expect(fixRate).toBeGreaterThan(0);
     expect(fixRate).toBeLessThan(1);
-    expect(result.stdout).toMatch(/doc-offline\s+\d+\s+100\.0%\s+100\.0%/);
+    expect(result.stdout).toMatch(new RegExp(`doc-offline\\s+\\d+\\s+100\\.0%\\s+${(offlineDoc.metrics.format! * 100).toFixed(1)}%`));
     expect(result.stdout).toContain(`fix-offline`);
     expect(result.stdout).toContain(`${(fixRate * 100).toFixed(1)}%`);
 
@@ -103,7 +110,10 @@ describe('assistant-ls eval', () => {
     const docIds = records.filter((r) => r.scenario === 'doc').map((r) => r.caseId);
     expect(docIds).toEqual(expect.arrayContaining(['doc:src/geometry.ts:24:Vector.scale', 'doc:src/geometry.ts:8:Vector.constructor', 'doc:src/geometry.ts:13:Vector.length', 'doc:src/geometry.ts:32:area']));
     expect(docIds.some((id) => id.includes('identity'))).toBe(false);
-    expect(records.find((r) => r.caseId === 'doc:src/geometry.ts:32:area')?.details).toMatchObject({ hadDoc: true });
+    expect(records.find((r) => r.caseId === 'doc:src/geometry.ts:32:area')?.details).toMatchObject({ hadDoc: true, human: { restates: false, contradictions: [] } });
+    expect(records.find((r) => r.caseId === 'doc:src/math.ts:2:clamp')).toMatchObject({ proposed: true, metrics: { restatement: 0, contradiction: 0 } });
+    expect(records.find((r) => r.caseId === 'doc:src/math.ts:2:clamp')?.answer).toContain('@returns `min` if `value < min`, `max` if `value > max`, otherwise `value`.');
+    expect(records.find((r) => r.caseId === 'doc:src/geometry.ts:18:Vector.add')).toMatchObject({ proposed: false, failure: expect.stringMatching(/nothing true to add to the signature of Vector\.add/) });
     const fixIds = records.filter((r) => r.scenario === 'fix').map((r) => r.caseId);
     expect(fixIds).toEqual(expect.arrayContaining(['fix:src/text.ts:12:15:TS2551', 'fix:src/inventory.ts:17:16:TS2339', 'fix:src/inventory.ts:22:22:TS2552', 'fix:src/text.ts:16:9:TS2322', 'fix:src/inventory.ts:33:7:eslint:prefer-const', 'fix:src/inventory.ts:34:21:eslint:eqeqeq']));
     expect(fixIds.filter((id) => /TS2307|TS2305|TS2724|TS2584|generated|compact/.test(id))).toEqual([]);
@@ -157,15 +167,18 @@ describe('assistant-ls eval', () => {
 
     // The model's doc comments are complete except the one that leaves out a parameter.
     const modelDoc = doc!.summary.find((s) => s.agent === agent)!;
-    expect(modelDoc.metrics).toEqual({ syntax: 1, format: (docCases - 1) / docCases });
+    expect(modelDoc.metrics).toMatchObject({ syntax: 1, format: (docCases - 1) / docCases });
     expect(report.records.find((r) => r.agent === agent && r.caseId === 'doc:src/math.ts:2:clamp')).toMatchObject({ status: 'failed', metrics: { syntax: 1, format: 0 }, failure: 'no @param for max' });
     const format = doc!.comparisons.find((c) => c.metric === 'format')!;
-    expect(format).toMatchObject({ a: 'doc-offline', b: agent, n: docCases, meanA: 1 });
-    expect(format.difference).toBeCloseTo(1 / docCases, 10);
+    const offlineFormat = doc!.summary.find((s) => s.agent === 'doc-offline')!.metrics.format!;
+    expect(format).toMatchObject({ a: 'doc-offline', b: agent, n: docCases });
+    expect(format.meanA).toBeCloseTo(offlineFormat, 10);
+    expect(format.difference).toBeCloseTo(offlineFormat - (docCases - 1) / docCases, 10);
     expect(format.interval[0]).toBeLessThanOrEqual(format.difference);
     expect(format.interval[1]).toBeGreaterThanOrEqual(format.difference);
     expect(second.stdout).toContain('Differences (A − B; percentage points for rates), paired bootstrap 95% interval over cases:');
-    expect(second.stdout).toMatch(new RegExp(`format correctness\\s+doc-offline\\s+${agent.replace(/[.]/g, '\\.')}\\s+${docCases}\\s+\\+${((1 / docCases) * 100).toFixed(1)}`));
+    const points = (format.difference * 100).toFixed(1).replace('-', '−');
+    expect(second.stdout).toMatch(new RegExp(`format correctness\\s+doc-offline\\s+${agent.replace(/[.]/g, '\\.')}\\s+${docCases}\\s+${format.difference >= 0 ? '\\+' : ''}${points}`));
 
     // The model fixes what the compiler cannot, except the bad fix the oracle sent back twice.
     const modelFix = fix!.summary.find((s) => s.agent === agent)!;

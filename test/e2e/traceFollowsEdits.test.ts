@@ -127,7 +127,7 @@ describe('the trace follows edits', () => {
     const documented = await documentAt(first.editor, first.doc.uri, 'parseConfig(text');
     const inserted = (await recorded(first.editor, documented)).responses[0]!.insertedAt![0]!;
     // A word typed inside the comment, two lines added above it; then saved.
-    const inside = first.editor.position(first.doc.uri, ' * Parses');
+    const inside = first.editor.position(first.doc.uri, ' * @param text');
     await edit(first.editor, first.doc.uri, { start: { line: inside.line, character: 3 }, end: { line: inside.line, character: 3 } }, 'Carefully ');
     await insertAbove(first.editor, first.doc.uri, 'export interface Config', '// one\n// two\n');
     await save(first.editor, first.doc.uri);

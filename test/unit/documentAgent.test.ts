@@ -140,11 +140,10 @@ describe('OfflineDocumentAgent', () => {
       '}',
     ].join('\n');
     const doc = await documentNamed('load.ts', text, 'loadConfig');
+    // Nothing in the body says what loading means: no summary is guessed from the name, the tags say what is known.
     expect(doc).toBe(
       [
         '/**',
-        ' * Loads the config.',
-        ' *',
         ' * @param filePath - The file path.',
         ' * @param timeoutMs - The timeout in milliseconds.',
         ' * @returns A promise that resolves to the config.',
@@ -157,14 +156,18 @@ describe('OfflineDocumentAgent', () => {
   it('uses the checker for inferred return types of imported functions', async () => {
     const text = "import { readConfig } from './config.js';\nexport function fetchSettings(file: string) {\n  return readConfig(file);\n}\n";
     const doc = await documentNamed('inferred.ts', text, 'fetchSettings');
-    expect(doc).toContain('@returns A promise that resolves to the settings.');
+    expect(summaryOf(doc)).toBe('Delegates to `readConfig`.');
+    expect(doc).toContain('@returns The result of `readConfig(file)`.');
+    const longer = "import { readConfig } from './config.js';\nexport function fetchSettings(file: string, fallbackFileName: string) {\n  return readConfig(file.length > 0 ? file : fallbackFileName.trim().toLowerCase());\n}\n";
+    expect(await documentNamed('inferred2.ts', longer, 'fetchSettings')).toContain('@returns A promise that resolves to the config.');
   });
 
   it('documents a destructured parameter with TypeScript-style names', async () => {
     const text = [
       'export function connect({ host, port = 80, tls: { enabled } }: { host: string; port?: number; tls: { enabled: boolean } }, retries: number): void {',
-      '  void host; void port; void enabled; void retries;',
+      '  openSocket(host, port, enabled, retries);',
       '}',
+      'declare function openSocket(host: string, port: number, tls: boolean, retries: number): void;',
     ].join('\n');
     const doc = await documentNamed('connect.ts', text, 'connect');
     const names = parseJsDoc(doc).tags.filter((tag) => tag.tag === 'param').map((tag) => tag.name);
@@ -175,24 +178,25 @@ describe('OfflineDocumentAgent', () => {
   });
 
   it('documents rest, optional and default parameters', async () => {
-    const text = 'export function joinPaths(separator = "/", verbose?: boolean, ...segments: string[]): string {\n  return verbose ? segments.join(separator) : "";\n}\n';
+    const text = 'export function joinPaths(separator = "/", verbose?: boolean, ...segments: string[]): string {\n  return verbose ? segments.filter(Boolean).join(separator) : "";\n}\n';
     const doc = await documentNamed('join.ts', text, 'joinPaths');
     expect(doc).toContain('@param separator - The separator. Defaults to `"/"`.');
     expect(doc).toContain('@param verbose - Whether verbose mode is enabled. Optional.');
     expect(doc).toContain('@param segments - The segments.');
     expect(doc).not.toContain('...segments');
-    expect(doc).toContain('@returns The joined paths.');
+    expect(summaryOf(doc)).toBe('May call `segments.filter`.');
+    expect(doc).toContain('@returns The value of `verbose ? segments.filter(Boolean).join(separator) : ""`.');
   });
 
   it('adds no @returns for an async function returning Promise<void>', async () => {
-    const text = 'export async function saveUsers(users: string[]): Promise<void> {\n  await Promise.resolve(users);\n}\n';
+    const text = 'export async function saveUsers(users: string[]): Promise<void> {\n  await writeAll(users);\n}\ndeclare function writeAll(items: string[]): Promise<void>;\n';
     const doc = await documentNamed('save.ts', text, 'saveUsers');
-    expect(summaryOf(doc)).toBe('Saves the users.');
+    expect(summaryOf(doc)).toBe('Delegates to `writeAll`.');
     expect(doc).not.toContain('@returns');
   });
 
   it('documents type parameters with their constraints', async () => {
-    const text = 'export function firstOf<T extends object>(items: readonly T[]): T | undefined {\n  return items[0];\n}\n';
+    const text = 'export function firstOf<T extends object>(items: readonly T[]): T | undefined {\n  return items.find((item) => item !== null);\n}\n';
     const doc = await documentNamed('first.ts', text, 'firstOf');
     expect(doc).toContain('@template T - The type of the elements of `items`. Must extend `object`.');
     expect(doc).toContain('@returns');
@@ -221,19 +225,19 @@ describe('OfflineDocumentAgent', () => {
       '}',
     ].join('\n');
     const method = await documentNamed('cache.ts', text, 'UserCache.hasUser');
-    expect(method).toBe(
-      ['/**', ' * Checks whether the user cache has the given user.', ' *', ' * @param user - The user.', ' * @returns `true` if the user cache has the given user, otherwise `false`.', ' */'].join('\n'),
-    );
+    expect(method).toBe(['/**', ' * Delegates to `this.entries.has`.', ' *', ' * @param user - The user.', ' * @returns `true` when `this.entries.has(user)`, otherwise `false`.', ' */'].join('\n'));
     const getter = await documentNamed('cache.ts', text, 'UserCache.isFull');
-    expect(summaryOf(getter)).toBe('Checks whether the user cache is full.');
-    const constructorDoc = await documentNamed('cache.ts', text, 'UserCache.constructor');
-    expect(constructorDoc).toBe(['/**', ' * Creates a new `UserCache`.', ' *', ' * @param capacity - The capacity.', ' * @param label - The label. Optional.', ' */'].join('\n'));
+    expect(getter).toBe(['/**', ' * @returns `true` when `this.entries.size >= this.capacity`, otherwise `false`.', ' */'].join('\n'));
+    // Setting `this.capacity` from `capacity` says nothing the signature does not.
+    const fsPath = writeFixture('cache.ts', text);
+    const constructorAnswer = await agent.run(requestFor(fsPath, text, targetNamed(fsPath, text, 'UserCache.constructor')), new AbortController().signal);
+    expect(constructorAnswer).toMatchObject({ text: '', reason: expect.stringContaining('UserCache.constructor') });
   });
 
   it('documents an arrow function stored in a variable', async () => {
     const text = 'export const isValidEmail = (email: string): boolean => /@/.test(email);\n';
     const doc = await documentNamed('email.ts', text, 'isValidEmail');
-    expect(doc).toBe(['/**', ' * Checks whether the given email is valid.', ' *', ' * @param email - The email.', ' * @returns `true` if the given email is valid, otherwise `false`.', ' */'].join('\n'));
+    expect(doc).toBe(['/**', ' * @param email - The email.', ' * @returns `true` when `/@/.test(email)`, otherwise `false`.', ' */'].join('\n'));
   });
 
   it('completes an existing partial comment, keeping its description and tags verbatim', async () => {
@@ -270,9 +274,9 @@ describe('OfflineDocumentAgent', () => {
   });
 
   it('adds a summary to an existing comment without a description', async () => {
-    const text = 'export class Box {\n  /**\n   * @param value - The new value.\n   */\n  set content(value: string) {\n    void value;\n  }\n}\n';
+    const text = 'export class Box {\n  #content = "";\n  /**\n   * @param value - The new value.\n   */\n  set content(value: string) {\n    this.#content = value.trim();\n  }\n}\n';
     const doc = await documentNamed('box.ts', text, 'Box.content');
-    expect(doc).toBe('/**\n * Sets the content.\n *\n * @param value - The new value.\n */');
+    expect(doc).toBe('/**\n * Sets `this.#content` and calls `value.trim`.\n *\n * @param value - The new value.\n */');
   });
 
   it('returns a complete comment unchanged', async () => {
@@ -304,10 +308,10 @@ describe('OfflineDocumentAgent', () => {
     expect(doc).toContain('@param {object} [root0={}] - The options object. Defaults to `{}`.');
     expect(doc).toContain('@param {boolean} [root0.strict=false] - Whether strict mode is enabled. Defaults to `false`.');
     expect(doc).toContain('@param {...*} extra - The extras.');
-    expect(doc).toMatch(/@returns \{Promise<.+>\} A promise that resolves to the settings\./);
+    expect(doc).toMatch(/@returns \{Promise<.+>\} A promise that resolves to the result\./);
     expect(doc).toContain('@throws {TypeError} If `!file`.');
     const scale = await documentNamed('settings.js', text, 'scaleAll');
-    expect(summaryOf(scale)).toBe('Scales all values.');
+    expect(summaryOf(scale)).toBe('Delegates to `values.map`.');
     expect(scale).toContain('@param {number} [factor=2] - The factor. Defaults to `2`.');
     expect(scale).toMatch(/@returns \{number\[\]\} /);
   });
@@ -348,23 +352,109 @@ describe('OfflineDocumentAgent', () => {
     expect(doc).toContain('@throws Rethrows the error raised in the `try` block.');
   });
 
-  it('writes plain-English summaries, never the identifier', async () => {
-    const cases: Array<[string, string, string]> = [
-      ['getUserName', 'export function getUserName(id: string): string { return id; }', 'Gets the user name.'],
-      ['createSession', 'export function createSession(user: string) { return { user }; }', 'Creates a session.'],
-      ['parseHeaders', 'export function parseHeaders(raw: string): Map<string, string> { return new Map([[raw, raw]]); }', 'Parses the headers.'],
-      ['toSnakeCase', 'export function toSnakeCase(text: string): string { return text; }', 'Converts the given text to snake case.'],
-      ['onConnectionClosed', 'export function onConnectionClosed(reason: string): void { void reason; }', 'Handles the connection closed event.'],
-      ['validateInput', 'export function validateInput(input: string): void { void input; }', 'Validates the input.'],
-      ['distance', 'export function distance(a: number, b: number): number { return a - b; }', 'Computes the distance.'],
-      ['ServerOptions', 'export interface ServerOptions { port: number }', 'Describes the shape of the server options.'],
-    ];
-    for (const [name, text, summary] of cases) {
-      const doc = await documentNamed(`${name}.ts`, text, name);
-      expect(summaryOf(doc)).toBe(summary);
-      // A camelCase name must come out as words.
-      if (/[a-z][A-Z]/.test(name)) expect(summaryOf(doc)).not.toContain(name);
-    }
+  it('declines, saying why, when nothing beyond the signature can be said without guessing from the name', async () => {
+    const text = 'export function distance(a: number, b: number): number {\n  const d = a - b;\n  return d < 0 ? -d : d;\n}\n';
+    const fsPath = writeFixture('distance.ts', text);
+    const answer = await agent.run(requestFor(fsPath, text, targetNamed(fsPath, text, 'distance')), new AbortController().signal);
+    expect(answer).toEqual({ text: '', reason: expect.stringMatching(/^nothing true to add to the signature of distance: /) });
+  });
+
+  it('does not restate names on real-code shapes: predicates, chained schema methods, codecs, replaced data', async () => {
+    const stale = [
+      'export class Query {',
+      '  state = { dataUpdatedAt: 0, isInvalidated: false };',
+      '  isStaleByTime(staleTime = 0): boolean {',
+      '    return this.state.isInvalidated || this.state.dataUpdatedAt + staleTime < Date.now();',
+      '  }',
+      '}',
+    ].join('\n');
+    const staleDoc = await documentNamed('query.ts', stale, 'Query.isStaleByTime');
+    expect(staleDoc).not.toMatch(/stale by/);
+    expect(staleDoc).toContain('@returns `true` when `this.state.isInvalidated || this.state.dataUpdatedAt + staleTime < Date.now()`, otherwise `false`.');
+    const schema = [
+      'export class ZodString {',
+      '  constructor(readonly checks: string[]) {}',
+      '  _addCheck(check: string): ZodString {',
+      '    return new ZodString([...this.checks, check]);',
+      '  }',
+      '  datetime(options?: { offset?: boolean; precision?: number | null }): ZodString {',
+      "    return this._addCheck(options?.offset ? 'datetime-offset' : 'datetime');",
+      '  }',
+      '}',
+    ].join('\n');
+    const datetime = await documentNamed('schema.ts', schema, 'ZodString.datetime');
+    expect(summaryOf(datetime)).toBe('Delegates to `this._addCheck`.');
+    expect(datetime).toContain('@returns The zod string.');
+    expect(datetime).not.toMatch(/Computes the datetime|The datetime\./);
+    // A codec made from nothing the caller can see: declined rather than "@returns The string.".
+    const codec = 'class ZodCodec { constructor(readonly from: string, readonly to: string) {} }\nexport function stringToInt(name: string) {\n  const codec = new ZodCodec(name, "int");\n  return codec;\n}\n';
+    const codecPath = writeFixture('codec.ts', codec);
+    const codecAnswer = await agent.run(requestFor(codecPath, codec, targetNamed(codecPath, codec, 'stringToInt')), new AbortController().signal);
+    expect(codecAnswer).toMatchObject({ text: '', reason: expect.stringContaining('stringToInt') });
+    const replace = 'export function replaceData(prevData: unknown, data: unknown, structuralSharing: boolean): unknown {\n  if (!structuralSharing) return data;\n  return merge(prevData, data);\n}\ndeclare function merge(a: unknown, b: unknown): unknown;\n';
+    const replaceDoc = await documentNamed('replace.ts', replace, 'replaceData');
+    expect(replaceDoc).toContain('@param prevData - The previous data.');
+    expect(replaceDoc).not.toContain('to replace');
+  });
+
+  it('declines when what the body names is only what the signature already names', async () => {
+    const text = 'export interface ZodCheck { run(value: unknown): boolean }\ndeclare function _check(fn: (value: unknown) => boolean): ZodCheck;\nexport function _superRefine(fn: (value: unknown) => boolean): ZodCheck {\n  const check = _check(fn);\n  return check;\n}\n';
+    const fsPath = writeFixture('refine.ts', text);
+    const answer = await agent.run(requestFor(fsPath, text, targetNamed(fsPath, text, '_superRefine')), new AbortController().signal);
+    expect(answer).toMatchObject({ text: '', reason: expect.stringContaining('_superRefine') });
+    // The same body calling something the signature does not name says something.
+    const other = text.replace(/_check\b/g, 'compileRule');
+    expect(summaryOf(await documentNamed('refine2.ts', other, '_superRefine'))).toBe('Calls `compileRule`.');
+  });
+
+  it('says what a function returns in each case of its early returns', async () => {
+    const text = 'export function clamp(value: number, min: number, max: number): number {\n  if (value < min) return min;\n  if (value > max) return max;\n  return value;\n}\n';
+    const doc = await documentNamed('clamp.ts', text, 'clamp');
+    expect(doc).toBe(['/**', ' * @param value - The value.', ' * @param min - The minimum.', ' * @param max - The maximum.', ' * @returns `min` if `value < min`, `max` if `value > max`, otherwise `value`.', ' */'].join('\n'));
+  });
+
+  it('keeps a @throws condition out of the comment when it names a local variable', async () => {
+    const text = 'export function parsePort(text: string): number {\n  const port = Number(text);\n  if (!Number.isInteger(port)) throw new RangeError(text);\n  if (text.length > 5) throw new TypeError(text);\n  return port;\n}\n';
+    const doc = await documentNamed('port.ts', text, 'parsePort');
+    expect(doc).toContain(' * @throws {RangeError}\n');
+    expect(doc).toContain('@throws {TypeError} If `text.length > 5`.');
+    expect(doc).not.toContain('port)');
+  });
+
+  it('inherits the documentation of the interface member a method implements, and of a documented overload', async () => {
+    const text = [
+      'export interface Store {',
+      '  /**',
+      '   * Removes every entry older than the cut-off.',
+      '   * @param cutoffMs - Entries last written before this time are removed.',
+      '   * @returns How many entries were removed.',
+      '   */',
+      '  prune(cutoffMs: number): number;',
+      '}',
+      'export class MemoryStore implements Store {',
+      '  private entries = new Map<string, number>();',
+      '  prune(cutoffMs: number): number {',
+      '    let removed = 0;',
+      '    for (const [key, at] of this.entries) if (at < cutoffMs) { this.entries.delete(key); removed++; }',
+      '    return removed;',
+      '  }',
+      '}',
+      '/**',
+      ' * Formats an amount in the account currency.',
+      ' * @param amount - In cents.',
+      ' */',
+      'export function format(amount: number): string;',
+      'export function format(amount: bigint): string;',
+      'export function format(amount: number | bigint): string {',
+      '  return String(amount);',
+      '}',
+    ].join('\n');
+    const prune = await documentNamed('store.ts', text, 'MemoryStore.prune');
+    expect(prune).toBe(['/**', ' * Removes every entry older than the cut-off.', ' *', ' * @param cutoffMs - Entries last written before this time are removed.', ' * @returns How many entries were removed.', ' */'].join('\n'));
+    const fsPath = writeFixture('store.ts', text);
+    const implementation = listDeclarations(fsPath, text).filter((d) => d.name === 'format').pop()!;
+    const answer = await agent.run(requestFor(fsPath, text, implementation), new AbortController().signal);
+    expect(answer.text).toBe(['/**', ' * Formats an amount in the account currency.', ' *', ' * @param amount - In cents.', ' * @returns The result of `String(amount)`.', ' */'].join('\n'));
   });
 
   it('documents an untitled buffer through a synthetic path', async () => {
@@ -395,8 +485,8 @@ describe('OfflineDocumentAgent', () => {
   it('exposes the pure function for the evaluation harness', () => {
     const text = 'export function countWords(text: string): number { return text.split(" ").length; }\n';
     const fsPath = writeFixture('count.ts', text);
-    const doc = documentDeclaration(project.sourceFile(fsPath, text), targetNamed(fsPath, text, 'countWords'), { javascript: false });
-    expect(doc).toBe(['/**', ' * Counts the words.', ' *', ' * @param text - The text.', ' * @returns The number of words.', ' */'].join('\n'));
+    const doc = documentDeclaration(project.sourceFile(fsPath, text), targetNamed(fsPath, text, 'countWords'), { javascript: false }).text;
+    expect(doc).toBe(['/**', ' * Calls `text.split`.', ' *', ' * @param text - The text.', ' * @returns The value of `text.split(" ").length`.', ' */'].join('\n'));
     expect(renderJsDoc(parseJsDoc(doc))).toBe(doc);
   });
 });

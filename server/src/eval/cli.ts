@@ -5,11 +5,15 @@ import { runEvaluation, EvalUsageError } from './runner.js';
 import type { EvalOptions } from './runner.js';
 import { DEFAULT_SCENARIOS, SCENARIO_IDS } from './scenario.js';
 import { DEFAULT_STRICT_FLAGS } from './scratch.js';
+import { EVAL_PACKAGES, pinnedPackage } from './evalSets.js';
+import { evalPackageCache, PackageCacheError, preparePackage } from './packageCache.js';
 
 export const EVAL_USAGE = `assistant-ls eval: measures the assistant's agents on cases built from a repository (Copilot evaluation harness).
 
 Usage:
   assistant-ls eval <repository> [options]
+  assistant-ls eval npm:<package> [options]    a pinned evaluation package, downloaded once into the user's cache:
+${EVAL_PACKAGES.map((p) => `                       npm:${p.name}@${p.version} (${p.set} set)`).join('\n')}
 
 Options:
   --scenarios LIST     comma-separated: ${SCENARIO_IDS.join(', ')} (default: ${DEFAULT_SCENARIOS.join(',')};
@@ -167,12 +171,21 @@ export async function evalMain(argv: string[]): Promise<number> {
   process.on('SIGINT', onInterrupt);
   process.on('SIGTERM', onInterrupt);
   try {
+    if (parsed.options.repository.startsWith('npm:')) {
+      const pinned = pinnedPackage(parsed.options.repository);
+      if ('error' in pinned) throw new EvalUsageError(pinned.error);
+      parsed.options.repository = await preparePackage(pinned, evalPackageCache(process.env), controller.signal, { note: (message) => process.stderr.write(`eval: ${message}\n`) });
+    }
     const report = await runEvaluation(parsed.options, { out: (text) => process.stdout.write(text), progress: process.stderr, env: process.env }, controller.signal);
     return report.complete ? 0 : 130;
   } catch (error) {
     if (error instanceof EvalUsageError) {
       process.stderr.write(`assistant-ls eval: ${error.message}\n`);
       return 2;
+    }
+    if (error instanceof PackageCacheError) {
+      process.stderr.write(`assistant-ls eval: ${error.message}\n`);
+      return 1;
     }
     if (controller.signal.aborted) {
       process.stderr.write('assistant-ls eval: interrupted\n');

@@ -1,5 +1,6 @@
-// The doc scenario (Copilot harness): document functions and methods longer than three lines; scored on syntax and format correctness.
+// The doc scenario (Copilot harness): document functions and methods longer than three lines; scored on syntax and format correctness, and on what the comment says.
 import { createHash } from 'node:crypto';
+import type { ts } from 'ts-morph';
 import type { DeclarationKind, DeclarationTarget } from '../repo/declarations.js';
 import { KIND_LABEL, listDeclarations, parseDocument } from '../repo/declarations.js';
 import type { WorkspaceProject } from '../workspace/workspaceProject.js';
@@ -10,6 +11,7 @@ import { lineStarts, offsetToPosition } from '../edits/textEdits.js';
 import { runCaseTask } from './caseRun.js';
 import { checkDocFormat, startsItsLine, syntaxErrors } from './docFormat.js';
 import { signatureFacts } from '../repo/docCoverage.js';
+import { agreement, claimFacts, contradictions, measureRestatement, signatureTexts, signatureVocabulary } from './docContent.js';
 import { hasMinifiedLines } from '../workspace/generatedFiles.js';
 import { repositorySourceFiles } from './sourceFiles.js';
 import type { SkipCounts } from './sourceFiles.js';
@@ -27,6 +29,8 @@ export interface DocCase extends EvalCase {
   declaration: DeclarationTarget;
   /** The target had a doc comment in the repository (removed for the case). */
   hadDoc: boolean;
+  /** That comment, the reference the generated one is compared with. */
+  humanDoc?: string;
 }
 
 export const docScenario: Scenario<DocCase> = {
@@ -36,6 +40,11 @@ export const docScenario: Scenario<DocCase> = {
   metrics: [
     { id: 'syntax', label: 'syntax correctness', overProposals: true },
     { id: 'format', label: 'format correctness' },
+    { id: 'restatement', label: 'restatement', overProposals: true, informational: true, lowerIsBetter: true },
+    { id: 'summaryRestatement', label: 'summary restatement', overProposals: true, informational: true, lowerIsBetter: true },
+    { id: 'paramRestatement', label: '@param restatement', overProposals: true, informational: true, lowerIsBetter: true },
+    { id: 'agreement', label: 'agreement (ROUGE-L)', overProposals: true, informational: true, ratio: true },
+    { id: 'contradiction', label: 'contradicted', overProposals: true, informational: true, lowerIsBetter: true },
   ],
   primaryMetric: 'format',
 
@@ -78,6 +87,7 @@ export const docScenario: Scenario<DocCase> = {
           text: made.text,
           declaration: made.declaration,
           hadDoc: declaration.existingDoc !== undefined,
+          ...(declaration.existingDoc ? { humanDoc: declaration.existingDoc.text } : {}),
         });
         await new Promise((resolve) => setImmediate(resolve));
       }
@@ -105,26 +115,62 @@ export const docScenario: Scenario<DocCase> = {
     if (!file || others.length > 0 || file.created || file.fsPath !== evalCase.fsPath) return fail('the answer edits other files than the documented one');
     const errors = syntaxErrors(evalCase.fsPath, file.after);
     if (errors.length > 0) return fail(`the edited file does not parse: ${errors[0] ?? ''}`);
-    const facts = factsOf(context.env.workspace.projects.forFile(evalCase.fsPath), evalCase);
+    const analysis = analyse(context.env.workspace.projects.forFile(evalCase.fsPath), evalCase);
     const declaration = evalCase.declaration;
-    const verdict = checkDocFormat({ fileName: evalCase.fsPath, before: evalCase.text, after: file.after, target: { kind: declaration.kind, simpleName: declaration.simpleName, start: declaration.start }, facts });
-    const details = { hadDoc: evalCase.hadDoc, problems: verdict.problems, ...(verdict.comment ? { comment: verdict.comment } : {}) };
-    return { metrics: { syntax: 1, format: verdict.correct ? 1 : 0 }, ...(verdict.correct ? {} : { failure: verdict.problems.join('; ') }), details };
+    const verdict = checkDocFormat({ fileName: evalCase.fsPath, before: evalCase.text, after: file.after, target: { kind: declaration.kind, simpleName: declaration.simpleName, start: declaration.start }, facts: analysis.facts });
+    const content = verdict.comment ? contentScores(verdict.comment, evalCase, analysis) : { metrics: {}, details: {} };
+    const details = { hadDoc: evalCase.hadDoc, problems: verdict.problems, ...(verdict.comment ? { comment: verdict.comment } : {}), ...content.details };
+    return { metrics: { syntax: 1, format: verdict.correct ? 1 : 0, ...content.metrics }, ...(verdict.correct ? {} : { failure: verdict.problems.join('; ') }), details };
   },
 
   contextChars: (evalCase) => evalCase.declaration.end - evalCase.declaration.start,
 };
 
-/** The signature facts with the project's checker (inferred return types), from the syntax alone if the project fails. */
-function factsOf(project: WorkspaceProject, evalCase: DocCase): ReturnType<typeof signatureFacts> {
+interface CaseAnalysis {
+  facts: ReturnType<typeof signatureFacts>;
+  claims: ReturnType<typeof claimFacts>;
+  signature: Set<string>;
+}
+
+/** What the case's code says, with the project's checker (inferred types), from the syntax alone if the project fails. */
+function analyse(project: WorkspaceProject, evalCase: DocCase): CaseAnalysis {
+  const of = (source: ts.SourceFile, checker: ts.TypeChecker | undefined): CaseAnalysis => ({
+    facts: signatureFacts(source, evalCase.declaration, checker),
+    claims: claimFacts(source, evalCase.declaration, checker),
+    signature: signatureVocabulary(signatureTexts(source, evalCase.declaration, checker)),
+  });
   try {
     const sourceFile = project.sourceFile(evalCase.fsPath, evalCase.text);
     const program = sourceFile.getProject().getProgram().compilerObject;
     const checker = program.getSourceFile(sourceFile.getFilePath()) ? program.getTypeChecker() : undefined;
-    return signatureFacts(sourceFile.compilerNode, evalCase.declaration, checker);
+    return of(sourceFile.compilerNode, checker);
   } catch {
-    return signatureFacts(parseDocument(evalCase.fsPath, evalCase.text), evalCase.declaration, undefined);
+    return of(parseDocument(evalCase.fsPath, evalCase.text), undefined);
   }
+}
+
+/**
+ * The content metrics of a comment: whether it restates the signature (as a whole, its summary, its `@param` lines),
+ * its ROUGE-L agreement with the repository's own comment when there was one, and whether the code contradicts a
+ * claim. The repository's comment is measured the same way, for comparison, in the details.
+ */
+function contentScores(comment: string, evalCase: DocCase, analysis: CaseAnalysis): { metrics: Record<string, number | null>; details: Record<string, unknown> } {
+  const restatement = measureRestatement(comment, analysis.signature);
+  const contradicted = analysis.claims ? contradictions(comment, analysis.claims) : [];
+  const rate = (value: boolean | null): number | null => (value === null ? null : value ? 1 : 0);
+  const metrics = {
+    restatement: rate(restatement.restates),
+    summaryRestatement: rate(restatement.summaryRestates),
+    paramRestatement: restatement.paramRestating,
+    agreement: evalCase.humanDoc ? agreement(comment, evalCase.humanDoc) : null,
+    contradiction: contradicted.length > 0 ? 1 : 0,
+  };
+  const details: Record<string, unknown> = { added: restatement.units.map((unit) => ({ kind: unit.kind, added: unit.added })), contradictions: contradicted };
+  if (evalCase.humanDoc) {
+    const human = measureRestatement(evalCase.humanDoc, analysis.signature);
+    details.human = { restates: human.restates, summaryRestates: human.summaryRestates, paramRestating: human.paramRestating, contradictions: analysis.claims ? contradictions(evalCase.humanDoc, analysis.claims) : [] };
+  }
+  return { metrics, details };
 }
 
 /**

@@ -180,6 +180,8 @@ export function renderScenario(scenario: ScenarioReport, summaries: readonly Age
   lines.push(table(header, rows));
   const overProposals = scenario.metrics.filter((m) => m.overProposals).map((m) => m.label);
   if (overProposals.length > 0) lines.push(`(${overProposals.join(' and ')} over the runs with a proposal; the other metrics over all runs)`);
+  const lower = scenario.metrics.filter((m) => m.lowerIsBetter).map((m) => m.label);
+  if (lower.length > 0) lines.push(`(lower is better: ${lower.join(', ')}; ${scenario.metrics.filter((m) => m.informational).map((m) => m.label).join(', ')} do not decide whether a run passes)`);
   if (passMetric) lines.push(`(pass@k: the chance that one of k samples of a case passes the ${passMetric.label}, estimated without bias from each case's samples and averaged over cases)`);
   if (comparisons.length > 0) {
     lines.push('', 'Differences (A − B; percentage points for rates), paired bootstrap 95% interval over cases:');

@@ -357,7 +357,7 @@ async function runItem(item: WorkItem, env: TaskEnvironment, scoring: ScoreConte
     score = { metrics: zero, failure: `scoring failed: ${error instanceof Error ? error.message : String(error)}`, details: {} };
   }
   const metrics = { ...zero, ...score.metrics };
-  const passed = Object.values(metrics).every((v) => v === 1);
+  const passed = scenario.metrics.filter((m) => !m.informational).every((m) => metrics[m.id] === 1);
   // A metric over proposals is null without one, and a run without a proposal has not passed.
   const agentFailed = run.response?.status === 'error' || run.response?.status === 'timeout';
   const answer = run.response?.text ? run.response.text.slice(0, MAX_ANSWER_CHARS) : null;

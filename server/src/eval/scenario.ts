@@ -35,6 +35,13 @@ export interface MetricSpec {
    * case's samples), for k = 1 and k = the samples every case has. Only one metric of a scenario should carry it.
    */
   passAtK?: boolean;
+  /**
+   * Reported beside the others but not part of whether a run passes: content measures such as the restatement rate,
+   * where lower is better, or agreement with a reference, which is rarely 1.
+   */
+  informational?: boolean;
+  /** Lower values are better (a restatement or contradiction rate); the table says so. */
+  lowerIsBetter?: boolean;
 }
 
 /** What every case carries, whatever its scenario. */

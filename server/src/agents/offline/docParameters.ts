@@ -135,21 +135,14 @@ function parameterPhrase(entry: ParameterEntry, shape: TypeShape, context: Namin
   if (shape.kind === 'number' && words.length === 1 && isPluralWord(last)) return sentence(`The number of ${phrase(words)}`);
   const { head: nameHead, tail: nameTail } = splitAtPreposition(context.rest);
   if (!entry.isProperty && nameTail[0]?.toLowerCase() === 'by' && nameHead.length > 0 && phrase(nameTail.slice(1)) === phrase(words) && context.verb) {
-    // `getUserById(id)`: the ID of the user to get.
-    return sentence(`The ${phrase(words)} of the ${phrase(nameHead)} to ${context.verb === 'lookup' ? 'look up' : context.verb}`);
+    // `getUserById(id)`: the ID of the user (what the function then does with it is not the name's to say).
+    return sentence(`The ${phrase(words)} of the ${phrase(nameHead)}`);
   }
   if (last === 'id' && words.length > 1) return sentence(`The ID of the ${phrase(words.slice(0, -1))}`);
   if (lowerWords.length === 1 && last === 'id') return 'The identifier.';
   if (entry.sourceName.length === 1) return singleLetterPhrase(entry.sourceName, shape, entry.position, positionCount);
   if (context.kind === 'setter') return sentence(`The new ${phrase(context.words)}`);
   const namePhrase = phrase(words);
-  if (entry.position === 0 && !entry.isProperty && context.verb && !['get', 'set', 'is', 'are', 'has', 'have', 'can', 'should', 'to', 'on', 'new'].includes(context.verb)) {
-    const { head, tail } = splitAtPreposition(context.rest);
-    const verbBase = context.verb === 'calc' ? 'calculate' : context.verb;
-    // `compareBy(key)`: the key is what the function compares by.
-    if (head.length === 0 && tail.length === 1) return sentence(`The ${namePhrase} to ${verbBase} ${phrase(tail)}`);
-    if (head.length === 0 || lastWordsMatch(phrase(head), namePhrase)) return sentence(`The ${namePhrase} to ${verbBase}`);
-  }
   if (shape.kind === 'named' && lastWordsMatch(phrase(splitIdentifier(shape.name)), namePhrase) && splitIdentifier(shape.name).length > words.length) {
     return sentence(`The ${phrase(splitIdentifier(shape.name))}`);
   }

@@ -279,6 +279,9 @@ export function nounOfShape(shape: TypeShape): string {
   }
 }
 
+/** Type names that transform another type: their name says nothing about the value. */
+const TYPE_OPERATORS = new Set(['Omit', 'Pick', 'Partial', 'Required', 'Readonly', 'Record', 'Exclude', 'Extract', 'NonNullable', 'ReturnType', 'Awaited', 'InstanceType', 'Parameters']);
+
 const ITERATOR_TYPES = new Set(['Generator', 'AsyncGenerator', 'Iterable', 'Iterator', 'IterableIterator', 'AsyncIterable', 'AsyncIterableIterator', 'AsyncIterator']);
 
 export function returnsPhrase(shape: TypeShape, context: NamingContext): string {
@@ -287,11 +290,14 @@ export function returnsPhrase(shape: TypeShape, context: NamingContext): string 
     case 'promise':
       return `a promise that resolves to ${returnsPhrase(shape.inner, context)}`;
     case 'boolean': {
+      // Only a name that is a whole predicate (`isEmpty`, `hasUser`) says when the answer is `true`; `isStaleByTime` does not.
       const predicate = predicateClause(context);
-      if (predicate?.startsWith('to ')) return `\`true\` ${predicate}, otherwise \`false\``;
-      if (predicate) return `\`true\` if ${predicate}, otherwise \`false\``;
-      if (context.verb && ['validate', 'verify', 'check', 'test'].includes(context.verb)) return '`true` if the check passes, otherwise `false`';
-      return '`true` if successful, otherwise `false`';
+      const last = (predicate ?? '').split(' ').pop()?.toLowerCase() ?? '';
+      // The name is about its first parameter only when it ends with it (`isValidEmail(email)`), else about `this`.
+      const aboutParameter = context.firstParameterPhrase !== undefined && lastWordsMatch(phrase(context.rest), context.firstParameterPhrase);
+      const aboutOwner = context.owner !== undefined && context.firstParameterPhrase === undefined;
+      if (predicate && !predicate.startsWith('to ') && !PREPOSITIONS.has(last) && (aboutParameter || aboutOwner)) return `\`true\` if ${predicate}, otherwise \`false\``;
+      return '`true` or `false`';
     }
     case 'optional': {
       const lookup = context.verb !== undefined && ['get', 'find', 'lookup', 'search', 'resolve', 'read', 'load', 'fetch', 'query', 'pick', 'select', 'retrieve'].includes(context.verb);
@@ -306,7 +312,9 @@ export function returnsPhrase(shape: TypeShape, context: NamingContext): string 
         const element = shape.typeArguments[0];
         return `an iterator over the ${element && element.kind !== 'any' ? pluralize(nounOfShape(element)) : (noun ?? 'values')}`;
       }
-      return `the ${noun ?? nounOfShape(shape)}`;
+      // The type names what comes back; the name may only say so when it agrees (`stringToInt` returns a codec).
+      if (TYPE_OPERATORS.has(shape.name)) return 'the result';
+      return `the ${noun && lastWordsMatch(noun, nounOfShape(shape)) ? noun : nounOfShape(shape)}`;
     }
     case 'string':
     case 'number':
@@ -320,6 +328,6 @@ export function returnsPhrase(shape: TypeShape, context: NamingContext): string 
     case 'void':
       return 'nothing';
     default:
-      return noun ? `the ${noun}` : 'the result';
+      return 'the result';
   }
 }

@@ -13,7 +13,8 @@ import { summaryFromComments } from './commentProse.js';
 import { locateDeclaration } from './declarationLocator.js';
 import type { FunctionLike, LocatedDeclaration } from './declarationLocator.js';
 import { collectParameters, describeParameter, ordinal, templateTags } from './docParameters.js';
-import { classSummary, functionSummary, interfaceSummary, isNothing, joinList, namingContext, predicateClause, returnsPhrase } from './docSummaries.js';
+import { classSummary, interfaceSummary, isNothing, joinList, namingContext, returnsPhrase } from './docSummaries.js';
+import { addsToSignature, bodyFacts, bodySummary, identifierWords, inheritedDoc, namesAny, returnedText } from './docEvidence.js';
 import { CheckerTypes, compactType, SyntaxTypes } from './docTypes.js';
 import type { TypeSource } from './docTypes.js';
 import { backticked, phrase, sentence, splitIdentifier } from './identifierProse.js';
@@ -32,23 +33,32 @@ export class OfflineDocumentAgent implements Agent {
     if (!target) return { text: '' };
     const fsPath = document.fsPath ?? path.join(project.root, '__assistant_untitled__', 'untitled.ts');
     const javascript = /^javascript/.test(document.languageId) || /\.[cm]?jsx?$/i.test(fsPath);
-    let text: string;
+    let result: DocResult;
     try {
-      text = documentDeclaration(project.sourceFile(fsPath, document.text), target, { javascript });
+      result = documentDeclaration(project.sourceFile(fsPath, document.text), target, { javascript });
     } catch {
       // The workspace project could not load (e.g. a broken tsconfig): the file alone still has a syntax and local types.
-      text = documentInIsolation(fsPath, document.text, target, javascript);
+      result = documentInIsolation(fsPath, document.text, target, javascript);
     }
     signal.throwIfAborted();
-    return { text };
+    return result.declined ? { text: '', reason: result.declined } : { text: result.text };
   }
+}
+
+/** A doc comment, or why none is proposed. */
+export interface DocResult {
+  /** The JSDoc block, un-indented; `''` when the declaration is not there or the agent declines. */
+  text: string;
+  /** Why nothing is proposed, in words for the user: nothing true can be said beyond the signature. */
+  declined?: string;
 }
 
 /**
  * The JSDoc block (un-indented) for the declaration `target` in `sourceFile`, or `''` when the
- * declaration is not there. An existing doc comment is completed, never rewritten.
+ * declaration is not there. An existing doc comment is completed, never rewritten. A function whose code and
+ * repository say nothing beyond its signature is declined rather than given a comment restating its name.
  */
-export function documentDeclaration(sourceFile: SourceFile, target: DeclarationTarget, options: { javascript: boolean }): string {
+export function documentDeclaration(sourceFile: SourceFile, target: DeclarationTarget, options: { javascript: boolean }): DocResult {
   let checker: ts.TypeChecker | undefined;
   try {
     const program = sourceFile.getProject().getProgram().compilerObject;
@@ -59,25 +69,25 @@ export function documentDeclaration(sourceFile: SourceFile, target: DeclarationT
   }
   const root = sourceFile.compilerNode;
   const declaration = locateDeclaration(root, target);
-  if (!declaration) return '';
+  if (!declaration) return { text: '' };
   const syntaxTypes = new SyntaxTypes(root, options.javascript);
   try {
-    return writeDocComment(declaration, target, options, checker ? new CheckerTypes(checker, syntaxTypes) : syntaxTypes);
+    return writeDocComment(declaration, target, options, checker ? new CheckerTypes(checker, syntaxTypes) : syntaxTypes, checker);
   } catch {
     try {
-      return writeDocComment(declaration, target, options, syntaxTypes);
+      return writeDocComment(declaration, target, options, syntaxTypes, undefined);
     } catch {
-      return target.existingDoc ? unindentBlock(target.existingDoc.text, target.indent) : '';
+      return { text: target.existingDoc ? unindentBlock(target.existingDoc.text, target.indent) : '' };
     }
   }
 }
 
-function documentInIsolation(fsPath: string, text: string, target: DeclarationTarget, javascript: boolean): string {
+function documentInIsolation(fsPath: string, text: string, target: DeclarationTarget, javascript: boolean): DocResult {
   try {
     const project = new Project({ useInMemoryFileSystem: true, compilerOptions: { allowJs: true, strict: true, target: ts.ScriptTarget.ES2022 } });
     return documentDeclaration(project.createSourceFile(path.basename(fsPath), text), target, { javascript });
   } catch {
-    return '';
+    return { text: '' };
   }
 }
 
@@ -90,22 +100,24 @@ interface ThrowEntry {
 }
 
 /** Every `throw` in the function's own body (not in nested functions or classes), with when it happens. */
-function collectThrows(fn: FunctionLike, types: TypeSource, root: ts.SourceFile): ThrowEntry[] {
+function collectThrows(fn: FunctionLike, types: TypeSource, root: ts.SourceFile, locals: ReadonlySet<string>): ThrowEntry[] {
   const entries: ThrowEntry[] = [];
   if (!fn.body) return entries;
   const visit = (node: ts.Node): void => {
     if (ts.isFunctionLike(node) || ts.isClassLike(node)) return;
     if (ts.isThrowStatement(node)) {
-      const entry = throwEntry(node, fn, types, root);
+      const entry = throwEntry(node, fn, types, root, locals);
       if (entry) entries.push(entry);
     }
     ts.forEachChild(node, visit);
   };
-  ts.forEachChild(fn.body, visit);
+  // An expression body that is itself a function (`(a) => (b) => …`) throws only when the returned function runs.
+  if (ts.isBlock(fn.body)) ts.forEachChild(fn.body, visit);
+  else visit(fn.body);
   return entries;
 }
 
-function throwEntry(statement: ts.ThrowStatement, fn: FunctionLike, types: TypeSource, root: ts.SourceFile): ThrowEntry | undefined {
+function throwEntry(statement: ts.ThrowStatement, fn: FunctionLike, types: TypeSource, root: ts.SourceFile, locals: ReadonlySet<string>): ThrowEntry | undefined {
   let thrown: ts.Expression = statement.expression;
   while (ts.isParenthesizedExpression(thrown) || ts.isAsExpression(thrown) || ts.isAwaitExpression(thrown)) thrown = thrown.expression;
   let type: string | undefined;
@@ -114,6 +126,11 @@ function throwEntry(statement: ts.ThrowStatement, fn: FunctionLike, types: TypeS
   else type = types.thrownTypeName(thrown);
   let text = throwCondition(statement, fn, root);
   if ((!text || text === CATCH_CONDITION) && ts.isIdentifier(thrown) && isCatchVariable(thrown)) text = 'Rethrows the error raised in the `try` block.';
+  // A condition on the function's own variables means nothing to a caller, who never sees them.
+  if (namesAny(text.replace(/^[^`]*/, ''), locals)) {
+    if (!type) return undefined;
+    text = '';
+  }
   const entry: ThrowEntry = { text };
   if (type) entry.type = compactType(type);
   return entry;
@@ -145,30 +162,34 @@ function shortCode(node: ts.Node, root: ts.SourceFile): string {
 // Assembling the comment
 
 interface GeneratedDoc {
+  /** `''` when nothing true can be said beyond the tags. */
   summary: string;
+  /** Something in the comment comes from the code or the repository's comments, not from the signature alone. */
+  evidence: boolean;
   templates: Array<Omit<JsDocTag, 'raw'>>;
   parameters: Array<Omit<JsDocTag, 'raw'>>;
   returns?: Omit<JsDocTag, 'raw'>;
   throws: Array<Omit<JsDocTag, 'raw'>>;
 }
 
-function writeDocComment(declaration: LocatedDeclaration, target: DeclarationTarget, options: { javascript: boolean }, types: TypeSource): string {
+function writeDocComment(declaration: LocatedDeclaration, target: DeclarationTarget, options: { javascript: boolean }, types: TypeSource, checker: ts.TypeChecker | undefined): DocResult {
   const root = declaration.node.getSourceFile();
   const existing = target.existingDoc ? parseJsDoc(target.existingDoc.text) : undefined;
   const existingParameterNames = existing ? existing.tags.filter((tag) => isParameterTag(tag.tag)).map((tag) => tag.name ?? '') : [];
-  const generated = generateDoc(declaration, root, options.javascript, types, existingParameterNames);
+  const generated = generateDoc(declaration, root, options.javascript, types, existingParameterNames, checker);
   const hyphen = prefersHyphen(existing?.tags ?? []);
   const toTag = (fields: Omit<JsDocTag, 'raw'>): JsDocTag => ({ ...fields, raw: renderTag(fields, { hyphen }) });
   if (!existing || !target.existingDoc) {
-    return renderJsDoc({
+    if (!generated.evidence) return { text: '', declined: declineReason(declaration, target) };
+    return { text: renderJsDoc({
       description: generated.summary,
       tags: [...generated.templates, ...generated.parameters, ...(generated.returns ? [generated.returns] : []), ...generated.throws].map(toTag),
-    });
+    }) };
   }
   const tags = [...existing.tags];
   let changed = false;
   const description = existing.description.trim() ? existing.description : generated.summary;
-  if (!existing.description.trim()) changed = true;
+  if (!existing.description.trim() && generated.summary) changed = true;
 
   const documentedTemplates = new Set(tags.filter((tag) => tag.tag === 'template' || tag.tag.toLowerCase() === 'typeparam').flatMap(tagNames));
   for (const template of generated.templates) {
@@ -202,37 +223,51 @@ function writeDocComment(declaration: LocatedDeclaration, target: DeclarationTar
     }
   }
 
-  if (!changed) return unindentBlock(target.existingDoc.text, target.indent);
-  return renderJsDoc({ description, tags });
+  if (!changed) return { text: unindentBlock(target.existingDoc.text, target.indent) };
+  return { text: renderJsDoc({ description, tags }) };
 }
 
-function generateDoc(declaration: LocatedDeclaration, root: ts.SourceFile, javascript: boolean, types: TypeSource, existingParameterNames: string[]): GeneratedDoc {
+/** Why no comment is proposed for a declaration whose code says nothing beyond its signature. */
+function declineReason(declaration: LocatedDeclaration, target: DeclarationTarget): string {
+  const what = declaration.kind === 'class' || declaration.kind === 'interface' ? declaration.kind : 'code';
+  return `nothing true to add to the signature of ${target.name}: its ${what} calls, sets, throws and returns nothing nameable, and no overload or inherited member is documented, so a comment would only repeat its name and types`;
+}
+
+function generateDoc(declaration: LocatedDeclaration, root: ts.SourceFile, javascript: boolean, types: TypeSource, existingParameterNames: string[], checker: ts.TypeChecker | undefined): GeneratedDoc {
   // The author's own words over the code, when they describe it, say more than its name does.
   const noted = summaryFromComments(notesAbove(declaration.node, statementOf(declaration.node), root));
   if (declaration.kind === 'class') {
-    return { summary: noted ?? classSummary(declaration.node, root), templates: templateTags(declaration.node.typeParameters, undefined, root, javascript), parameters: [], throws: [] };
+    return { summary: noted ?? classSummary(declaration.node, root), evidence: true, templates: templateTags(declaration.node.typeParameters, undefined, root, javascript), parameters: [], throws: [] };
   }
   if (declaration.kind === 'interface') {
-    return { summary: noted ?? interfaceSummary(declaration.node, root), templates: templateTags(declaration.node.typeParameters, undefined, root, javascript), parameters: [], throws: [] };
+    return { summary: noted ?? interfaceSummary(declaration.node, root), evidence: true, templates: templateTags(declaration.node.typeParameters, undefined, root, javascript), parameters: [], throws: [] };
   }
   const { fn, kind } = declaration;
   // With overloads, the comment goes on the first and is what callers of each undocumented one see: it describes
   // their parameters and results, not the implementation's (often `...args: any[]`). Its body still says what throws.
   const overloads = documentedOverloads(declaration.node, root);
   const signatures: FunctionLike[] = overloads.length > 0 ? overloads : [fn];
-  const signature = signatures[0] ?? fn;
+  const firstSignature = signatures[0] ?? fn;
   const owner = ownerClass(fn);
   const ownerName = owner?.name?.text;
   const ownerPhrase = ownerName ? phrase(splitIdentifier(ownerName)) : undefined;
-  const visibleParameters = visibleParametersOf(signature);
+  const visibleParameters = visibleParametersOf(firstSignature);
   const firstParameter = visibleParameters[0];
   const firstParameterName = firstParameter && ts.isIdentifier(firstParameter.name) ? firstParameter.name.text : undefined;
   const rawName = declarationName(declaration);
   const context = namingContext(kind, rawName, ownerPhrase, firstParameterName);
   if (firstParameter && !ts.isIdentifier(firstParameter.name)) context.destructuredFirstParameter = true;
 
+  // What is known beyond the signature: documentation of the same function elsewhere, and what the body does.
+  const inherited = inheritedDoc(fn, declaration.node, checker, root);
+  const body = bodyFacts(fn, root);
+  let evidence = noted !== undefined;
+
   const parameters = parameterEntriesOf(signatures, types, root, existingParameterNames).map(({ entry, only }) => {
-    const described = describeParameter(entry, context, visibleParameters.length);
+    // Only the same function's own documentation, elsewhere: the same name in another function or type may mean another thing.
+    const documented = inherited?.parameters.get(entry.tagName);
+    if (documented) evidence = true;
+    const described = documented ?? describeParameter(entry, context, visibleParameters.length);
     const tag: Omit<JsDocTag, 'raw'> = { tag: 'param', name: entry.tagName, text: only ? `${described} ${overloadNote(only)}` : described };
     if (javascript) {
       tag.type = entry.facts.jsdocType ?? '*';
@@ -245,32 +280,42 @@ function generateDoc(declaration: LocatedDeclaration, root: ts.SourceFile, javas
   });
 
   const returnFacts = kind === 'constructor' || kind === 'setter' ? undefined : returnOf(signatures, types);
-  let summary: string;
-  if (noted) summary = noted;
+  // The words a comment may not merely repeat: the name, its class, the signature as written, the inferred return type.
+  const signatureEnd = fn.body ? fn.body.getStart(root) : fn.getEnd();
+  const overloadTexts = overloads.map((overload) => overload.getText(root));
+  const signature = identifierWords([rawName, ownerName ?? '', root.text.slice(declaration.node.getStart(root), Math.max(declaration.node.getStart(root), signatureEnd)), ...overloadTexts, returnFacts?.jsdocType ?? ''].join(' '));
+  // A summary says what the code does; one made from the name alone, or naming only what the signature names, restates it.
+  const fromBody = bodySummary(body);
+  let summary = noted ?? inherited?.summary ?? (fromBody && addsToSignature(fromBody, signature) ? fromBody : '');
+  if (summary) evidence = true;
   else if (kind === 'constructor') summary = sentence(`Creates a new ${ownerName ? backticked(ownerName) : 'instance'}`);
-  else if (kind === 'getter') summary = context.plainName && predicateClause(context) ? sentence(`Checks whether ${predicateClause(context) ?? ''}`) : sentence(`Gets the ${context.plainName ? phrase(context.verb === 'get' ? context.rest : context.words) : backticked(rawName)}`);
-  else if (kind === 'setter') summary = sentence(`Sets the ${context.plainName ? phrase(context.verb === 'set' ? context.rest : context.words) : backticked(rawName)}`);
-  else summary = functionSummary(context, returnFacts?.shape);
 
   const generated: GeneratedDoc = {
     summary,
+    evidence,
     templates: ts.isConstructorDeclaration(fn) || ts.isAccessor(fn) ? [] : templatesOf(signatures, root, javascript),
     parameters,
     throws: [],
   };
   if (returnFacts && !isNothing(returnFacts.shape)) {
-    const returns: Omit<JsDocTag, 'raw'> = { tag: 'returns', text: sentence(returnsPhrase(returnFacts.shape, context)) };
+    const isBoolean = returnFacts.shape.kind === 'boolean' || (returnFacts.shape.kind === 'promise' && returnFacts.shape.inner.kind === 'boolean');
+    const fromCode = inherited?.returns ?? returnedText(body, root, isBoolean && returnFacts.shape.kind === 'boolean', returnsPhrase(returnFacts.shape, context));
+    // A condition (`value < min`) relates what the signature only names: it says something even with its words.
+    const relates = /`[^`]*(?:[<>]|[!=]==?|&&|\|\|)[^`]*`/.test(fromCode ?? '');
+    if (fromCode && (inherited?.returns !== undefined || relates || addsToSignature(fromCode, signature))) generated.evidence = true;
+    const returns: Omit<JsDocTag, 'raw'> = { tag: 'returns', text: fromCode ?? sentence(returnsPhrase(returnFacts.shape, context)) };
     if (javascript) returns.type = returnFacts.jsdocType ?? '*';
     generated.returns = returns;
   }
   const seen = new Set<string>();
-  for (const thrown of collectThrows(fn, types, root)) {
+  for (const thrown of collectThrows(fn, types, root, body.locals)) {
     const tag: Omit<JsDocTag, 'raw'> = { tag: 'throws', text: thrown.text };
     if (thrown.type) tag.type = thrown.type;
     const key = renderTag(tag);
     if (seen.has(key)) continue;
     seen.add(key);
     generated.throws.push(tag);
+    if (addsToSignature(`\`${tag.type ?? ''}\` ${tag.text}`, signature)) generated.evidence = true;
   }
   return generated;
 }
