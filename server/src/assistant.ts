@@ -163,7 +163,9 @@ export class Assistant {
   /** Applies new settings without a restart (the trace location stays until the next start). */
   reconfigure(settings: AssistantSettings, problems: string[]): void {
     void keepTraceOutOfGit(this.options.root, this.env.trace.directory, settings.trace.commit, this.options.log);
-    this.env.registry = buildRegistry(settings, this.options.env, problems);
+    const previous = this.env.registry;
+    this.env.registry = buildRegistry(settings, this.options.env, problems, previous);
+    void previous.dispose(this.env.registry);
     this.env.agentTimeoutMs = settings.orchestrator.agentTimeoutMs;
     this.env.maxAttempts = settings.orchestrator.maxAttempts;
     this.env.strategy = settings.orchestrator.strategy;
@@ -389,6 +391,7 @@ export class Assistant {
 
   async close(): Promise<void> {
     this.ownDiagnostics.dispose();
+    void this.env.registry.dispose();
     // What reached the disk decides which applied edits were kept, before the trace closes.
     const settled = this.insertions.close().catch((error: unknown) => this.options.log(`trace: ${error instanceof Error ? error.message : String(error)}`));
     await Promise.all([settled.then(() => this.env.trace.close()), this.workspaces.close()]);
