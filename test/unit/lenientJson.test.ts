@@ -1,8 +1,8 @@
 // Reading JSON the way models write it: fenced or bare, amid prose, JavaScript-style, cut off; and the issue pipeline's places read from JSON, a diff or file paths.
 import { describe, expect, it } from 'vitest';
-import { firstObject, objectsIn, parseLenient } from '../../server/src/agents/lenientJson.js';
+import { firstObject, objectsIn, parseLenient, writtenCalls } from '../../server/src/agents/lenientJson.js';
 import { locationsIn } from '../../server/src/pipeline/issueLocations.js';
-import { jsonIn, writtenCalls } from '../../server/src/pipeline/exploration.js';
+import { jsonIn } from '../../server/src/pipeline/exploration.js';
 
 describe('lenient JSON', () => {
   it('reads strict JSON, fenced or bare, with prose around it', () => {

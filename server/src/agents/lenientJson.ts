@@ -1,4 +1,6 @@
 // Reads the JSON objects models write as they write them: fenced or bare, amid prose, JavaScript-style (single quotes, bare keys, trailing commas, comments), or cut off at a token limit.
+import type { ToolCall } from './modelClient.js';
+
 
 /** A JSON object found in a model's answer, and whether it had to be completed (the answer stopped inside it). */
 export interface FoundObject {
@@ -184,4 +186,16 @@ function rewrite(text: string, cutOff: boolean): string | undefined {
   if (!complete) out = out.slice(0, memberStart);
   out = out.replace(/[,:]\s*$/, '');
   return out + stack.reverse().join('');
+}
+
+/**
+ * Calls a model wrote as JSON in its text (`{"name": "<tool>", "arguments": {...}}`, fenced or not) when offered
+ * function calling: small models often do. Only objects naming an offered tool count, so an answer is never taken
+ * for a call.
+ */
+export function writtenCalls(text: string, allowed: ReadonlySet<string>): ToolCall[] {
+  return objectsIn(text)
+    .map((found) => found.value)
+    .filter((value) => typeof value.name === 'string' && allowed.has(value.name) && (value.arguments === undefined || (typeof value.arguments === 'object' && value.arguments !== null)))
+    .map((value, i) => ({ id: `written_${i}`, name: value.name as string, arguments: JSON.stringify(value.arguments ?? {}) }));
 }

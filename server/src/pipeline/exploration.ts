@@ -1,6 +1,6 @@
 // A model exploring the repository with the repository tools, through function calling or the `CALL` text protocol, until it answers.
 import type { PipelineToolCall } from '../protocol.js';
-import { firstObject, objectsIn } from '../agents/lenientJson.js';
+import { firstObject, writtenCalls } from '../agents/lenientJson.js';
 import type { ChatMessage, Completion, ToolCall } from '../agents/modelClient.js';
 import type { ModelSession } from '../agents/modelTask.js';
 import { TOOL_DEFINITIONS, toolsPrompt } from '../repo/repositoryTools.js';
@@ -35,18 +35,6 @@ const CALL_LINE = /^\s*CALL\s+([A-Za-z_][\w-]*)\s*(.*)$/gm;
 /** The `CALL` lines of a plain answer, as tool calls. */
 export function textCalls(text: string): ToolCall[] {
   return [...text.matchAll(CALL_LINE)].map((match, i) => ({ id: `text_${i}`, name: match[1] as string, arguments: (match[2] ?? '').trim() || '{}' }));
-}
-
-/**
- * Calls a model wrote as JSON in its text (`{"name": "<tool>", "arguments": {...}}`, fenced or not) when offered
- * function calling: small models often do. Only objects naming an offered tool count, so an answer is never taken
- * for a call.
- */
-export function writtenCalls(text: string, allowed: ReadonlySet<string>): ToolCall[] {
-  return objectsIn(text)
-    .map((found) => found.value)
-    .filter((value) => typeof value.name === 'string' && allowed.has(value.name) && (value.arguments === undefined || (typeof value.arguments === 'object' && value.arguments !== null)))
-    .map((value, i) => ({ id: `written_${i}`, name: value.name as string, arguments: JSON.stringify(value.arguments ?? {}) }));
 }
 
 /**

@@ -1,8 +1,9 @@
 // Chat completions from a local GGUF model on a worker thread: loaded on first use, unloaded when idle, each call within a token budget and abortable at once.
 import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
+import { writtenCalls } from '../lenientJson.js';
 import { finishCompletion, ModelError } from '../modelClient.js';
-import type { ChatClient, ChatMessage, CompleteOptions, Completion } from '../modelClient.js';
+import type { ChatClient, ChatMessage, CompleteOptions, Completion, ToolSpec } from '../modelClient.js';
 import type { LocalModelInfo, LocalModelOptions, WorkerReply, WorkerRequest } from './localModelMessages.js';
 
 export interface LocalModelSettings extends LocalModelOptions {
@@ -70,6 +71,15 @@ export class LocalModelClient implements ChatClient {
   }
 
   async complete(messages: ChatMessage[], signal: AbortSignal, options: LocalCompleteOptions = {}): Promise<Completion> {
+    const raw = await this.generate(messages, signal, options);
+    return finishCompletion(raw.text, raw.finishReason, raw.usage, raw.toolCalls);
+  }
+
+  /**
+   * The model's answer as it ended, `finishReason` `length` included (which `complete` reports as a cut-off answer):
+   * what an OpenAI-compatible server in front of the model needs.
+   */
+  async generate(messages: ChatMessage[], signal: AbortSignal, options: LocalCompleteOptions = {}): Promise<Completion> {
     signal.throwIfAborted();
     const worker = this.start();
     const id = this.nextId++;
@@ -89,7 +99,7 @@ export class LocalModelClient implements ChatClient {
         ...(options.onText ? { onText: options.onText } : {}),
         resolve: (completion) => {
           release();
-          resolve(completion);
+          resolve(options.tools?.length ? withWrittenCalls(completion, options.tools) : completion);
         },
         reject: (error) => {
           release();
@@ -98,6 +108,11 @@ export class LocalModelClient implements ChatClient {
       });
       worker.postMessage(request);
     });
+  }
+
+  /** How much text the requests still running have produced so far (0 while the model reads their prompts). */
+  pendingText(): number {
+    return [...this.pending.values()].reduce((sum, entry) => sum + entry.text.length, 0);
   }
 
   /**
@@ -153,13 +168,7 @@ export class LocalModelClient implements ChatClient {
         entry.onText?.(reply.text);
         return;
       case 'done':
-        return this.settle(reply.id, (e) => {
-          try {
-            e.resolve(finishCompletion(reply.completion.text, reply.completion.finishReason, reply.completion.usage, reply.completion.toolCalls));
-          } catch (error) {
-            e.reject(error);
-          }
-        });
+        return this.settle(reply.id, (e) => e.resolve(reply.completion));
       case 'error':
         return this.settle(reply.id, (e) => e.reject(new ModelError('local', `the local model failed: ${reply.message}`)));
       case 'aborted':
@@ -197,4 +206,14 @@ export class LocalModelClient implements ChatClient {
     this.idleTimer = setTimeout(() => void this.dispose(), this.settings.idleUnloadMs);
     this.idleTimer.unref();
   }
+}
+
+/**
+ * A model offered tools that writes its call as a JSON object (`{"name": "<tool>", "arguments": {...}}`) instead of
+ * in its template's call syntax, as small models often do: the call, as function calling would have returned it.
+ */
+function withWrittenCalls(completion: Completion, tools: readonly ToolSpec[]): Completion {
+  if (completion.toolCalls?.length || completion.finishReason === 'length') return completion;
+  const calls = writtenCalls(completion.text, new Set(tools.map((tool) => tool.name)));
+  return calls.length > 0 ? { ...completion, text: '', toolCalls: calls, finishReason: 'tool_calls' } : completion;
 }

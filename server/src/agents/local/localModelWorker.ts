@@ -124,7 +124,8 @@ async function complete(request: Extract<WorkerRequest, { type: 'complete' }>, s
     completion: {
       text: response.response,
       finishReason: stop === 'maxTokens' ? 'length' : toolCalls.length > 0 || stop === 'functionCalls' ? 'tool_calls' : 'stop',
-      usage: { promptTokens: used.usedInputTokens, completionTokens: used.usedOutputTokens },
+      // The prompt's size, as endpoints report it, whether or not its start was still evaluated from an earlier call.
+      usage: { promptTokens: Math.max(used.usedInputTokens, chat.sequence.contextTokens.length - used.usedOutputTokens), completionTokens: used.usedOutputTokens },
       ...(toolCalls.length > 0 ? { toolCalls } : {}),
     },
   });
