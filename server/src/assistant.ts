@@ -391,10 +391,10 @@ export class Assistant {
 
   async close(): Promise<void> {
     this.ownDiagnostics.dispose();
-    void this.env.registry.dispose();
+    const agents = this.env.registry.dispose();
     // What reached the disk decides which applied edits were kept, before the trace closes.
     const settled = this.insertions.close().catch((error: unknown) => this.options.log(`trace: ${error instanceof Error ? error.message : String(error)}`));
-    await Promise.all([settled.then(() => this.env.trace.close()), this.workspaces.close()]);
+    await Promise.all([settled.then(() => this.env.trace.close()), this.workspaces.close(), agents]);
   }
 
   private flow(): FlowContext {

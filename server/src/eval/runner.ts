@@ -251,6 +251,8 @@ export async function runEvaluation(options: EvalOptions, io: EvalIO, signal: Ab
     }
   } finally {
     progress.finish();
+    // A local model's worker is stopped before the process ends, which it would not survive mid-call.
+    await registry.dispose();
     await trace?.close().catch(() => undefined);
     if (options.keepScratch) note(`the scratch copy is kept at ${scratch.folder}`);
     else scratch.dispose();

@@ -124,13 +124,21 @@ export class LocalModelClient implements ChatClient {
     return Promise.all(open.map((entry) => new Promise<void>((resolve) => (entry.settled = resolve)))).then(() => undefined);
   }
 
-  /** Stops the worker, failing what it was doing; the next call starts it again. */
-  async dispose(): Promise<void> {
+  /**
+   * Stops the worker, failing what it was doing; the next call starts it again. The worker frees the model and ends
+   * itself (native code ended mid-call would abort the process); one that has not ended within `graceMs` is terminated.
+   */
+  async dispose(graceMs = 10_000): Promise<void> {
     clearTimeout(this.idleTimer);
     const worker = this.worker;
-    this.worker = undefined;
-    this.loaded = undefined;
-    if (worker) await worker.terminate();
+    if (!worker) return;
+    this.stopped(worker, 'the local model was unloaded');
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    worker.postMessage({ type: 'dispose' } satisfies WorkerRequest);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), graceMs)));
+    if ((await Promise.race([exited, late])) === 'late') await worker.terminate();
+    clearTimeout(timer);
   }
 
   private start(): Worker {

@@ -26,7 +26,9 @@ export interface LocalModelInfo {
 export type WorkerRequest =
   | { type: 'load' }
   | { type: 'complete'; id: number; messages: ChatMessage[]; tools?: readonly ToolSpec[]; maxTokens: number; temperature: number }
-  | { type: 'abort'; id: number };
+  | { type: 'abort'; id: number }
+  /** Stop what runs, free the model and end the thread: ending it mid-call would take the process down with it. */
+  | { type: 'dispose' };
 
 export type WorkerReply =
   | { type: 'loaded'; info: LocalModelInfo }

@@ -10,6 +10,7 @@ if (!port) throw new Error('localModelWorker.js runs only as a worker thread');
 const options = workerData as LocalModelOptions;
 
 interface Loaded {
+  runtime: NodeLlamaCpp.Llama;
   model: LlamaModel;
   chat: LlamaChat;
 }
@@ -61,7 +62,7 @@ function load(): Promise<Loaded> {
         loadMs: Math.round(performance.now() - started),
       },
     });
-    return { model, chat };
+    return { runtime, model, chat };
   })();
   return loading;
 }
@@ -131,7 +132,23 @@ async function complete(request: Extract<WorkerRequest, { type: 'complete' }>, s
   });
 }
 
+/** Stops every request, waits for the one running to stop, frees the model and the runtime, and ends the thread. */
+async function dispose(): Promise<void> {
+  for (const controller of controllers.values()) controller.abort();
+  await queue;
+  const loaded = await loading?.catch(() => undefined);
+  await loaded?.chat.sequence.context.dispose();
+  await loaded?.model.dispose();
+  await loaded?.runtime.dispose();
+  port!.close();
+  process.exit(0);
+}
+
 port.on('message', (request: WorkerRequest) => {
+  if (request.type === 'dispose') {
+    void dispose();
+    return;
+  }
   if (request.type === 'abort') {
     controllers.get(request.id)?.abort();
     return;
