@@ -48,7 +48,7 @@ const MODEL_AGENT = object({
     description:
       "An embedding model of the same endpoint (e.g. `text-embedding-3-small`): `get_relevant_code` then fuses an embedding ranking of the workspace's declarations (made once per declaration text, kept in memory) with the lexical one; without it, or when the endpoint fails, the lexical ranking alone.",
   }),
-});
+}, { oneRequired: { fields: ['model', 'modelPath'], reason: 'the model to call on an endpoint, or a local GGUF file' } });
 
 /**
  * Every setting. To add one, add a field here (to the object it belongs to) and run `npm run generate`: the type, the

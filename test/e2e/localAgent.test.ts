@@ -50,9 +50,9 @@ describe('a local model agent', () => {
     const agents = await editor.request<AgentsResult>('assistant/agents', {});
     expect(agents.agents.map((a) => a.name)).not.toContain('gone');
     expect(agents.problems).toEqual([
+      'assistant.agents[2].model: required unless "modelPath" is given, the model to call on an endpoint, or a local GGUF file',
       `assistant.agents[0].modelPath: no file at ${path.join(root, 'missing.gguf')}; the agent is left out`,
       'assistant.agents[1].modelPath: must be an absolute path (or start with ~/), not "models/x.gguf"; the agent is left out',
-      'assistant.agents[2]: needs a "model" (on an endpoint) or a "modelPath" (a local GGUF file); the agent is left out',
     ]);
   });
 });

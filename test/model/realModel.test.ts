@@ -173,5 +173,8 @@ describe.skipIf(!modelPath)('a real model in the loop', () => {
     const agents = await editor.request<{ agents: { name: string }[] }>('assistant/agents', {});
     expect(agents.agents.map((a) => a.name)).toContain(LOCAL);
     console.log(`real-model outcomes:\n  ${outcomes.join('\n  ')}`);
+    // The model is freed before the process ends: native code ended mid-call would abort it.
+    expect(await editor.shutdownAndExit()).toBe(0);
+    expect(editor.stderr).not.toMatch(/terminate called|Napi::Error/);
   });
 });
