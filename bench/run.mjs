@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { BenchClient } from './lspClient.mjs';
+import { TEST_MODEL, modelsFolder } from '../scripts/fetchModel.mjs';
 import { startFakeModel } from './fakeModel.mjs';
 import { generateTemporaryProject } from './synthetic.mjs';
 import { REPO_ROOT, attempt, cacheHome, countSourceLines, initOptions, largestSourceFile, machineSpeed, log, mainThreadCpuMs, now, positionsOf, removeScratchDirectories, runSection, spreadPositions, summarize, waitUntilIdle } from './support.mjs';
@@ -20,13 +21,15 @@ const USAGE = `usage: npm run bench -- [options]
   --json <file>            where the results go (default bench-results.json in the current directory)
   --no-tsls                leave out typescript-language-server
   --only <a,b,...>         measure only these sections: lsp, index, tools, oracle, orchestration, first, trace, context,
-                           hostile (default: all of them)`;
+                           hostile, model (default: all of them but model, which runs with --model or when named here)
+  --model <file.gguf>      the local model the model section runs (default: the test model npm run fetch-model
+                           fetched; without one the section is skipped)`;
 
 /** The sections `--only` can name. */
-const SECTIONS = ['lsp', 'index', 'tools', 'oracle', 'orchestration', 'first', 'trace', 'context', 'hostile'];
+const SECTIONS = ['lsp', 'index', 'tools', 'oracle', 'orchestration', 'first', 'trace', 'context', 'hostile', 'model'];
 
 function parseArgs(argv) {
-  const options = { quick: false, projects: [], firstFiles: [], json: path.resolve('bench-results.json'), tsls: true, only: new Set(SECTIONS) };
+  const options = { quick: false, projects: [], firstFiles: [], json: path.resolve('bench-results.json'), tsls: true, only: new Set(SECTIONS.filter((s) => s !== 'model')) };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => {
@@ -45,11 +48,15 @@ function parseArgs(argv) {
     else if (arg === '--trace-sizes') options.traceSizes = value().split(',').map(Number);
     else if (arg === '--json') options.json = path.resolve(value());
     else if (arg === '--no-tsls') options.tsls = false;
+    else if (arg === '--model') {
+      options.model = path.resolve(value());
+      options.only.add('model');
+    }
     else if (arg === '--only') {
       const names = value().split(',').map((n) => n.trim()).filter(Boolean);
       const unknown = names.filter((n) => !SECTIONS.includes(n));
       if (unknown.length > 0 || names.length === 0) throw new Error(`unknown section ${unknown.join(', ') || '(none)'}; sections: ${SECTIONS.join(', ')}\n${USAGE}`);
-      options.only = new Set(names);
+      options.only = new Set([...names, ...(options.model ? ['model'] : [])]);
     }
     else if (arg === '--help' || arg === '-h') {
       console.log(USAGE);
@@ -57,13 +64,17 @@ function parseArgs(argv) {
     } else throw new Error(`unknown option ${arg}\n${USAGE}`);
   }
   if (options.projects.length === 0) options.projects = ['repo', 'synthetic'];
+  if (!options.model && options.only.has('model')) {
+    const fetched = path.join(modelsFolder(), TEST_MODEL.file);
+    if (fs.existsSync(fetched)) options.model = fetched;
+  }
   const q = options.quick;
   options.syntheticLines ??= q ? 10_000 : 100_000;
   options.bigFileLines ??= q ? 1_000 : 5_000;
   options.traceSizes ??= q ? [1_000, 10_000] : [1_000, 10_000, 100_000];
   options.runs = q
-    ? { startup: 2, positions: 30, rounds: 1, servers: 1, edits: 10, indexCold: 1, indexWarm: 50, oracleCold: 1, oracleWarm: 3, tasks: 5, appends: 50, queries: 30, pauses: 2, pauseWindowMs: 1_000, firstRounds: 1 }
-    : { startup: 10, positions: 250, rounds: 2, servers: 3, edits: 50, indexCold: 5, indexWarm: 500, oracleCold: 3, oracleWarm: 20, tasks: 50, appends: 500, queries: 200, pauses: 5, pauseWindowMs: 2_000, firstRounds: 3 };
+    ? { startup: 2, positions: 30, rounds: 1, servers: 1, edits: 10, indexCold: 1, indexWarm: 50, oracleCold: 1, oracleWarm: 3, tasks: 5, appends: 50, queries: 30, pauses: 2, pauseWindowMs: 1_000, firstRounds: 1, model: { load: 1, document: 2 } }
+    : { startup: 10, positions: 250, rounds: 2, servers: 3, edits: 50, indexCold: 5, indexWarm: 500, oracleCold: 3, oracleWarm: 20, tasks: 50, appends: 500, queries: 200, pauses: 5, pauseWindowMs: 2_000, firstRounds: 3, model: { load: 3, document: 5 } };
   return options;
 }
 
@@ -403,6 +414,8 @@ async function measureProject(spec, options, firstFile) {
   const oracle = await measure('oracle', 'type-check oracle', () => runSection('oracle', { ...section, coldRuns: options.runs.oracleCold, warmRuns: options.runs.oracleWarm }));
   const orchestrationResult = await measure('orchestration', 'orchestration', () => orchestration(project, options.runs.tasks));
   const first = await measure('first', 'first responses', () => firstResponses(project, firstFile, options));
+  // One project is enough for the model: its figures are the model's, and its generation takes minutes.
+  const localModel = options.model && !options.modelMeasured ? await measure('model', 'local model', () => ((options.modelMeasured = true), runSection('model', { ...section, modelPath: options.model, threads: 1, runs: options.runs.model, codeActionRuns: options.runs.positions }))) : undefined;
   if (project.temporary) fs.rmSync(project.root, { recursive: true, force: true });
   return {
     name: project.name,
@@ -416,6 +429,7 @@ async function measureProject(spec, options, firstFile) {
     oracle,
     orchestration: orchestrationResult,
     firstResponses: first,
+    ...(localModel ? { localModel } : {}),
   };
 }
 
@@ -443,6 +457,9 @@ function judge(results) {
     add('orchestration overhead < 10 ms per task (median)', p.name, overhead, overhead < 10);
     const typed = p.orchestration?.afterTyping?.overhead?.median;
     add('orchestration overhead < 10 ms per task right after typing (median)', p.name, typed, typed < 10);
+    const idleP99 = p.localModel?.codeActionIdle?.p99;
+    const generatingP99 = p.localModel?.codeActionWhileGenerating?.p99;
+    if (p.localModel) add('code-action list p99 < 20 ms while a local model generates', p.name, generatingP99, generatingP99 < 20, 'ms', idleP99 !== undefined ? `idle p99 ${idleP99} ms` : undefined);
     const first = p.firstResponses;
     if (first) {
       const on = first.fileLines ? ` (${first.file}, ${first.fileLines} lines)` : '';
@@ -527,6 +544,15 @@ export function render(results) {
       stat(`first workspace question, cold index ("${f.question.text}")`, p.name, f.question.ask);
       rows.push(['ratio to tsls\'s first code action: first Document task · first question', p.name, `${fmt(f.ratios.documentTask)} · ${fmt(f.ratios.question)}`, '', '', '']);
     } else if (f) rows.push([`first responses: ${f.skipped ?? f.error}`, p.name, '', '', '', '']);
+    const m = p.localModel;
+    if (m?.error) rows.push([`local model: ${m.error}`, p.name, '', '', '', '']);
+    else if (m) {
+      stat(`local model ${m.model} (${m.threads} thread${m.threads === 1 ? '' : 's'}): load`, p.name, m.load, m.peakRssMB);
+      stat(`  Document prompt (${fmt(m.documentPromptTokens?.median)} tokens): time to first token`, p.name, m.documentFirstToken);
+      rows.push(['  Document answer: tokens per second', p.name, fmt(m.documentTokensPerSecond?.median), fmt(m.documentTokensPerSecond?.min), fmt(m.documentTokensPerSecond?.n), '']);
+      stat('  code actions, model idle', p.name, m.codeActionIdle);
+      stat(`  code actions while it generates Document answers (${fmt(m.generatingMs)} ms)`, p.name, m.codeActionWhileGenerating);
+    }
   }
   for (const t of results.trace) {
     if (t.error) {

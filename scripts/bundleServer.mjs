@@ -55,14 +55,20 @@ export function vendorBundleOptions({ outdir }) {
 
 /**
  * The esbuild options of the server bundle, written to `outdir`: `assistant-ls.mjs` (the command line; the core and
- * the evaluation harness are chunks it imports when first needed), `diagnosticsWorker.mjs` (found beside the chunk
- * that starts it, so chunks stay in the same folder) and the chunks they share; ts-morph and TypeScript are left to
+ * the evaluation harness are chunks it imports when first needed), `diagnosticsWorker.mjs` and `localModelWorker.mjs`
+ * (found beside the chunk that starts them, so chunks stay in the same folder) and the chunks they share; ts-morph and TypeScript are left to
  * the vendor file (`vendorBundleOptions`), which must be built into the same folder. `note` is the comment under the
  * shebang. Options only, so the VS Code extension's build hands the same ones to its own esbuild.
  */
 export function serverBundleOptions({ outdir, note, sourcemap = false }) {
   return {
-    entryPoints: { 'assistant-ls': path.join(repoRoot, 'server', 'src', 'cli.ts'), diagnosticsWorker: path.join(repoRoot, 'server', 'src', 'oracle', 'diagnosticsWorker.ts') },
+    entryPoints: {
+      'assistant-ls': path.join(repoRoot, 'server', 'src', 'cli.ts'),
+      diagnosticsWorker: path.join(repoRoot, 'server', 'src', 'oracle', 'diagnosticsWorker.ts'),
+      localModelWorker: path.join(repoRoot, 'server', 'src', 'agents', 'local', 'localModelWorker.ts'),
+    },
+    // An optional dependency with native code, loaded by the local model's worker only where it is installed.
+    external: ['node-llama-cpp'],
     outdir,
     outExtension: { '.js': '.mjs' },
     splitting: true,

@@ -9,10 +9,15 @@ export const SETTINGS_SECTION = 'assistant';
 /** Milliseconds: the upper bound of every timeout, an hour. */
 const HOUR_MS = 3_600_000;
 
-/** One model agent on an OpenAI-compatible endpoint (its unset fields are filled where the agent is built). */
+/** One model agent, on an OpenAI-compatible endpoint or a local GGUF file (its unset fields are filled where the agent is built). */
 const MODEL_AGENT = object({
-  model: string({ required: 'the model to call', nonBlank: 'model name', description: 'The model to call, e.g. `gpt-4o-mini` or `qwen2.5-coder:7b`.' }),
-  name: string({ description: 'Unique agent name; defaults to `<model>@<host>`.' }),
+  model: string({ nonBlank: 'model name', description: 'The model to call, e.g. `gpt-4o-mini` or `qwen2.5-coder:7b`; required unless `modelPath` is set.' }),
+  modelPath: string({
+    nonBlank: 'path',
+    description:
+      'An absolute path (or `~/…`) to a GGUF model file: the agent runs it in the server\'s process, on a worker thread, through the optional package `node-llama-cpp`, instead of calling an endpoint. Loaded on first use, unloaded after `unloadAfterMs` idle.',
+  }),
+  name: string({ description: 'Unique agent name; defaults to `<model>@<host>`, or the file name for a local model.' }),
   baseURL: string({ url: true, description: 'Endpoint base URL, e.g. `http://localhost:11434/v1`; defaults to OpenAI.' }),
   apiKey: string({ description: 'API key; prefer `apiKeyEnv`.' }),
   apiKeyEnv: string({ description: 'Name of the environment variable holding the API key.' }),
@@ -35,11 +40,15 @@ const MODEL_AGENT = object({
     valueDescriptions: ["The endpoint's function calling.", 'Lines `CALL <tool> <JSON>` in plain answers, for endpoints without function calling.'],
     description: "How the agent calls the repository tools: `functions` (the endpoint's function calling, the default) or `text` (`CALL <tool> <JSON>` lines in plain answers, for endpoints without function calling).",
   }),
+  contextSize: number({ min: 512, max: 131_072, whole: true, description: "Local model: the context window in tokens (default 8192, at most the model's own)." }),
+  threads: number({ min: 1, max: 256, whole: true, description: 'Local model: CPU threads it computes with (default: half the cores, at least 1).' }),
+  maxTokens: number({ min: 16, max: 32_768, whole: true, description: 'Local model: most tokens of one answer (default 1024); a longer answer is cut off and reported as such.' }),
+  unloadAfterMs: number({ min: 1000, max: HOUR_MS, whole: true, description: 'Local model: idle time in milliseconds after which it is unloaded from memory (default 300000).' }),
   embeddingModel: string({
     description:
       "An embedding model of the same endpoint (e.g. `text-embedding-3-small`): `get_relevant_code` then fuses an embedding ranking of the workspace's declarations (made once per declaration text, kept in memory) with the lexical one; without it, or when the endpoint fails, the lexical ranking alone.",
   }),
-});
+}, { oneRequired: { fields: ['model', 'modelPath'], reason: 'the model to call on an endpoint, or a local GGUF file' } });
 
 /**
  * Every setting. To add one, add a field here (to the object it belongs to) and run `npm run generate`: the type, the
@@ -51,7 +60,7 @@ export const SETTINGS = object({
     noun: 'model agents',
     restricted: true,
     description:
-      'Model agents on OpenAI-compatible endpoints (OpenAI, Azure, Ollama, llama.cpp server, vLLM, LM Studio), besides the one `useEnvironment` registers. Each task gets one candidate per agent that serves it.',
+      'Model agents on OpenAI-compatible endpoints (OpenAI, Azure, Ollama, llama.cpp server, vLLM, LM Studio) or local GGUF files (`modelPath`), besides the one `useEnvironment` registers. Each task gets one candidate per agent that serves it.',
   }),
   useEnvironment: boolean({
     default: true,
@@ -149,7 +158,7 @@ export const SETTINGS = object({
 /** The effective settings, every field with a value except the optional ones (an agent's, `user.name`). */
 export type AssistantSettings = Infer<typeof SETTINGS>;
 
-/** One model agent on an OpenAI-compatible endpoint. */
+/** One model agent, on an OpenAI-compatible endpoint or a local GGUF file. */
 export type ModelAgentSettings = AssistantSettings['agents'][number];
 
 /** Which edits are previewed before they land. */

@@ -60,7 +60,8 @@ function jsonSchema(setting: Setting): Json {
     case 'object': {
       const required = Object.entries(setting.fields).filter(([, field]) => field.required !== undefined).map(([key]) => key);
       const properties = Object.fromEntries(Object.entries(setting.fields).map(([key, field]) => [key, jsonSchema(field)]));
-      return { type: 'object', ...(required.length ? { required } : {}), additionalProperties: false, properties, ...description };
+      const oneOf = setting.oneRequired ? { anyOf: setting.oneRequired.fields.map((key) => ({ required: [key] })) } : {};
+      return { type: 'object', ...(required.length ? { required } : {}), ...oneOf, additionalProperties: false, properties, ...description };
     }
   }
 }

@@ -69,6 +69,8 @@ export interface ObjectSetting<F extends Fields = Fields> extends Omit<Described
   readonly description?: string;
   /** A field a bare value of the object stands for (`annotations: false` for `annotations.enabled: false`). */
   readonly shorthand?: keyof F & string;
+  /** Fields of which at least one must be given (an endpoint's `model` or a local `modelPath`), and what they are for. */
+  readonly oneRequired?: { readonly fields: readonly (keyof F & string)[]; readonly reason: string };
 }
 
 export type Setting = BooleanSetting | NumberSetting | StringSetting | EnumSetting | ListSetting | MapSetting | ObjectSetting;

@@ -174,7 +174,9 @@ export class Assistant {
     void keepTraceOutOfGit(this.options.root, this.env.trace.directory, settings.trace.commit, this.options.log);
     const confined = traceDirectoryOf(this.options.root, settings.trace.directory, this.env.trace.directory, userDataDirectory(this.options.env));
     this.traceDirectoryProblem = confined.problem;
-    this.env.registry = buildRegistry(settings, this.options.env, confined.problem ? [...problems, confined.problem] : problems);
+    const previous = this.env.registry;
+    this.env.registry = buildRegistry(settings, this.options.env, confined.problem ? [...problems, confined.problem] : problems, previous);
+    void previous.dispose(this.env.registry);
     this.env.agentTimeoutMs = settings.orchestrator.agentTimeoutMs;
     this.env.maxAttempts = settings.orchestrator.maxAttempts;
     this.env.strategy = settings.orchestrator.strategy;
@@ -400,9 +402,10 @@ export class Assistant {
 
   async close(): Promise<void> {
     this.ownDiagnostics.dispose();
+    const agents = this.env.registry.dispose();
     // What reached the disk decides which applied edits were kept, before the trace closes.
     const settled = this.insertions.close().catch((error: unknown) => this.options.log(`trace: ${error instanceof Error ? error.message : String(error)}`));
-    await Promise.all([settled.then(() => this.env.trace.close()), this.workspaces.close()]);
+    await Promise.all([settled.then(() => this.env.trace.close()), this.workspaces.close(), agents]);
   }
 
   private flow(): FlowContext {

@@ -133,6 +133,26 @@ describe('extractDocComment', () => {
     }
   });
 
+  it('takes the comment of an unfenced answer that ends with a stray fence (captured from Qwen2.5-Coder-0.5B)', () => {
+    const captured = [
+      '/**',
+      ' * Calculates the sum of all numbers in a given array.',
+      ' * ',
+      ' * @param values - An array of numbers to be summed.',
+      ' * @returns The sum of all numbers in the array.',
+      ' */',
+      'export function sumAll(values: readonly number[]): number {',
+      '  let total = 0;',
+      '  for (const value of values) total += value;',
+      '  return total;',
+      '}',
+      '```',
+    ].join('\n');
+    const text = expectNormalised(extractDocComment(captured, 'sumAll'));
+    expect(text).toContain(' * Calculates the sum of all numbers in a given array.');
+    expect(text).not.toContain('function');
+  });
+
   it('takes the comment from a fence surrounded by prose', () => {
     const answer = 'Here is the documentation:\n\n```ts\n/**\n * Loads the config.\n * @returns The config.\n */\nexport function load() {}\n```\n\nLet me know if you need more.';
     const text = expectNormalised(extractDocComment(answer, 'load'));

@@ -146,6 +146,24 @@ describe('issue pipeline', { timeout: 60_000 }, () => {
     expect(closedAt).toBeGreaterThan(0);
   });
 
+  it('takes the places from a JavaScript-style object, or from a diff written where they were asked for', async () => {
+    const jsStyle = "Here you go:\n```js\n{\n  locations: [\n    { file: 'src/pricing.ts', symbol: 'lineTotal', intent: 'use the quantity', },\n  ],\n}\n```";
+    const diffInstead = `I would change this:\n${diff('return item.price * item.quantity;')}`;
+    for (const [first, again] of [
+      [jsStyle, undefined],
+      [diffInstead, 'Sorry, I cannot give JSON.'],
+    ] as const) {
+      const root = workspace();
+      model.reset();
+      model.enqueue({ kind: 'text', content: first }, ...(again ? [{ kind: 'text' as const, content: again }] : []), { kind: 'text', content: diff('return item.price * item.quantity;') }, { kind: 'text', content: '{"verdict": "approve", "explanation": "ok"}' });
+      const answer = await runIssuePipeline({ request: request(root, 'Totals ignore quantities.'), session: session() }, new AbortController().signal);
+      expect(answer.verdict?.passed).toBe(true);
+      const context = answer.pipeline!.steps[0]!;
+      expect(context.status).toBe('ok');
+      expect(context.output).toMatchObject({ locations: [{ file: 'src/pricing.ts', symbol: 'lineTotal' }] });
+    }
+  });
+
   it('fails with a PipelineFailure holding the state when the model names no usable location', async () => {
     const root = workspace();
     model.enqueue({ kind: 'text', content: '{"locations": [{"file": "../outside.ts", "intent": "x"}, {"file": ".env", "intent": "y"}]}' });

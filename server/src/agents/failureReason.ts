@@ -55,5 +55,7 @@ function modelReason(error: ModelError): string {
       return 'the endpoint’s answer could not be read';
     case 'too-large':
       return 'the answer was too long and was abandoned';
+    case 'local':
+      return error.message;
   }
 }

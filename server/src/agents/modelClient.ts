@@ -57,7 +57,14 @@ export interface CompleteOptions {
   tools?: readonly ToolSpec[];
 }
 
-export type ModelErrorKind = 'auth' | 'rate-limit' | 'server' | 'bad-request' | 'connection' | 'timeout' | 'idle' | 'incomplete' | 'malformed' | 'too-large';
+/** `local`: the in-process model could not run or stopped; its message is written for the user. */
+export type ModelErrorKind = 'auth' | 'rate-limit' | 'server' | 'bad-request' | 'connection' | 'timeout' | 'idle' | 'incomplete' | 'malformed' | 'too-large' | 'local';
+
+/** What a model agent asks its model through: an OpenAI-compatible endpoint, or a local model. */
+export interface ChatClient {
+  complete(messages: ChatMessage[], signal: AbortSignal, options?: CompleteOptions): Promise<Completion>;
+  embed?(texts: readonly string[], model: string, signal: AbortSignal, options?: Pick<CompleteOptions, 'knownSecrets'>): Promise<number[][]>;
+}
 
 /** Longest answer read from a model (about 250,000 tokens): beyond it the request is abandoned, so memory stays bounded. */
 export const MAX_ANSWER_CHARS = 1_000_000;
@@ -99,7 +106,7 @@ const RETRYABLE: ReadonlySet<ModelErrorKind> = new Set(['rate-limit', 'server', 
  */
 const RELEASED = new Error('the model exchange is over');
 
-export class ModelClient {
+export class ModelClient implements ChatClient {
   private readonly client: OpenAI;
 
   constructor(readonly endpoint: ModelEndpoint) {
@@ -221,7 +228,7 @@ export class ModelClient {
         if (!choice || (typeof content !== 'string' && calls.length === 0)) throw new ModelError('malformed', 'the model answered without any text');
         const text = typeof content === 'string' ? content : '';
         if (text.length + calls.reduce((n, c) => n + c.arguments.length, 0) > MAX_ANSWER_CHARS) throw tooLarge();
-        return finish(text, choice.finish_reason, usageOf(response.usage), calls);
+        return finishCompletion(text, choice.finish_reason, usageOf(response.usage), calls);
       }
       const stream = await this.client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal: controller.signal });
       let text = '';
@@ -249,7 +256,7 @@ export class ModelClient {
         if (choice.finish_reason) finishReason = choice.finish_reason;
       }
       if (!finishReason) throw new ModelError('incomplete', 'the model’s answer stopped halfway');
-      return finish(text, finishReason, usage, calls.filter(Boolean));
+      return finishCompletion(text, finishReason, usage, calls.filter(Boolean));
     } finally {
       clearTimeout(idleTimer);
     }
@@ -260,7 +267,8 @@ function tooLarge(): ModelError {
   return new ModelError('too-large', `the model's answer exceeded ${MAX_ANSWER_CHARS.toLocaleString('en-US')} characters and was abandoned`);
 }
 
-function finish(text: string, finishReason: string | null | undefined, usage: TokenUsage | undefined, calls: ToolCall[] = []): Completion {
+/** A completion from its parts; a cut-off or withheld answer is an error, as every model path reports it. */
+export function finishCompletion(text: string, finishReason: string | null | undefined, usage: TokenUsage | undefined, calls: ToolCall[] = []): Completion {
   if (finishReason === 'length') throw new ModelError('incomplete', 'the model’s answer was cut off at its token limit', { cause: 'token-limit' });
   if (finishReason === 'content_filter') throw new ModelError('bad-request', 'the endpoint’s content filter withheld the answer', { cause: 'content-filter' });
   // A call without a name cannot be answered or sent back; one without an id gets one, so its result can refer to it.

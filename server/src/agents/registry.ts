@@ -9,7 +9,12 @@ import { OfflineFixAgent } from './offline/fixAgent.js';
 import { OfflineTestScaffoldAgent } from './offline/testScaffoldAgent.js';
 import { OfflineImplementAgent } from './offline/implementAgent.js';
 import { OfflineQuestionAgent } from './offline/questionAgent.js';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { OpenAIAgent } from './openaiAgent.js';
+import { ModelAgent } from './modelAgent.js';
+import { LocalAgent } from './local/localAgent.js';
 
 export class AgentRegistry {
   constructor(
@@ -31,8 +36,18 @@ export class AgentRegistry {
   }
 
   /** The model agent used to classify free text, if any is configured. */
-  classifier(): OpenAIAgent | undefined {
-    return this.agents.find((a): a is OpenAIAgent => a instanceof OpenAIAgent);
+  classifier(): ModelAgent | undefined {
+    return this.agents.find((a): a is ModelAgent => a instanceof ModelAgent);
+  }
+
+  /** The local agent of this exact configuration, which a rebuilt registry takes over with its loaded model. */
+  localAgent(fingerprint: string): LocalAgent | undefined {
+    return this.agents.find((a): a is LocalAgent => a instanceof LocalAgent && a.fingerprint === fingerprint);
+  }
+
+  /** Stops what the agents keep running (a local model's worker), but for those `successor` took over. */
+  async dispose(successor?: AgentRegistry): Promise<void> {
+    await Promise.all(this.agents.map((a) => (a instanceof LocalAgent && !successor?.agents.includes(a) ? a.dispose() : undefined)));
   }
 
   list(): AgentInfo[] {
@@ -43,7 +58,7 @@ export class AgentRegistry {
 const DEFAULT_MODEL = 'gpt-4o-mini';
 
 /** Builds the registry; a bad agent entry is reported and left out, the rest still register. */
-export function buildRegistry(settings: AssistantSettings, env: NodeJS.ProcessEnv, extraProblems: readonly string[] = []): AgentRegistry {
+export function buildRegistry(settings: AssistantSettings, env: NodeJS.ProcessEnv, extraProblems: readonly string[] = [], previous?: AgentRegistry): AgentRegistry {
   const problems = [...extraProblems];
   // Offline agents that serve no task yet stay out of the registry (and of assistant/agents).
   const offline: Agent[] = [new OfflineDocumentAgent(), new OfflineExplainAgent(), new OfflineRenameAgent(), new OfflineFixAgent(), new OfflineTestScaffoldAgent(), new OfflineImplementAgent(), new OfflineQuestionAgent()];
@@ -69,6 +84,17 @@ export function buildRegistry(settings: AssistantSettings, env: NodeJS.ProcessEn
     }
   }
   settings.agents.forEach((entry, i) => {
+    if (entry.modelPath !== undefined) {
+      const modelPath = localPath(entry.modelPath);
+      if (!path.isAbsolute(modelPath)) return problems.push(`assistant.agents[${i}].modelPath: must be an absolute path (or start with ~/), not "${entry.modelPath}"; the agent is left out`);
+      if (!fs.existsSync(modelPath)) return problems.push(`assistant.agents[${i}].modelPath: no file at ${modelPath}; the agent is left out`);
+      const { name, contextSize, threads, temperature, maxTokens, unloadAfterMs, tasks, prompts, toolProtocol } = entry;
+      const config = { name: localAgentName(name, modelPath), modelPath, contextSize, threads, temperature, maxTokens, unloadAfterMs, tasks, prompts, toolProtocol };
+      add(previous?.localAgent(LocalAgent.fingerprint(config)) ?? new LocalAgent(config));
+      return;
+    }
+    if (entry.model === undefined) return problems.push(`assistant.agents[${i}]: needs a "model" (on an endpoint) or a "modelPath" (a local GGUF file); the agent is left out`);
+    const model = entry.model;
     const key = entry.apiKey ?? (entry.apiKeyEnv ? env[entry.apiKeyEnv] : undefined) ?? envKey;
     if (!key && !entry.baseURL) {
       problems.push(`assistant.agents[${i}]: no API key (set apiKeyEnv, or ${ENVIRONMENT.apiKey}); the agent is left out`);
@@ -76,13 +102,24 @@ export function buildRegistry(settings: AssistantSettings, env: NodeJS.ProcessEn
     }
     try {
       // Local endpoints (Ollama, llama.cpp, vLLM) take any key; the package insists on one.
-      add(new OpenAIAgent({ name: agentName(entry.name, entry.model, entry.baseURL), endpoint: endpointOf(entry, key ?? 'not-needed', entry.baseURL), tasks: entry.tasks, prompts: entry.prompts, ...(entry.toolProtocol ? { toolProtocol: entry.toolProtocol } : {}), ...(entry.embeddingModel ? { embeddingModel: entry.embeddingModel } : {}) }));
+      add(new OpenAIAgent({ name: agentName(entry.name, model, entry.baseURL), endpoint: endpointOf({ ...entry, model }, key ?? 'not-needed', entry.baseURL), tasks: entry.tasks, prompts: entry.prompts, ...(entry.toolProtocol ? { toolProtocol: entry.toolProtocol } : {}), ...(entry.embeddingModel ? { embeddingModel: entry.embeddingModel } : {}) }));
     } catch (error) {
       problems.push(`assistant.agents[${i}]: ${(error as Error).message}`);
     }
   });
+  // A disabled local agent is still built (and not loaded: that happens on first use) so that the filter is uniform.
   const enabled = agents.filter((a) => !settings.disabledAgents.includes(a.descriptor.name));
   return new AgentRegistry(enabled, problems);
+}
+
+/** `~/…` is the user's home; anything else as written. */
+function localPath(written: string): string {
+  return written === '~' || written.startsWith('~/') ? path.join(os.homedir(), written.slice(1)) : written;
+}
+
+/** A local agent's name: the one given, else the model file's name without `.gguf`. */
+export function localAgentName(name: string | undefined, modelPath: string): string {
+  return (name ?? path.basename(modelPath).replace(/\.gguf$/i, '')).trim().replace(/\s+/g, '-');
 }
 
 function agentName(name: string | undefined, model: string, baseURL: string | undefined): string {

@@ -153,13 +153,16 @@ function checkMap(setting: MapSetting, value: unknown, path: string, problems: s
 function checkObject(setting: ObjectSetting, value: unknown, path: string, problems: string[]): unknown {
   const required = Object.entries(setting.fields).filter(([, field]) => field.required !== undefined);
   if (!isPlainObject(value)) {
-    const least = required.length ? ` with at least ${required.map(([key]) => `a "${key}"`).join(' and ')}` : '';
+    const wanted = [...required.map(([key]) => `a "${key}"`), ...(setting.oneRequired ? [setting.oneRequired.fields.map((key) => `a "${key}"`).join(' or ')] : [])];
+    const least = wanted.length ? ` with at least ${wanted.join(' and ')}` : '';
     return refuse(problems, `${path}: must be an object${least}`);
   }
   const before = problems.length;
   for (const [key, field] of required) {
     if (value[key] === undefined) problems.push(`${path}.${key}: required, ${field.required as string}`);
   }
+  const oneOf = setting.oneRequired;
+  if (oneOf && oneOf.fields.every((key) => value[key] === undefined)) problems.push(`${path}.${oneOf.fields[0]}: required unless ${oneOf.fields.slice(1).map((key) => `"${key}"`).join(' or ')} is given, ${oneOf.reason}`);
   const out: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(setting.fields)) {
     if (value[key] === undefined) continue;

@@ -28,8 +28,10 @@ export function extractDocComment(modelOutput: string, simpleName?: string): str
     for (const fence of fences) {
       if (fence.body.trim() && !looksLikeCode(fence.body)) return fromProse(fence.body);
     }
-    // Prose outside the fences that merely presents code is not documentation.
-    return undefined;
+    // A doc comment outside the fences still counts (a stray closing fence after an unfenced answer, code fenced
+    // in part); prose outside them that merely presents code is not documentation.
+    const outside = chooseCandidate(commentsInCode(text.replace(/^\s*(`{3,}|~{3,}).*$/gm, ''), simpleName).filter((candidate) => candidate.rank === 0));
+    return outside ? blockFromContentLines(outside.contentLines) : undefined;
   }
   const candidates = commentsInCode(text, simpleName);
   const chosen = chooseCandidate(candidates);

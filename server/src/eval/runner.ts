@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AgentInfo, AssistantSettings, TaskId } from '../protocol.js';
 import { resolveSettings } from '../config/settings.js';
-import { AgentRegistry, buildRegistry } from '../agents/registry.js';
+import { AgentRegistry, buildRegistry, localAgentName } from '../agents/registry.js';
 import type { Agent } from '../agents/agent.js';
 import { TraceStore } from '../trace/traceStore.js';
 import { Workspace } from '../workspace/workspace.js';
@@ -251,6 +251,8 @@ export async function runEvaluation(options: EvalOptions, io: EvalIO, signal: Ab
     }
   } finally {
     progress.finish();
+    // A local model's worker is stopped before the process ends, which it would not survive mid-call.
+    await registry.dispose();
     await trace?.close().catch(() => undefined);
     if (options.keepScratch) note(`the scratch copy is kept at ${scratch.folder}`);
     else scratch.dispose();
@@ -383,6 +385,7 @@ function hashKey(value: unknown): string {
 /** The model agent entry of the settings an agent came from, matched by name as the registry names them. */
 function settingsEntry(settings: AssistantSettings, name: string): AssistantSettings['agents'][number] | undefined {
   return settings.agents.find((entry) => {
+    if (entry.modelPath !== undefined) return localAgentName(entry.name, entry.modelPath) === name;
     let host = 'openai';
     try {
       if (entry.baseURL) host = new URL(entry.baseURL).host;

@@ -1,5 +1,6 @@
 // A model exploring the repository with the repository tools, through function calling or the `CALL` text protocol, until it answers.
 import type { PipelineToolCall } from '../protocol.js';
+import { firstObject, writtenCalls } from '../agents/lenientJson.js';
 import type { ChatMessage, Completion, ToolCall } from '../agents/modelClient.js';
 import type { ModelSession } from '../agents/modelTask.js';
 import { TOOL_DEFINITIONS, toolsPrompt } from '../repo/repositoryTools.js';
@@ -74,7 +75,7 @@ export async function explore(session: ModelSession, tools: RepositoryTools, sta
     const mayCall = round < options.rounds;
     if (!mayCall && round > 0) messages.push({ role: 'user', content: 'No more tool calls: answer now with what you have found.' });
     const completion = await session.chat(messages, signal, functions && mayCall ? definitions : undefined);
-    const requested = functions ? (completion.toolCalls ?? []) : mayCall ? textCalls(completion.text) : [];
+    const requested = !mayCall ? [] : functions ? (completion.toolCalls?.length ? completion.toolCalls : writtenCalls(completion.text, allowed)) : textCalls(completion.text);
     if (requested.length === 0 || !mayCall) {
       messages.push({ role: 'assistant', content: completion.text });
       turns.push({ text: completion.text, toolCalls: [], ...(completion.usage ? { usage: completion.usage } : {}) });
@@ -98,20 +99,10 @@ export async function explore(session: ModelSession, tools: RepositoryTools, sta
   }
 }
 
-/** The first JSON object in a model's answer (inside a fence or not), or undefined. */
-export function jsonIn(text: string): Record<string, unknown> | undefined {
-  const fenced = /```(?:json)?\s*\n([\s\S]*?)```/.exec(text)?.[1];
-  for (const candidate of [fenced, text]) {
-    if (!candidate) continue;
-    const start = candidate.indexOf('{');
-    const end = candidate.lastIndexOf('}');
-    if (start < 0 || end <= start) continue;
-    try {
-      const value: unknown = JSON.parse(candidate.slice(start, end + 1));
-      if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
-    } catch {
-      // Not JSON as a whole: try the next candidate.
-    }
-  }
-  return undefined;
+/**
+ * The first JSON object in a model's answer for which `wanted` holds (the first at all without it), read leniently:
+ * fenced or bare, amid prose, JavaScript-style, or cut off (see `lenientJson.ts`). Undefined when there is none.
+ */
+export function jsonIn(text: string, wanted?: (value: Record<string, unknown>) => boolean): Record<string, unknown> | undefined {
+  return firstObject(text, wanted);
 }

@@ -14,6 +14,7 @@ import { pathToUri } from '../workspace/documentSnapshot.js';
 import { PipelineRun } from './pipelineRun.js';
 import type { StepContext, StepResult } from './pipelineRun.js';
 import { explore, jsonIn } from './exploration.js';
+import { locationsIn } from './issueLocations.js';
 import { applyModelPatch, proposalOf, workspaceReader } from './modelPatch.js';
 import type { FileChange } from './modelPatch.js';
 import { checkPatch, testFilesNamedIn } from './patchCheck.js';
@@ -160,25 +161,26 @@ export async function runIssuePipeline({ request, session, name = 'issue' }: Iss
         const explored = await explore(session, tools, messages, { rounds: settings.toolRounds }, signal);
         for (const turn of explored.turns) step.record({ text: turn.text, ...(turn.toolCalls.length ? { toolCalls: turn.toolCalls } : {}), ...usageOf(turn) });
         step.note(`${explored.calls.length} tool call${explored.calls.length === 1 ? '' : 's'}`);
-        let answer = jsonIn(explored.text);
-        if (!Array.isArray(answer?.locations)) {
-          // One more chance, in the same conversation: the model often explains before it answers.
+        let named = locationsIn(explored.text);
+        if (named.form !== 'json') {
+          // One more chance, in the same conversation: the model often explains before it answers, or writes the fix.
           const again = await session.chat([...explored.messages, { role: 'user', content: 'Answer now with only the JSON object {"locations": [...]}.' }], signal);
-          answer = jsonIn(again.text);
-          step.record({ text: again.text, ...usageOf(again), ...(Array.isArray(answer?.locations) ? {} : { error: 'no {"locations": [...]} JSON in the answer' }) });
+          const retried = locationsIn(again.text);
+          if (retried.form === 'json' || named.locations.length === 0) named = retried;
+          step.record({ text: again.text, ...usageOf(again), ...(retried.form === 'json' ? {} : { error: retried.form ? `no {"locations": [...]} JSON in the answer: the places were read from its ${retried.form === 'diff' ? 'diff' : 'file paths'}` : 'no {"locations": [...]} JSON in the answer' }) });
         }
-        const raw = Array.isArray(answer?.locations) ? (answer.locations as unknown[]) : [];
+        if (named.form && named.form !== 'json') step.note(`places read from the model's ${named.form === 'diff' ? 'diff' : 'file paths'}`);
         const locations: IssueLocation[] = [];
         const dropped: string[] = [];
-        for (const item of raw) {
-          const entry = item as { file?: unknown; symbol?: unknown; intent?: unknown };
-          if (typeof entry?.file !== 'string') continue;
+        for (const entry of named.locations) {
           const usable = usablePath(request.workspace, entry.file, (relative) => read(relative) !== undefined);
           if (!usable.ok) {
-            dropped.push(usable.reason);
+            // Paths picked out of prose may be anything; only the ones asked for are worth a reason.
+            if (named.form !== 'paths') dropped.push(usable.reason);
             continue;
           }
-          locations.push({ file: usable.path, ...(typeof entry.symbol === 'string' && entry.symbol ? { symbol: entry.symbol } : {}), intent: typeof entry.intent === 'string' ? entry.intent : '' });
+          if (named.form === 'paths' && read(usable.path) === undefined) continue;
+          locations.push({ file: usable.path, ...(entry.symbol ? { symbol: entry.symbol } : {}), intent: entry.intent });
         }
         const summary = locations.length > 0 ? `${locations.length} location${locations.length === 1 ? '' : 's'}: ${locations.map((l) => l.symbol ?? l.file).join(', ')}` : 'no usable location';
         return { output: { locations, dropped }, summary, ...(locations.length === 0 ? { failed: `the model named no usable location${dropped.length ? ` (${dropped.join('; ')})` : ''}` } : {}) };
@@ -246,7 +248,7 @@ export async function runIssuePipeline({ request, session, name = 'issue' }: Iss
           ],
           signal,
         );
-        const review = jsonIn(completion.text);
+        const review = jsonIn(completion.text, (v) => 'verdict' in v);
         const explanation = typeof review?.explanation === 'string' ? review.explanation : completion.text.trim();
         const verdictWord = typeof review?.verdict === 'string' ? review.verdict.toLowerCase() : '';
         step.record({ text: completion.text, ...usageOf(completion), ...(verdictWord === 'approve' || verdictWord === 'reject' ? {} : { error: 'the review has no "verdict": counted as approval, the oracle having passed' }) });
@@ -272,7 +274,7 @@ export async function runIssuePipeline({ request, session, name = 'issue' }: Iss
           ],
           signal,
         );
-        const answer = jsonIn(completion.text);
+        const answer = jsonIn(completion.text, (v) => 'step' in v || 'feedback' in v);
         const blamed = answer?.step === 'context' ? 'context' : 'patch';
         const feedback = typeof answer?.feedback === 'string' && answer.feedback.trim() ? answer.feedback.trim() : `The previous attempt failed: ${failure}`;
         step.record({ text: completion.text, ...usageOf(completion), ...(answer?.step === 'context' || answer?.step === 'patch' ? {} : { error: 'no "step" in the answer: the patch step is run again' }) });
