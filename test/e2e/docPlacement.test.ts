@@ -82,7 +82,9 @@ describe('Document on an overloaded function or method', () => {
     // TypeScript shows it for a call that picks the second overload.
     const shown = hover('overloads.ts', `${after}\npad(7, 3);\n`, 'pad(7');
     expect(shown).toContain('@param value');
-    expect(shown.split('\n')[0]).toBe(comment.split('\n')[1]!.replace(/^ \* /, ''));
+    // The code says nothing a summary could rest on (the offline agent writes none then): the tags are what shows.
+    expect(comment.split('\n')[1]).toMatch(/^ \* @param text - /);
+    expect(shown).toContain('If `width < 0`.');
   });
 
   it('puts the comment on a method\'s first overload, indented as the class member it is', async () => {

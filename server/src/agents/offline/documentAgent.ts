@@ -300,8 +300,8 @@ function generateDoc(declaration: LocatedDeclaration, root: ts.SourceFile, javas
   if (returnFacts && !isNothing(returnFacts.shape)) {
     const isBoolean = returnFacts.shape.kind === 'boolean' || (returnFacts.shape.kind === 'promise' && returnFacts.shape.inner.kind === 'boolean');
     const fromCode = inherited?.returns ?? returnedText(body, root, isBoolean && returnFacts.shape.kind === 'boolean', returnsPhrase(returnFacts.shape, context));
-    // A condition (`value < min`) relates what the signature only names: it says something even with its words.
-    const relates = /`[^`]*(?:[<>]|[!=]==?|&&|\|\|)[^`]*`/.test(fromCode ?? '');
+    // A condition or fallback (`value < min`, `a ?? b`) relates what the signature only names: it says something even with its words.
+    const relates = /`[^`]*(?:[<>]|[!=]==?|&&|\|\||\?\?)[^`]*`/.test(fromCode ?? '');
     if (fromCode && (inherited?.returns !== undefined || relates || addsToSignature(fromCode, signature))) generated.evidence = true;
     const returns: Omit<JsDocTag, 'raw'> = { tag: 'returns', text: fromCode ?? sentence(returnsPhrase(returnFacts.shape, context)) };
     if (javascript) returns.type = returnFacts.jsdocType ?? '*';

@@ -1,4 +1,4 @@
-// Unit tests for the evaluation packages: pinned specs, and the cache that refuses a tarball not matching its integrity.
+// Integration tests for the evaluation packages (tar runs as a child process): pinned specs, and the cache that refuses a tarball not matching its integrity.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
