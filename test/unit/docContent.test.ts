@@ -100,6 +100,8 @@ describe('claims checked against the code', () => {
   it('accepts the parameters of overloads on an implementation, and @returns on a generator', () => {
     const overloads = analyse('export function merge(a: number): number;\nexport function merge(a: number, scheduler: string): number;\nexport function merge(...args: unknown[]): number {\n  const n = args.length;\n  return n;\n}\n', 'merge').claims;
     expect(contradictions('/**\n * @param a - First.\n * @param scheduler - Where.\n * @param other - Nothing.\n */', overloads)).toEqual(['@param other names no parameter']);
+    const optionalInOverload = analyse('export function pick(key: string, fallback?: string): string;\nexport function pick(key: string, fallback: string): string {\n  const v = key || fallback;\n  return v;\n}\n', 'pick').claims;
+    expect(contradictions('/** @param fallback - Used instead. Optional. */', optionalInOverload)).toEqual([]);
     const generator = analyse('export function* count(limit: number) {\n  for (let i = 0; i < limit; i++) yield i;\n  return;\n}\n', 'count').claims;
     expect(contradictions('/** @returns The counted values. */', generator)).toEqual([]);
   });

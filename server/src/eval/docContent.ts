@@ -210,7 +210,12 @@ export function claimFacts(source: ts.SourceFile, target: DeclarationTarget, che
   const symbol = checker && located.node.kind !== ts.SyntaxKind.VariableDeclaration ? symbolOf(checker, fn) : undefined;
   for (const declaration of symbol?.declarations ?? []) {
     if (declaration === fn || !ts.isFunctionLike(declaration)) continue;
-    for (const parameter of declaration.parameters) bindAll(parameter.name);
+    for (const parameter of declaration.parameters) {
+      bindAll(parameter.name);
+      // Optional in an overload the comment also describes: `Optional.` is true there.
+      const same = ts.isIdentifier(parameter.name) ? parameters.find((p) => p.name === (parameter.name as ts.Identifier).text) : undefined;
+      if (same && (parameter.questionToken || parameter.initializer)) same.optional = true;
+    }
   }
   const facts: ClaimFacts = { parameters, noReturn, boundNames, locals: localNames(fn) };
   const returns = checker && !noReturn ? returnKind(checker, fn) : undefined;
