@@ -413,6 +413,13 @@ describe('OfflineDocumentAgent', () => {
     expect(doc).toBe(['/**', ' * @param value - The value.', ' * @param min - The minimum.', ' * @param max - The maximum.', ' * @returns `min` if `value < min`, `max` if `value > max`, otherwise `value`.', ' */'].join('\n'));
   });
 
+  it('says the one value returned when every case returns the same code, as a cache does', async () => {
+    const text = 'export class Store {\n  private cached: string | undefined;\n  async load(read: () => Promise<string>): Promise<string> {\n    if (this.cached) return this.cached;\n    this.cached = await read();\n    return this.cached;\n  }\n}\n';
+    const doc = await documentNamed('store.ts', text, 'Store.load');
+    expect(doc).toContain(' * @returns The value of `this.cached`.');
+    expect(doc).not.toContain('otherwise');
+  });
+
   it('keeps a @throws condition out of the comment when it names a local variable', async () => {
     const text = 'export function parsePort(text: string): number {\n  const port = Number(text);\n  if (!Number.isInteger(port)) throw new RangeError(text);\n  if (text.length > 5) throw new TypeError(text);\n  return port;\n}\n';
     const doc = await documentNamed('port.ts', text, 'parsePort');

@@ -326,13 +326,17 @@ function quotable(node: ts.Node, root: ts.SourceFile, locals: ReadonlySet<string
 
 function casesText(facts: BodyFacts, root: ts.SourceFile, fallback: string | undefined): string | undefined {
   const cases: string[] = [];
+  const values = new Set<string>();
   for (const guard of facts.guards) {
     const value = quotable(guard.value, root, facts.locals);
     const condition = quotable(guard.condition, root, facts.locals);
     if (!value || !condition) return undefined;
+    values.add(value);
     cases.push(`${backticked(value)} if ${backticked(condition)}`);
   }
   const last = facts.finalReturn ? quotable(facts.finalReturn, root, facts.locals) : undefined;
+  // Every case returns the same code (a cache filled on the way): the cases say nothing, the value does.
+  if (last && values.size === 1 && values.has(last)) return sentence(`The value of ${backticked(last)}`);
   const otherwise = last ? backticked(last) : fallback;
   if (!otherwise) return undefined;
   return sentence(`${cases.join(', ')}, otherwise ${otherwise}`);
