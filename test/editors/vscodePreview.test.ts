@@ -68,7 +68,7 @@ describe.skipIf(skipVscode)(`the preview in VS Code 1.139 (code-server)${skipRea
     await session.step('open src/config.ts', () => session.open('config.ts', 'export function parseConfig'));
     await session.step('ask, and see the preview', async () => {
       await askToDocumentLoad();
-      await previewShows('Loads the config store.');
+      await previewShows('Sets `this.cached` and calls');
       // Nothing has landed while the preview waits.
       expect(await code().getByText('@returns', { exact: false }).count()).toBe(0);
     });
@@ -91,7 +91,7 @@ describe.skipIf(skipVscode)(`the preview in VS Code 1.139 (code-server)${skipRea
   it('Apply lands the edit in the editor, unsaved; the file on disk changes when the user saves', async () => {
     await session.step('ask again, and Apply', async () => {
       await askToDocumentLoad();
-      await previewShows('Loads the config store.');
+      await previewShows('Sets `this.cached` and calls');
       await tickAndApply();
       await code().getByText('@returns', { exact: false }).first().waitFor({ timeout: 20_000 });
     });

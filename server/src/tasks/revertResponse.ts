@@ -20,6 +20,7 @@ const HAS_PLACEHOLDER = new RegExp(MARKER.source);
  */
 export async function revertResponse(trace: TraceStore, insertions: InsertionTracker, documents: DocumentSource, port: EditorPort, params: RevertParams, root: string): Promise<RevertResult> {
   if (typeof params?.interactionId !== 'string') throw new AssistantError('invalid-params', 'assistant/revert needs "interactionId".');
+  if (params.responseId !== undefined && params.responseId !== null && typeof params.responseId !== 'string') throw new AssistantError('invalid-params', 'assistant/revert: "responseId" must be a string.');
   const recorded = trace.getWithSecrets(params.interactionId);
   if (!recorded) throw new AssistantError('unknown-interaction', `No interaction ${params.interactionId} in the trace.`);
   const interaction = insertions.overlay(recorded);
