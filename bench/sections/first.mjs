@@ -35,8 +35,9 @@ async function firstDocumentTask(project) {
       const listed = now();
       const result = await client.request('workspace/executeCommand', { command: action.command.command, arguments: action.command.arguments });
       const done = now();
-      if (!result?.applied) throw new Error(`the first Document task applied nothing: ${result?.message ?? JSON.stringify(result)}`);
-      return { total: done - start, list: listed - start, task: done - listed, line: target.line + 1, tries: tries + 1 };
+      // A task that declines, saying why (nothing true to add to the signature), has answered the user too.
+      if (!result?.applied && !result?.message) throw new Error(`the first Document task answered nothing: ${JSON.stringify(result)}`);
+      return { total: done - start, list: listed - start, task: done - listed, line: target.line + 1, tries: tries + 1, applied: Boolean(result.applied) };
     }
     throw new Error(`Document was offered at none of ${project.targets.length} declarations`);
   } finally {
