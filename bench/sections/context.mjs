@@ -45,8 +45,8 @@ sectionMain(async ({ runs }) => {
       return { start: found.start, end: found.end, name: found.name };
     };
     const line = (needle) => {
-      const offset = accounts.text.indexOf(needle);
-      return { uri: accounts.uri, range: { start: { line: accounts.text.slice(0, offset).split('\n').length - 1, character: 0 }, end: { line: 0, character: 0 } }, at: 0 };
+      const at = { line: accounts.text.slice(0, accounts.text.indexOf(needle)).split('\n').length - 1, character: 0 };
+      return { uri: accounts.uri, range: { start: at, end: at }, at: 0 };
     };
     const input = (target, open = accounts) => ({ workspace, document: report, target, text: "use the Ledger class's balance method", openDocuments: [report, open], recent: [line('deposit')], project, budgetTokens: 1_500 });
     const signal = new globalThis.AbortController().signal;

@@ -1,6 +1,5 @@
 // Setup of the unit tier: starting a child process fails the test, so a test that needs one says so by living in test/integration.
-import { createRequire } from 'node:module';
-import { syncBuiltinESMExports } from 'node:module';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 
 const require = createRequire(import.meta.url);
 const childProcess = require('node:child_process') as Record<string, unknown>;
