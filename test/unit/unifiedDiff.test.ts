@@ -127,6 +127,27 @@ describe('parseUnifiedDiff', () => {
     expect(applied(cart, file).text).toBe(cart.replace('return this.items.length;', 'return this.items.length | 0;'));
   });
 
+  it('reads both file headers written on one line, as small models write them, over two files', () => {
+    const text = [
+      '```diff',
+      '--- a/src/cart.ts +++ b/src/cart.ts',
+      '@@ -13 +13 @@',
+      '-    return this.items.length;',
+      '+    return this.items.length | 0;',
+      '--- /dev/null +++ b/src/note.ts',
+      '@@ -0,0 +1 @@',
+      "+export const note = 'x';",
+      '```',
+    ].join('\n');
+    const parsed = parseUnifiedDiff(text);
+    if (!parsed.ok) throw new Error(parsed.reason);
+    expect(parsed.files.map((f) => [f.oldPath, f.newPath, f.isNew])).toEqual([
+      ['src/cart.ts', 'src/cart.ts', false],
+      [undefined, 'src/note.ts', true],
+    ]);
+    expect(applied(cart, parsed.files[0]!).text).toBe(cart.replace('return this.items.length;', 'return this.items.length | 0;'));
+  });
+
   it('reads new and deleted files in git and plain form', () => {
     const created = parseOne(['diff --git a/docs/x.md b/docs/x.md', 'new file mode 100644', 'index 0000000..e69de29'].join('\n'));
     expect(created).toEqual({ newPath: 'docs/x.md', hunks: [], isNew: true, isDeleted: false });

@@ -79,13 +79,14 @@ export function parseUnifiedDiff(text: string): DiffParse {
       k++;
       continue;
     }
-    if (isFileHeader(lines, k)) {
+    const joined = joinedFileHeader(line);
+    if (isFileHeader(lines, k) || joined) {
       if (!current || current.hasFileHeader || current.hunks.length > 0 || !current.inGitHeader) current = start();
       current.hasFileHeader = true;
       current.inGitHeader = false;
-      current.rawOld = headerPath(line.slice(4));
-      current.rawNew = headerPath((lines[k + 1] ?? '').slice(4));
-      k += 2;
+      current.rawOld = headerPath(joined ? joined[0] : line.slice(4));
+      current.rawNew = headerPath(joined ? joined[1] : (lines[k + 1] ?? '').slice(4));
+      k += joined ? 1 : 2;
       continue;
     }
     if (current?.inGitHeader) {
@@ -131,9 +132,17 @@ function isFileHeader(lines: readonly string[], k: number): boolean {
   return (lines[k] ?? '').startsWith('--- ') && (lines[k + 1] ?? '').startsWith('+++ ');
 }
 
+/** Both file headers written on one line (`--- a/x.ts +++ b/x.ts`), as small models do: the two raw paths. */
+function joinedFileHeader(line: string): [string, string] | undefined {
+  const match = /^--- (\S+)\s+\+\+\+ (\S+)\s*$/.exec(line);
+  return match ? [match[1]!, match[2]!] : undefined;
+}
+
 function endsHunk(lines: readonly string[], k: number): boolean {
   const line = lines[k] ?? '';
-  return line.startsWith('@@') || line.startsWith('diff --git ') || line.startsWith('Index: ') || FENCE.test(line) || isFileHeader(lines, k);
+  return (
+    line.startsWith('@@') || line.startsWith('diff --git ') || line.startsWith('Index: ') || FENCE.test(line) || isFileHeader(lines, k) || joinedFileHeader(line) !== undefined
+  );
 }
 
 function isHunkLine(line: string): boolean {

@@ -68,7 +68,7 @@ const CONTEXT_SYSTEM = [
 
 const PATCH_SYSTEM = [
   'You write the patch that resolves an issue in a TypeScript repository.',
-  'Answer with a unified diff in one ```diff block (--- a/<path> and +++ b/<path> headers, @@ hunks with three lines of context copied exactly from the files shown), and nothing else.',
+  'Answer with a unified diff in one ```diff block and nothing else: for each file, a line "--- a/<path>", then on the next line "+++ b/<path>", then @@ hunks with three lines of context copied exactly from the files shown.',
   'Change only what the issue needs; keep the code style; a new file is written with --- /dev/null.',
 ].join('\n');
 
