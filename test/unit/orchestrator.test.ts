@@ -1,6 +1,6 @@
 // Unit tests of the orchestrator: agents run in parallel, a failing, slow or cancelled agent yields an outcome, not an exception.
 import { describe, expect, it } from 'vitest';
-import { runAgents } from '../../server/src/agents/orchestrator.js';
+import { PipelineFailure, runAgents } from '../../server/src/agents/orchestrator.js';
 import type { Agent, AgentRequest } from '../../server/src/agents/agent.js';
 
 function agent(name: string, run: Agent['run']): Agent {
@@ -43,6 +43,13 @@ describe('runAgents', () => {
   it('gives up on an agent past its budget, even one that ignores its signal', async () => {
     const outcomes = await runAgents([agent('slow', () => new Promise(() => undefined))], request, { agentTimeoutMs: 100, signal: new AbortController().signal });
     expect(outcomes[0]).toMatchObject({ status: 'timeout', error: 'no answer within 100 ms' });
+  });
+
+  it('keeps the steps a pipeline ran when its budget stops it', async () => {
+    const steps = { name: 'issue', steps: [{ id: 's1', index: 0, name: 'context', status: 'cancelled' as const, input: {}, responses: [], startedAt: '', durationMs: 90 }] };
+    const pipeline = agent('pipeline', (_r, s) => sleep(5000, s).then(() => ({ text: 'late' }), (reason: unknown) => Promise.reject(new PipelineFailure(String(reason), steps))));
+    const outcomes = await runAgents([pipeline], request, { agentTimeoutMs: 100, signal: new AbortController().signal });
+    expect(outcomes[0]).toMatchObject({ status: 'timeout', error: 'no answer within 100 ms', pipeline: steps });
   });
 
   it('marks every agent cancelled when the caller aborts', async () => {

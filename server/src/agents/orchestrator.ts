@@ -66,11 +66,9 @@ export async function runAgents(agents: readonly Agent[], request: AgentRequest,
       const timer = setTimeout(() => controller.abort(new BudgetExceeded(options.agentTimeoutMs)), options.agentTimeoutMs);
       const base = { responseId: randomUUID(), agent, startedAt: startedAt.toISOString() };
       const elapsed = (): number => Date.now() - startedAt.getTime();
+      const work = agent.run(request, controller.signal, (m) => options.onActivity?.(agent, m));
       try {
-        const answer = await raceAbort(
-          agent.run(request, controller.signal, (m) => options.onActivity?.(agent, m)),
-          controller.signal,
-        );
+        const answer = await raceAbort(work, controller.signal);
         const text = answer.text ?? '';
         const useful = text.trim() !== '' || answer.proposal !== undefined;
         return {
@@ -88,7 +86,8 @@ export async function runAgents(agents: readonly Agent[], request: AgentRequest,
         };
       } catch (error) {
         if (controller.signal.reason instanceof BudgetExceeded) {
-          return { ...base, status: 'timeout', text: '', error: failureReason(controller.signal.reason), durationMs: elapsed() };
+          const pipeline = await stepsSoFar(work);
+          return { ...base, status: 'timeout', text: '', error: failureReason(controller.signal.reason), durationMs: elapsed(), ...(pipeline ? { pipeline } : {}) };
         }
         if (options.signal.aborted) return { ...base, status: 'cancelled', text: '', error: 'cancelled', durationMs: elapsed() };
         const reason = failureReason(error);
@@ -104,6 +103,28 @@ export async function runAgents(agents: readonly Agent[], request: AgentRequest,
 }
 
 /** Settles as soon as the signal aborts, even if the agent ignores its signal. */
+/** How long an agent past its budget is given to hand back the steps its pipeline ran before it was stopped. */
+const STEPS_GRACE_MS = 250;
+
+/**
+ * The state of a pipeline stopped by its budget: a pipeline answers an abort with a `PipelineFailure` carrying the
+ * steps it ran, so the trace keeps them for inspection and replay. Undefined when the agent is not a pipeline or does
+ * not stop within the grace time.
+ */
+async function stepsSoFar(work: Promise<unknown>): Promise<PipelineState | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const grace = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, STEPS_GRACE_MS, undefined)));
+  const failure = work.then(
+    () => undefined,
+    (error: unknown) => (error instanceof PipelineFailure ? error.pipeline : undefined),
+  );
+  try {
+    return await Promise.race([failure, grace]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {
