@@ -26,7 +26,7 @@ beforeAll(() => {
   ws = new Workspace(root);
   project = ws.projects.workspace;
   const fsPath = path.join(root, 'src', 'main.ts');
-  fs.writeFileSync(fsPath, `${fs.readFileSync(fsPath, 'utf8')}\nexport function scale(factor) {\n  return factor * 2;\n}\n`);
+  fs.writeFileSync(fsPath, `${fs.readFileSync(fsPath, 'utf8')}\nexport function scale(factor) {\n  return factor * 2;\n}\n\ninterface Retry {\n  failureCount: number;\n}\nexport const retry: Retry = { failureCnt: 1 };\n`);
   document = { uri: pathToUri(fsPath), fsPath, languageId: 'typescript', version: 3, text: fs.readFileSync(fsPath, 'utf8') };
 });
 
@@ -83,6 +83,14 @@ describe('OfflineFixAgent', () => {
     expect(after(answer)).toContain('export function scale(factor: number) {');
   }, 30_000);
 
+  it("writes the name TypeScript's own message suggests where the compiler has no code fix for it", async () => {
+    const message = "Object literal may only specify known properties, but 'failureCnt' does not exist in type 'Retry'. Did you mean to write 'failureCount'?";
+    const answer = await agent.run(request(diagnostic('failureCnt', 2561, message)), live());
+    expect(answer.text).toBe("Change spelling to 'failureCount'");
+    expect(after(answer)).toContain('export const retry: Retry = { failureCount: 1 };');
+    expect((await typeCheckProposal(project, answer.proposal!, live(), fixRule)).passed).toBe(true);
+  }, 30_000);
+
   it('answers empty, with the reason, when the compiler has no fix', async () => {
     const answer = await agent.run(request(diagnostic('export function total', 9999, 'Something else.', 6)), live());
     expect(answer).toEqual({ text: '', reason: 'TypeScript has no code fix for TS9999 here' });
@@ -109,9 +117,9 @@ describe('fixTask.check', () => {
     const check = (d: DiagnosticInfo) => fixTask.check!(proposal, { workspace: ws, document, target: request(d).target, parameters: {} }, { root, project, oracle: { runTests: false, testTimeoutMs: 1000 } }, live());
     const typescript = await check(diagnostic('mesage', 2552, "Cannot find name 'mesage'."));
     expect(typescript.passed).toBe(false);
-    expect(typescript.summary).toMatch(/^4 errors before, 4 after: the fix must leave fewer diagnostics$/);
+    expect(typescript.summary).toMatch(/^5 errors before, 5 after: the fix must leave fewer diagnostics$/);
     const lint = await check(diagnostic('mesage', 'no-undef', "'mesage' is not defined.", 6, 'eslint'));
-    expect(lint).toEqual({ passed: true, summary: '4 errors before, 4 after' });
+    expect(lint).toEqual({ passed: true, summary: '5 errors before, 5 after' });
   }, 30_000);
 });
 

@@ -101,6 +101,13 @@ export class OfflineFixAgent implements Agent {
       seen.add(key);
       answers.push({ text: fix.description, proposal });
     }
+    if (answers.length === 0) {
+      const spelling = suggestedSpelling(project, fileName, document.text, diagnostic);
+      if (spelling) {
+        const edit = { start: spelling.start, end: spelling.end, newText: spelling.name };
+        answers.push({ text: `Change spelling to '${spelling.name}'`, proposal: { documents: [{ uri: document.uri, version: document.version, baseText: document.text, edits: [edit] }], creates: [] } });
+      }
+    }
     const [first, ...alternatives] = answers;
     if (!first) {
       const code = typeScriptCode(diagnostic);
@@ -137,6 +144,24 @@ function codeFixes(project: WorkspaceProject, fileName: string, text: string, di
   }
   const own = diagnosticsOf(project, fileName, text).filter((d) => d.start <= diagnostic.end && d.end >= diagnostic.start && (code === undefined || d.code === code));
   return own.flatMap((d) => ask(d.start, d.end, Number(d.code)));
+}
+
+/** The name the compiler suggests in "Did you mean 'x'?" or "Did you mean to write 'x'?", quoted last in its message. */
+const DID_YOU_MEAN = /Did you mean (?:to write )?'([A-Za-z_$][\w$]*)'\?/;
+
+/**
+ * The compiler's own spelling suggestion where it offers no code fix for it (TS2561, an object literal's unknown
+ * property): the misspelt name at the diagnostic's span and the name to write instead. Only when the span holds
+ * exactly the name the message quotes, so nothing but that name changes.
+ */
+function suggestedSpelling(project: WorkspaceProject, fileName: string, text: string, diagnostic: DiagnosticInfo): { start: number; end: number; name: string } | undefined {
+  const candidates = [diagnostic, ...diagnosticsOf(project, fileName, text).filter((d) => d.start <= diagnostic.end && d.end >= diagnostic.start)];
+  for (const candidate of candidates) {
+    const name = DID_YOU_MEAN.exec(candidate.message)?.[1];
+    const written = text.slice(candidate.start, candidate.end);
+    if (name && written !== name && /^[A-Za-z_$][\w$]*$/.test(written) && candidate.message.includes(`'${written}'`)) return { start: candidate.start, end: candidate.end, name };
+  }
+  return undefined;
 }
 
 /** A code fix as a proposal: the request's document on its exact text, other files on the program's text, new files as creations. */
