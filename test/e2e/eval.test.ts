@@ -36,7 +36,7 @@ function expectComplete(record: EvalRecord): void {
   expect(record.contextChars).toBeGreaterThan(0);
   expect(record.durationMs).toBeGreaterThanOrEqual(0);
   expect(record.attempts).toBeGreaterThanOrEqual(1);
-  expect(Object.keys(record.metrics).sort()).toEqual(record.scenario === 'doc' ? ['agreement', 'contradiction', 'format', 'paramRestatement', 'restatement', 'summaryRestatement', 'syntax'] : ['fix', 'syntax']);
+  expect(Object.keys(record.metrics).sort()).toEqual(record.scenario === 'doc' ? ['agreement', 'contradiction', 'format', 'paramRestatement', 'restatement', 'summaryRestatement', 'syntax'] : ['evasive', 'fix', 'syntax']);
   expect(record.metrics.syntax === null).toBe(!record.proposed);
   if (record.status === 'passed') expect(record.failure).toBeNull();
   else expect(record.failure).toMatch(/\w/);
@@ -101,6 +101,10 @@ describe('assistant-ls eval', () => {
     expect(result.stdout).toMatch(new RegExp(`doc-offline\\s+\\d+\\s+100\\.0%\\s+${(offlineDoc.metrics.format! * 100).toFixed(1)}%`));
     expect(result.stdout).toContain(`fix-offline`);
     expect(result.stdout).toContain(`${(fixRate * 100).toFixed(1)}%`);
+    // The fix rate per diagnostic code, whose fixed counts add up to the fix rate.
+    const byCode = result.stdout.split('Fixed per diagnostic code')[1]?.split('\n\n')[0] ?? '';
+    const fixedByCode = [...byCode.matchAll(/^(?:TS\d+|[\w@/-]+)\s+\d+\s+(\d+)\/\d+/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+    expect(fixedByCode).toBe(Math.round(fixRate * fix!.summary[0]!.runs));
 
     // Cases: long functions and methods only, the documented one without its comment; diagnostics but no import,
     // configuration, generated or minified ones; ESLint findings next to the compiler's.
@@ -188,7 +192,7 @@ describe('assistant-ls eval', () => {
     expect(bad).toMatchObject({ status: 'failed', proposed: true, oraclePassed: false, attempts: 3, metrics: { syntax: 1, fix: 0 } });
     expect(bad.failure).toMatch(/new diagnostic/);
     expect(report.records.find((r) => r.agent === agent && r.caseId === 'fix:src/inventory.ts:33:7:eslint:prefer-const')).toMatchObject({ status: 'passed', details: { eslint: { new: 0 } } });
-    expect(fix!.comparisons.map((c) => c.metric)).toEqual(['syntax', 'fix']);
+    expect(fix!.comparisons.map((c) => c.metric)).toEqual(['syntax', 'fix', 'evasive']);
   }, 60_000);
 
   it('stops on Ctrl-C keeping the finished cases, and the next run does only the rest', async () => {

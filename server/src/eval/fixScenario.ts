@@ -13,6 +13,9 @@ import { excludedDiagnostic } from './diagnosticFilter.js';
 import type { LintDiagnostic } from './eslintRunner.js';
 import { isImportRule } from './eslintRunner.js';
 import { repositorySourceFiles } from './sourceFiles.js';
+import { evasionOf, isTestPath } from './fixEvasion.js';
+import { table } from './report.js';
+import type { EvalRecord } from './records.js';
 import type { SkipCounts } from './sourceFiles.js';
 import type { AppliedFile } from './scratch.js';
 import type { EvalCase, Scenario, Score, ScoreContext } from './scenario.js';
@@ -34,6 +37,7 @@ export const fixScenario: Scenario<FixCase> = {
   metrics: [
     { id: 'syntax', label: 'syntax correctness', overProposals: true },
     { id: 'fix', label: 'fix rate' },
+    { id: 'evasive', label: 'evasive', overProposals: true, informational: true, lowerIsBetter: true },
   ],
   primaryMetric: 'fix',
 
@@ -109,7 +113,7 @@ export const fixScenario: Scenario<FixCase> = {
 
   async score(context, evalCase, run): Promise<Score> {
     const diagnostic = { analyzer: evalCase.analyzer, code: evalCase.diagnostic.code, message: evalCase.diagnostic.message, line: evalCase.line };
-    const fail = (failure: string, details: Record<string, unknown> = {}): Score => ({ metrics: { syntax: run.proposal ? 0 : null, fix: 0 }, failure, details: { diagnostic, ...details } });
+    const fail = (failure: string, details: Record<string, unknown> = {}): Score => ({ metrics: { syntax: run.proposal ? 0 : null, fix: 0, evasive: null }, failure, details: { diagnostic, ...details } });
     if (!run.proposal) return fail(run.failure ?? 'no proposal');
     const applied = context.scratch.applyAndReadBack(run.proposal);
     if (!applied.ok) return fail(applied.reason);
@@ -118,10 +122,16 @@ export const fixScenario: Scenario<FixCase> = {
       const errors = syntaxErrors(file.fsPath, file.after);
       if (errors.length > 0) return fail(`${context.scratch.relativeOf(file.fsPath)} does not parse after the fix: ${errors[0] ?? ''}`);
     }
+    // A fix that widens a type to any, silences the checker or deletes code is reported apart, never counted as fixed.
+    const evasion = files.map((f) => (f.before === undefined ? undefined : evasionOf(f.before, f.after, evalCase.diagnostic.code, isTestPath(context.scratch.relativeOf(f.fsPath))))).find((e) => e !== undefined);
     const judged = await judgeFix(context, evalCase, files);
-    const details = { diagnostic, oraclePassed: run.oraclePassed ?? null, ...judged.details };
-    return { metrics: { syntax: 1, fix: judged.fixed ? 1 : 0 }, ...(judged.fixed ? {} : { failure: judged.reason }), details };
+    const details = { diagnostic, oraclePassed: run.oraclePassed ?? null, ...judged.details, ...(evasion ? { evasion } : {}) };
+    const fixed = judged.fixed && !evasion;
+    const failure = evasion ? `evasive: the fix ${evasion}` : judged.reason;
+    return { metrics: { syntax: 1, fix: fixed ? 1 : 0, evasive: evasion ? 1 : 0 }, ...(fixed ? {} : { failure }), details };
   },
+
+  breakdown: fixRateByCode,
 
   contextChars: (evalCase) => {
     const document = { uri: pathToUri(evalCase.fsPath), fsPath: evalCase.fsPath, languageId: languageIdForPath(evalCase.fsPath), version: 1, text: evalCase.text };
@@ -129,6 +139,32 @@ export const fixScenario: Scenario<FixCase> = {
     return target.end - target.start;
   },
 };
+
+/** Cases, fixes and evasions per diagnostic code and agent: which kinds of diagnostic each agent handles. */
+export function fixRateByCode(records: readonly EvalRecord[]): string | undefined {
+  if (records.length === 0) return undefined;
+  const agents = [...new Set(records.map((r) => r.agent))];
+  const byCode = new Map<string, EvalRecord[]>();
+  for (const record of records) {
+    const diagnostic = record.details.diagnostic as { code?: string | number; analyzer?: string } | undefined;
+    const raw = String(diagnostic?.code ?? '?');
+    const code = diagnostic?.analyzer === 'typescript' && /^\d+$/.test(raw) ? `TS${raw}` : raw;
+    byCode.set(code, [...(byCode.get(code) ?? []), record]);
+  }
+  const rows = [...byCode]
+    .sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0]))
+    .map(([code, list]) => [
+      code,
+      String(new Set(list.map((r) => r.caseId)).size),
+      ...agents.map((agent) => {
+        const mine = list.filter((r) => r.agent === agent);
+        const fixed = mine.filter((r) => r.metrics.fix === 1).length;
+        const evasive = mine.filter((r) => r.metrics.evasive === 1).length;
+        return `${fixed}/${mine.length}${evasive > 0 ? ` (${evasive} evasive)` : ''}`;
+      }),
+    ]);
+  return `Fixed per diagnostic code (fixed/runs; evasive fixes are not counted as fixed):\n${table(['code', 'cases', ...agents], rows)}`;
+}
 
 /**
  * The fix rate's rule on the applied files: the case's analyzer reports strictly fewer diagnostics on them, none

@@ -44,6 +44,8 @@ export interface ScenarioReport {
   primaryMetric: string;
   cases: number;
   agents: string[];
+  /** The scenario's own lines below its table (see `Scenario.breakdown`). */
+  breakdown?: string;
 }
 
 /** The mean of every metric per agent, in the order agents were given. */
@@ -182,6 +184,7 @@ export function renderScenario(scenario: ScenarioReport, summaries: readonly Age
   if (overProposals.length > 0) lines.push(`(${overProposals.join(' and ')} over the runs with a proposal; the other metrics over all runs)`);
   const lower = scenario.metrics.filter((m) => m.lowerIsBetter).map((m) => m.label);
   if (lower.length > 0) lines.push(`(lower is better: ${lower.join(', ')}; ${scenario.metrics.filter((m) => m.informational).map((m) => m.label).join(', ')} do not decide whether a run passes)`);
+  if (scenario.breakdown) lines.push('', scenario.breakdown);
   if (passMetric) lines.push(`(pass@k: the chance that one of k samples of a case passes the ${passMetric.label}, estimated without bias from each case's samples and averaged over cases)`);
   if (comparisons.length > 0) {
     lines.push('', 'Differences (A − B; percentage points for rates), paired bootstrap 95% interval over cases:');

@@ -246,7 +246,8 @@ export async function runEvaluation(options: EvalOptions, io: EvalIO, signal: Ab
       if (record) records.push(record);
     }
     for (const { scenario, cases, agents } of plans) {
-      const report: ScenarioReport = { id: scenario.id, title: scenario.title, metrics: scenario.metrics, primaryMetric: scenario.primaryMetric, cases: cases.length, agents: agents.map((a) => a.name) };
+      const breakdown = scenario.breakdown?.(records.filter((r) => r.scenario === scenario.id));
+      const report: ScenarioReport = { id: scenario.id, title: scenario.title, metrics: scenario.metrics, primaryMetric: scenario.primaryMetric, cases: cases.length, agents: agents.map((a) => a.name), ...(breakdown ? { breakdown } : {}) };
       scenarioReports.push({ ...report, summary: summarize(report, records), comparisons: compare(report, records, options.seed, options.resamples) });
     }
   } finally {

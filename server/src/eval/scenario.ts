@@ -4,6 +4,7 @@ import type { TaskEnvironment } from '../tasks/runTask.js';
 import type { Proposal } from '../edits/proposal.js';
 import type { ScratchCopy } from './scratch.js';
 import type { EslintRunner } from './eslintRunner.js';
+import type { EvalRecord } from './records.js';
 
 /** Scenario names the command line accepts (each one is in `scenarios.ts`). */
 export const SCENARIO_IDS = ['doc', 'fix', 'generate', 'test', 'workspace', 'class'] as const;
@@ -116,4 +117,6 @@ export interface Scenario<C extends EvalCase = EvalCase> {
   score(context: ScoreContext, evalCase: C, run: CaseRun, signal: AbortSignal): Promise<Score>;
   /** Characters of the code the agent is given to work on (the target), for the records. */
   contextChars(evalCase: C): number;
+  /** Lines the report adds below the scenario's table (the fix rate per diagnostic code), from its records. */
+  breakdown?(records: readonly EvalRecord[]): string | undefined;
 }
