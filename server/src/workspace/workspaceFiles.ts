@@ -5,6 +5,7 @@ import { isSecretPath, WorkspaceExclusion } from '../privacy/exclusion.js';
 import type { ExclusionView } from '../privacy/exclusion.js';
 import { isUnsettled } from './fileTimes.js';
 import { realPathOf } from './confinement.js';
+import { compiledCopies } from './builtOutput.js';
 import { resolvePath } from './documentSnapshot.js';
 
 /** Most files one listing holds; the walk stops there and the listing says so (`truncated`). */
@@ -140,6 +141,8 @@ function child(folder: string, name: string): string {
 /** What a finished walk found, and the stamps that tell when it is out of date. */
 interface Walked {
   files: ListedFile[];
+  /** Compiled copies of listed sources, left out (`builtOutput.ts`). */
+  compiled: ReadonlySet<string>;
   truncated: boolean;
   tooLarge: string[];
   outside: string[];
@@ -172,6 +175,8 @@ class Walk {
   readonly tooLarge: string[] = [];
   readonly outside: string[] = [];
   readonly stamps = new Map<string, string>();
+  /** Folders holding a package.json (workspace-relative, '' for the root): where compiled copies are told from sources. */
+  readonly packages = new Set<string>();
   truncated = false;
   unsettled = false;
   done = false;
@@ -246,6 +251,7 @@ class Walk {
         this.visited.add(real);
         this.folders.push({ relative, absolute: child(absolute, entry.name), real });
       } else if (kind === 'file') {
+        if (entry.name === 'package.json') this.packages.add(folder.relative);
         this.addFile(relative, child(absolute, entry.name), child(folder.real, entry.name), relative);
       } else if (kind === 'link') {
         this.links.push({ relative, absolute: child(absolute, entry.name), real: child(folder.real, entry.name) });
@@ -371,7 +377,9 @@ export class WorkspaceFiles {
 
   /** Why a path is never listed (see `unlistedReason`), or undefined. */
   unlisted(fsPath: string): Unlisted | undefined {
-    return unlistedReason(fsPath, this.exclusion.view());
+    const view = this.exclusion.view();
+    const relative = this.walked?.compiled.size ? view.relative(fsPath) : undefined;
+    return relative !== undefined && this.walked?.compiled.has(relative) ? 'built-or-vendored' : unlistedReason(fsPath, view);
   }
 
   /**
@@ -471,9 +479,12 @@ export class WorkspaceFiles {
 
   private finish(walk: Walk): void {
     if (this.walk === walk) this.walk = undefined;
-    walk.files.sort((a, b) => (a.relative < b.relative ? -1 : a.relative > b.relative ? 1 : 0));
+    // Built output beside its sources is left out whatever the ignore files say (none, in a published package).
+    const compiled = compiledCopies(walk.files.map((f) => f.relative), walk.packages);
+    const files = walk.files.filter((f) => !compiled.has(f.relative));
+    files.sort((a, b) => (a.relative < b.relative ? -1 : a.relative > b.relative ? 1 : 0));
     const now = Date.now();
-    this.walked = { files: walk.files, truncated: walk.truncated, tooLarge: walk.tooLarge, outside: walk.outside, stamps: walk.stamps, unsettled: walk.unsettled, checkedAt: now, walkedAt: now };
+    this.walked = { compiled, files, truncated: walk.truncated, tooLarge: walk.tooLarge, outside: walk.outside, stamps: walk.stamps, unsettled: walk.unsettled, checkedAt: now, walkedAt: now };
     this.byKind.clear();
     this.byPath = undefined;
     const report = limitsReport(this.walked, this.limits);
