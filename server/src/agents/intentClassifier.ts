@@ -222,11 +222,11 @@ function inVocabulary(token: Token, words: ReadonlySet<string>): boolean {
  * How clearly the request is about software: `strong` when it names code things, `weak` when it only uses a
  * word like "fix" or "explain" while pointing at something ("fix this"), `none` otherwise, however it is phrased.
  */
-function devEvidence(text: string, tokens: readonly Token[], vocabulary: Vocabulary, offTopic: ReadonlySet<string>, symbols: ReadonlySet<string>): 'strong' | 'weak' | 'none' {
+function devEvidence(text: string, tokens: readonly Token[], vocabulary: Vocabulary, offTopic: ReadonlySet<string>, symbols: KnownNames): 'strong' | 'weak' | 'none' {
   if (/`[^`]+`|\w\(\)|=>|[{};]|#\d+/.test(text)) return 'strong';
   const raws = expandContractions(text).match(RAW_TOKEN) ?? [];
   if (raws.some((raw) => !raw.startsWith('#') && isStructuredIdentifier(raw))) return 'strong';
-  // A word that names a declaration of the document at hand ("make spread faster") is about that code.
+  // A word that names a declaration of the document at hand ("make spread faster") or of the workspace is about that code.
   if (raws.some((raw) => symbols.has(raw))) return 'strong';
   if (tokens.some((token) => inVocabulary(token, vocabulary.strong))) return 'strong';
   // Everyday words learnt from the negatives win over a weak cue: "explain this joke" is not about code.
@@ -408,7 +408,12 @@ const NONE_PRIOR = 0.15;
  * similarity with its phrases; the confidence is the best score's share of the evidence, next to the runner-up
  * and a constant prior for "none of the above", like the extra option of the model classifier's list.
  */
-export function classifyIntent(text: string, options?: { threshold?: number; symbols?: ReadonlySet<string> }): IntentResult {
+/** Names of declarations the request may mention: a set, or a lookup (the workspace's index). */
+export interface KnownNames {
+  has(word: string): boolean;
+}
+
+export function classifyIntent(text: string, options?: { threshold?: number; symbols?: KnownNames }): IntentResult {
   const threshold = options?.threshold ?? DEFAULT_INTENT_THRESHOLD;
   const current = getModel();
   const tokens = tokenize(text);

@@ -26,10 +26,13 @@ export interface AskContext {
   diagnostics?: (document: DocumentSnapshot) => DiagnosticInfo[];
 }
 
-type Classification = NonNullable<Interaction['classification']> & { task: TaskOrNone };
+export type Classification = NonNullable<Interaction['classification']> & { task: TaskOrNone };
 
-/** The model classifier when one is configured (falling back to the offline one if it fails), else the offline one. */
-async function classify(context: AskContext, text: string, document: DocumentSnapshot | undefined, signal: AbortSignal): Promise<Classification> {
+/**
+ * The model classifier when one is configured (falling back to the offline one if it fails), else the offline one.
+ * The evaluation classifies its questions through it too, so a question it would send elsewhere scores as the user's.
+ */
+export async function classifyRequest(context: Pick<AskContext, 'env' | 'threshold' | 'log'>, text: string, document: DocumentSnapshot | undefined, signal: AbortSignal): Promise<Classification> {
   const model = context.env.registry.classifier();
   if (model) {
     try {
@@ -40,8 +43,15 @@ async function classify(context: AskContext, text: string, document: DocumentSna
       context.log(`classifier ${model.descriptor.name} failed, using the offline classifier: ${(error as Error).message}`);
     }
   }
-  // The names declared in the document let "make spread faster" count as a request about code.
-  const symbols = new Set(document ? listDeclarations(syntaxFileName(document), document.text).map((d) => d.simpleName) : []);
+  // The names declared in the document let "make spread faster" count as a request about code, and so do the
+  // workspace's: "where is email validated?" asks about the `email` the code declares.
+  const own = new Set(document ? listDeclarations(syntaxFileName(document), document.text).map((d) => d.simpleName) : []);
+  const index = context.env.workspace.index;
+  if (!index.walked()) await index.current(signal);
+  // Two words the code itself uses say the request is about it as well ("where are patches generated?"); one common
+  // word ("what time is it") does not.
+  const aboutWorkspace = document === undefined && index.usedWords(text).length >= 2;
+  const symbols = { has: (word: string): boolean => aboutWorkspace || own.has(word) || (word.length >= 3 && index.declarations(() => true, 1, word).length > 0) };
   const result = classifyIntent(text, { threshold: context.threshold, symbols });
   return { task: result.task, confidence: result.confidence, by: 'intent-offline' };
 }
@@ -52,7 +62,7 @@ interface Found {
   parameters: Record<string, string>;
 }
 
-function targetAt(context: AskContext, task: TaskId, document: DocumentSnapshot, start: number, end: number, text: string): Found | undefined {
+function targetAt(context: Pick<AskContext, 'diagnostics'>, task: TaskId, document: DocumentSnapshot, start: number, end: number, text: string): Found | undefined {
   const definition = taskDefinition(task);
   if (!definition) return undefined;
   const asked = definition.askTarget?.(document, start, end, text);
@@ -65,7 +75,7 @@ function targetAt(context: AskContext, task: TaskId, document: DocumentSnapshot,
  * A real selection first; then the symbols the text names; then the cursor (an empty range, which says less than
  * a name in the text); then plain words naming a declaration of the document.
  */
-async function findTarget(context: AskContext, task: TaskId, text: string, document: DocumentSnapshot | undefined, params: AskParams, signal: AbortSignal): Promise<Found | undefined> {
+async function findTarget(context: Pick<AskContext, 'env' | 'diagnostics'>, task: TaskId, text: string, document: DocumentSnapshot | undefined, params: AskParams, signal: AbortSignal): Promise<Found | undefined> {
   let cursor: { start: number; end: number } | undefined;
   if (document && params.range) {
     const starts = lineStarts(document.text);
@@ -96,10 +106,41 @@ async function findTarget(context: AskContext, task: TaskId, text: string, docum
 }
 
 /** For workspace-wide tasks: the given document as context, or the workspace folder itself with no text. */
-function workspaceTarget(context: AskContext, document: DocumentSnapshot | undefined, text: string): Found {
-  const root = context.env.root;
+function workspaceTarget(root: string, document: DocumentSnapshot | undefined, text: string): Found {
   const snapshot: DocumentSnapshot = document ?? workspaceSnapshot(root);
   return { document: snapshot, target: { name: 'the workspace', start: 0, end: 0 }, parameters: { question: text } };
+}
+
+/** A request worded as a question: a question word first, or a question mark last. */
+const QUESTION_FORM = /^\s*(?:how|where|which|what|when|why|who|whose|is there|are there)\b|\?\s*$/i;
+
+/**
+ * The task a classified request goes to and what it is about, or why there is none. A request the classifier sent to
+ * a task that needs code at hand, or to one no agent serves, becomes a question about the workspace when it reads as a
+ * question and either came with no file at hand ("how does retry work") or nothing else can answer it. A request
+ * worded as an instruction keeps its task ("make parseConfig faster"), and a task the client chose is never changed.
+ */
+export async function routeRequest(context: Pick<AskContext, 'env' | 'diagnostics'>, params: AskParams, classification: Classification, document: DocumentSnapshot | undefined, intent: string, signal: AbortSignal): Promise<{ task: TaskId; found: Found } | { task: TaskOrNone; message: string }> {
+  const { env } = context;
+  const task = classification.task;
+  const asQuestion = (): { task: TaskId; found: Found } | undefined =>
+    params.task === undefined && QUESTION_FORM.test(intent) && env.registry.serves('question') ? { task: 'question', found: workspaceTarget(env.root, document, params.text.trim()) } : undefined;
+  // The offline classifier's none with some confidence is a request about code whose task it could not tell apart.
+  const unsure = task === 'none' && classification.by === 'intent-offline' && classification.confidence > 0;
+  if (unsure && document === undefined && QUESTION_FORM.test(intent)) {
+    const question = asQuestion();
+    if (question) return question;
+  }
+  if (task === 'none') return { task, message: 'This request does not match any assistant task. Try e.g. "document the load method" or "explain this function".' };
+  // A question typed with no file at hand is about the code base, even when it names a declaration to explain.
+  if (document === undefined && QUESTION_FORM.test(intent) && !taskDefinition(task)?.workspaceWide) {
+    const question = asQuestion();
+    if (question) return question;
+  }
+  if (!taskDefinition(task) || !env.registry.serves(task)) return asQuestion() ?? { task, message: `The ${task} task is not available yet: no agent serves it.` };
+  const found = taskDefinition(task)?.workspaceWide ? workspaceTarget(env.root, document, params.text.trim()) : await findTarget(context, task, intent, document, params, signal);
+  if (!found) return asQuestion() ?? { task, message: 'Which code is this about? Select it, put the cursor on it, or name it (e.g. "document the load method").' };
+  return { task, found };
 }
 
 /**
@@ -118,7 +159,7 @@ export async function askFlow(context: AskContext, params: AskParams, signal: Ab
   if (params.textDocument?.uri && !document) throw new AssistantError('invalid-params', `assistant/ask: cannot read ${params.textDocument.uri}.`);
   if (params.task !== undefined && !isTaskId(params.task)) throw new AssistantError('invalid-params', `assistant/ask: "task" must be one of ${TASK_IDS.join(', ')}.`);
   const intent = text.length > INTENT_CHARS ? text.slice(0, INTENT_CHARS) : text;
-  const classification: Classification = params.task !== undefined ? { task: params.task, confidence: 1, by: 'client' } : await classify(context, intent, document, signal);
+  const classification: Classification = params.task !== undefined ? { task: params.task, confidence: 1, by: 'client' } : await classifyRequest(context, intent, document, signal);
   const { env } = context;
 
   const unanswered = async (task: TaskOrNone, message: string): Promise<AskResult> => {
@@ -140,11 +181,9 @@ export async function askFlow(context: AskContext, params: AskParams, signal: Ab
     return { interactionId: interaction.id, task, confidence: classification.confidence, message, responses: [] };
   };
 
-  const task = classification.task;
-  if (task === 'none') return unanswered('none', 'This request does not match any assistant task. Try e.g. "document the load method" or "explain this function".');
-  if (!taskDefinition(task) || !env.registry.serves(task)) return unanswered(task, `The ${task} task is not available yet: no agent serves it.`);
-  const found = taskDefinition(task)?.workspaceWide ? workspaceTarget(context, document, text) : await findTarget(context, task, intent, document, params, signal);
-  if (!found) return unanswered(task, 'Which code is this about? Select it, put the cursor on it, or name it (e.g. "document the load method").');
+  const routed = await routeRequest(context, params, classification, document, intent, signal);
+  if ('message' in routed) return unanswered(routed.task, routed.message);
+  const { task, found } = routed;
   const result = await runTask(env, { task, document: found.document, target: found.target, parameters: found.parameters, text, source: 'text', classification }, signal, progress);
   const usable = result.candidates.filter((c) => c.proposal || c.shown).length;
   // With usable answers, the agents that failed beside them are named too (without any, the record's message does).

@@ -68,6 +68,12 @@ export class TermStatistics {
     return this.vocabularyEpoch;
   }
 
+  /** How many documents hold a term (0 for one never seen). */
+  documentFrequency(term: string): number {
+    const id = this.termIds.get(term);
+    return id === undefined ? 0 : (this.df[id] as number);
+  }
+
   termName(id: number): string | undefined {
     return this.termNames[id];
   }

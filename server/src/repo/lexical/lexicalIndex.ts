@@ -10,6 +10,7 @@ import type { FileStamp } from '../../workspace/workspaceFiles.js';
 import type { ChangedSpan } from '../../edits/textEdits.js';
 import { withSyntaxTree } from '../declarations.js';
 import { TermStatistics } from './bm25f.js';
+import { terms } from './terms.js';
 import { extractDocuments, extractDocumentsReusing } from './documentExtraction.js';
 import type { DocumentDraft, LocationKind, StatementMemo } from './documentExtraction.js';
 import { WALK_SLICE_MS, yieldToEventLoop } from './eventLoop.js';
@@ -172,6 +173,11 @@ export class LexicalIndex {
     }
     this.indexFile(relative, text, mtimeMs, size, text, fsPath);
     return true;
+  }
+
+  /** The words of a text that the indexed code uses (in a name, a comment or a body), as the index normalises them. */
+  usedWords(text: string): string[] {
+    return [...new Set(terms(text, 'query'))].filter((term) => this.statistics.documentFrequency(term) > 0);
   }
 
   /** Whether a walk of the workspace has finished (before that, the index holds at most the documents given to it). */
