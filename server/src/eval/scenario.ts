@@ -85,6 +85,8 @@ export interface CaseRun {
   /** Why there is no proposal, in words. */
   failure?: string;
   durationMs: number;
+  /** What the run learnt beyond the response, for the score (how the workspace scenario's question was classified). */
+  details?: Record<string, unknown>;
 }
 
 /** A case's scores, 0 or 1 per metric (null for a metric over proposals when there is none), with the reason when one is 0. */
