@@ -6,6 +6,8 @@ import type { EvalOptions } from './runner.js';
 import { DEFAULT_SCENARIOS, SCENARIO_IDS } from './scenario.js';
 import { DEFAULT_STRICT_FLAGS } from './scratch.js';
 import { EVAL_PACKAGES, pinnedPackage } from './evalSets.js';
+import { questionsOf } from './questions/questionSet.js';
+import type { QuestionSetName, QuestionSets } from './questions/questionSet.js';
 import { evalPackageCache, PackageCacheError, preparePackage } from './packageCache.js';
 
 export const EVAL_USAGE = `assistant-ls eval: measures the assistant's agents on cases built from a repository (Copilot evaluation harness).
@@ -25,8 +27,10 @@ Options:
   --jobs J             cases run in parallel (default 1)
   --json FILE          write the report as JSON; per-case records go to FILE's .records.jsonl as they finish,
                        and running the same command again skips the cases already recorded
-  --questions FILE     the workspace scenario's questions: JSON [{ "query", "expected": { "file", "line"?, "symbol"? },
-                       "keywords"? }] (default: .assistant/questions.json in the repository)
+  --questions FILE     the workspace scenario's questions: JSON [{ "query", "expected": { "file", "line"?, "symbol"? }
+                       or a list of them, "keywords"? }] (default: .assistant/questions.json in the repository, or
+                       a pinned package's own questions)
+  --question-set SET   of a pinned package's questions: tuning, held-out or all (default all)
   --strict-flags[=A,B] turn compiler flags on in the scratch copy to surface more fix cases
                        (default set: ${DEFAULT_STRICT_FLAGS.join(', ')})
   --no-eslint          do not use the repository's ESLint for fix cases
@@ -39,7 +43,7 @@ Model agents come from OPENAI_API_KEY, OPENAI_BASE_URL and ASSISTANT_MODEL, and 
 The repository is copied to a temporary folder; it is never written.`;
 
 /** Parsed options, or the help request. */
-export type ParsedArguments = { help: true } | { help: false; options: EvalOptions; settingsFile?: string };
+export type ParsedArguments = { help: true } | { help: false; options: EvalOptions; settingsFile?: string; questionSet?: QuestionSetName };
 
 /** Reads the command line after `eval`; throws EvalUsageError on a mistake. */
 export function parseEvalArguments(argv: readonly string[]): ParsedArguments {
@@ -47,6 +51,7 @@ export function parseEvalArguments(argv: readonly string[]): ParsedArguments {
   const positional: string[] = [];
   const options: Partial<EvalOptions> & { eslint: boolean } = { eslint: true };
   let settingsFile: string | undefined;
+  let questionSet: QuestionSetName | undefined;
   const valueOf = (flag: string, inline: string | undefined): string => {
     if (inline !== undefined) return inline;
     const value = args.shift();
@@ -112,6 +117,12 @@ export function parseEvalArguments(argv: readonly string[]): ParsedArguments {
       case '--questions':
         options.questions = path.resolve(valueOf(flag, inline));
         break;
+      case '--question-set': {
+        const set = valueOf(flag, inline);
+        if (set !== 'tuning' && set !== 'held-out' && set !== 'all') throw new EvalUsageError(`--question-set is tuning, held-out or all, not ${JSON.stringify(set)}`);
+        questionSet = set;
+        break;
+      }
       default:
         throw new EvalUsageError(`unknown option ${flag}`);
     }
@@ -135,7 +146,17 @@ export function parseEvalArguments(argv: readonly string[]): ParsedArguments {
     ...(options.keepScratch ? { keepScratch: true } : {}),
     ...(options.questions ? { questions: options.questions } : {}),
   };
-  return { help: false, options: parsed, ...(settingsFile ? { settingsFile } : {}) };
+  if (questionSet !== undefined && !parsed.repository.startsWith('npm:')) throw new EvalUsageError('--question-set is for a pinned package (npm:NAME); pass --questions FILE for a repository');
+  if (questionSet !== undefined && parsed.questions !== undefined) throw new EvalUsageError('--question-set picks a pinned package\'s own questions; it does not go with --questions FILE');
+  return { help: false, options: parsed, ...(settingsFile ? { settingsFile } : {}), ...(questionSet ? { questionSet } : {}) };
+}
+
+/** Writes a pinned package's questions of one set beside its sources (in a hidden folder no listing walks); returns the file. */
+function writeQuestions(folder: string, sets: QuestionSets, name: QuestionSetName): string {
+  const file = path.join(folder, '.assistant-eval', `questions.${name}.json`);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${JSON.stringify(questionsOf(sets, name), null, 1)}\n`);
+  return file;
 }
 
 /** The `eval` command: 0 when the run completed, 130 when interrupted, 2 for a usage mistake, 1 for a failure. */
@@ -175,6 +196,7 @@ export async function evalMain(argv: string[]): Promise<number> {
       const pinned = pinnedPackage(parsed.options.repository);
       if ('error' in pinned) throw new EvalUsageError(pinned.error);
       parsed.options.repository = await preparePackage(pinned, evalPackageCache(process.env), controller.signal, { note: (message) => process.stderr.write(`eval: ${message}\n`) });
+      if (pinned.questions && parsed.options.questions === undefined) parsed.options.questions = writeQuestions(parsed.options.repository, pinned.questions, parsed.questionSet ?? 'all');
     }
     const report = await runEvaluation(parsed.options, { out: (text) => process.stdout.write(text), progress: process.stderr, env: process.env }, controller.signal);
     return report.complete ? 0 : 130;

@@ -1,4 +1,9 @@
 // The evaluation sets: real npm packages that ship their TypeScript sources, pinned by version and integrity, split into a tuning set and a held-out set.
+import { IMMER_QUESTIONS } from './questions/immer.js';
+import { QUERY_CORE_QUESTIONS } from './questions/queryCore.js';
+import type { QuestionSets } from './questions/questionSet.js';
+import { RXJS_QUESTIONS } from './questions/rxjs.js';
+import { ZOD_QUESTIONS } from './questions/zod.js';
 
 /** One package the harness can evaluate on, as `assistant-ls eval npm:NAME`. */
 export interface EvalPackage {
@@ -13,16 +18,21 @@ export interface EvalPackage {
    * is only measured, never tuned on.
    */
   set: 'tuning' | 'held-out';
+  /**
+   * The workspace scenario's questions about the package, each with a tuning and a held-out part of its own (the
+   * package's `set` is the doc scenario's): `--question-set` picks one.
+   */
+  questions?: QuestionSets;
 }
 
 /** Tests, fixtures and benchmarks are not the package's code. */
 export const EVAL_EXCLUDE = ['**/tests/**', '**/__tests__/**', '**/test/**', '**/*.test.ts', '**/*.test.tsx', '**/*.spec.ts', '**/benchmarks/**', '**/*.d.ts'];
 
 export const EVAL_PACKAGES: readonly EvalPackage[] = [
-  { name: 'zod', version: '4.1.12', integrity: 'sha512-JInaHOamG8pt5+Ey8kGmdcAcg3OL9reK8ltczgHTAwNhMys/6ThXHityHxVV2p3fkw/c+MAvBHFVYHFZDmjMCQ==', include: ['src/**/*.ts'], set: 'tuning' },
-  { name: '@tanstack/query-core', version: '5.90.2', integrity: 'sha512-k/TcR3YalnzibscALLwxeiLUub6jN5EDLwKDiO7q5f4ICEoptJ+n9+7vcEFy5/x/i6Q+Lb/tXrsKCggf5uQJXQ==', include: ['src/**/*.ts'], set: 'tuning' },
-  { name: 'rxjs', version: '7.8.1', integrity: 'sha512-AA3TVj+0A2iuIoQkWEK/tqFjBq2j+6PO6Y0zJcvzLAFhEFIO3HL0vls9hWLncZbAAbK0mar7oZ4V079I/qPMxg==', include: ['src/**/*.ts'], set: 'held-out' },
-  { name: 'immer', version: '10.1.1', integrity: 'sha512-s2MPrmjovJcoMaHtx6K11Ra7oD05NT97w1IC5zpMkT6Atjr7H8LjaDd81iIxUYpMKSRRNMJE703M1Fhr/TctHw==', include: ['src/**/*.ts'], set: 'held-out' },
+  { name: 'zod', version: '4.1.12', integrity: 'sha512-JInaHOamG8pt5+Ey8kGmdcAcg3OL9reK8ltczgHTAwNhMys/6ThXHityHxVV2p3fkw/c+MAvBHFVYHFZDmjMCQ==', include: ['src/**/*.ts'], set: 'tuning', questions: ZOD_QUESTIONS },
+  { name: '@tanstack/query-core', version: '5.90.2', integrity: 'sha512-k/TcR3YalnzibscALLwxeiLUub6jN5EDLwKDiO7q5f4ICEoptJ+n9+7vcEFy5/x/i6Q+Lb/tXrsKCggf5uQJXQ==', include: ['src/**/*.ts'], set: 'tuning', questions: QUERY_CORE_QUESTIONS },
+  { name: 'rxjs', version: '7.8.1', integrity: 'sha512-AA3TVj+0A2iuIoQkWEK/tqFjBq2j+6PO6Y0zJcvzLAFhEFIO3HL0vls9hWLncZbAAbK0mar7oZ4V079I/qPMxg==', include: ['src/**/*.ts'], set: 'held-out', questions: RXJS_QUESTIONS },
+  { name: 'immer', version: '10.1.1', integrity: 'sha512-s2MPrmjovJcoMaHtx6K11Ra7oD05NT97w1IC5zpMkT6Atjr7H8LjaDd81iIxUYpMKSRRNMJE703M1Fhr/TctHw==', include: ['src/**/*.ts'], set: 'held-out', questions: IMMER_QUESTIONS },
   { name: '@trpc/server', version: '11.6.0', integrity: 'sha512-skTso0AWbOZck40jwNeYv++AMZXNWLUWdyk+pB5iVaYmEKTuEeMoPrEudR12VafbEU6tZa8HK3QhBfTYYHDCdg==', include: ['src/**/*.ts'], set: 'held-out' },
 ];
 

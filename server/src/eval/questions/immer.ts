@@ -1,0 +1,22 @@
+// Workspace questions about immer 10.1.1, phrased as users type them, each answer checked by reading the package's sources.
+import type { QuestionSets } from './questionSet.js';
+
+/** The held-out questions were written with the tuning ones and never looked at while changing the ranking. */
+export const IMMER_QUESTIONS: QuestionSets = {
+  tuning: [
+    { query: 'how does produce create a draft', expected: [{ file: 'src/core/immerClass.ts', symbol: 'Immer.produce' }, { file: 'src/core/immerClass.ts', symbol: 'createProxy' }], keywords: ['produce'] },
+    { query: 'where are patches generated?', expected: [{ file: 'src/plugins/patches.ts', symbol: 'generatePatches_' }, { file: 'src/plugins/patches.ts', symbol: 'enablePatches' }], keywords: ['patches'] },
+    { query: 'how is a draft finalized into the result', expected: [{ file: 'src/core/finalize.ts', symbol: 'processResult' }, { file: 'src/core/finalize.ts', symbol: 'finalize' }], keywords: ['finalize'] },
+    { query: 'deep freeze the produced state', expected: [{ file: 'src/utils/common.ts', symbol: 'freeze' }, { file: 'src/core/finalize.ts', symbol: 'maybeFreeze' }], keywords: ['freeze'] },
+    { query: 'how are Maps and Sets drafted', expected: [{ file: 'src/plugins/mapset.ts', symbol: 'enableMapSet' }, { file: 'src/plugins/mapset.ts', symbol: 'DraftMap' }, { file: 'src/plugins/mapset.ts', symbol: 'DraftSet' }], keywords: ['Map'] },
+    { query: 'get the current state of a draft', expected: [{ file: 'src/core/current.ts', symbol: 'current' }, { file: 'src/core/current.ts', symbol: 'currentImpl' }], keywords: ['current'] },
+  ],
+  heldOut: [
+    { query: 'apply a list of patches to a state', expected: [{ file: 'src/plugins/patches.ts', symbol: 'applyPatches_' }, { file: 'src/core/immerClass.ts', symbol: 'Immer.applyPatches' }], keywords: ['applyPatches'] },
+    { query: 'how does the proxy trap property writes', expected: [{ file: 'src/core/proxy.ts', symbol: 'objectTraps' }], keywords: ['set'] },
+    { query: 'where is the proxy for a plain object created', expected: [{ file: 'src/core/proxy.ts', symbol: 'createProxyProxy' }, { file: 'src/core/immerClass.ts', symbol: 'createProxy' }], keywords: ['createProxy'] },
+    { query: 'check whether a value is a draft', expected: [{ file: 'src/utils/common.ts', symbol: 'isDraft' }], keywords: ['isDraft'] },
+    { query: 'which error messages can immer throw', expected: [{ file: 'src/utils/errors.ts', symbol: 'errors' }, { file: 'src/utils/errors.ts', symbol: 'die' }], keywords: ['errors'] },
+    { query: 'how does original return the base state of a draft', expected: [{ file: 'src/utils/common.ts', symbol: 'original' }], keywords: ['original'] },
+  ],
+};

@@ -1,0 +1,23 @@
+// Workspace questions about @tanstack/query-core 5.90.2, phrased as users type them, each answer checked by reading the package's sources.
+import type { QuestionSets } from './questionSet.js';
+
+/** The held-out questions were written with the tuning ones and never looked at while changing the ranking. */
+export const QUERY_CORE_QUESTIONS: QuestionSets = {
+  tuning: [
+    { query: 'how does retry work', expected: [{ file: 'src/retryer.ts', symbol: 'createRetryer' }], keywords: ['retry'] },
+    { query: 'where are query keys hashed?', expected: [{ file: 'src/utils.ts', symbol: 'hashKey' }, { file: 'src/utils.ts', symbol: 'hashQueryKeyByOptions' }], keywords: ['hashKey'] },
+    { query: 'how does invalidateQueries decide which queries to refetch', expected: [{ file: 'src/queryClient.ts', symbol: 'QueryClient.invalidateQueries' }, { file: 'src/utils.ts', symbol: 'matchQuery' }], keywords: ['invalidateQueries'] },
+    { query: 'when is a query considered stale?', expected: [{ file: 'src/query.ts', symbol: 'Query.isStaleByTime' }, { file: 'src/query.ts', symbol: 'Query.isStale' }, { file: 'src/utils.ts', symbol: 'timeUntilStale' }], keywords: ['stale'] },
+    { query: 'where are unused queries garbage collected', expected: [{ file: 'src/removable.ts', symbol: 'Removable' }, { file: 'src/query.ts', symbol: 'Query.optionalRemove' }], keywords: ['gc'] },
+    { query: 'how are the pages of an infinite query fetched', expected: [{ file: 'src/infiniteQueryBehavior.ts', symbol: 'infiniteQueryBehavior' }], keywords: ['infiniteQueryBehavior'] },
+    { query: 'dehydrate the cache for server rendering', expected: [{ file: 'src/hydration.ts', symbol: 'dehydrate' }], keywords: ['dehydrate'] },
+  ],
+  heldOut: [
+    { query: 'where is refetching on window focus handled', expected: [{ file: 'src/focusManager.ts', symbol: 'FocusManager' }, { file: 'src/queryCache.ts', symbol: 'QueryCache.onFocus' }, { file: 'src/query.ts', symbol: 'Query.onFocus' }], keywords: ['focus'] },
+    { query: 'how are listener notifications batched', expected: [{ file: 'src/notifyManager.ts', symbol: 'createNotifyManager' }], keywords: ['batch'] },
+    { query: 'what happens when the network comes back online', expected: [{ file: 'src/onlineManager.ts', symbol: 'OnlineManager' }, { file: 'src/queryCache.ts', symbol: 'QueryCache.onOnline' }, { file: 'src/query.ts', symbol: 'Query.onOnline' }], keywords: ['online'] },
+    { query: 'how does structural sharing keep the same references', expected: [{ file: 'src/utils.ts', symbol: 'replaceEqualDeep' }], keywords: ['replaceEqualDeep'] },
+    { query: 'where is a running query cancelled', expected: [{ file: 'src/query.ts', symbol: 'Query.cancel' }, { file: 'src/retryer.ts', symbol: 'CancelledError' }], keywords: ['cancel'] },
+    { query: 'how does setQueryData update the cached data', expected: [{ file: 'src/queryClient.ts', symbol: 'QueryClient.setQueryData' }], keywords: ['setQueryData'] },
+  ],
+};

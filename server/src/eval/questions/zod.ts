@@ -1,0 +1,26 @@
+// Workspace questions about zod 4.1.12, phrased as users type them, each answer checked by reading the package's sources.
+import type { QuestionSets } from './questionSet.js';
+
+const core = 'src/v4/core';
+const classic = 'src/v4/classic';
+
+/** The held-out questions were written with the tuning ones and never looked at while changing the ranking. */
+export const ZOD_QUESTIONS: QuestionSets = {
+  tuning: [
+    { query: 'convert a schema to JSON Schema', expected: [{ file: `${core}/to-json-schema.ts`, symbol: 'toJSONSchema' }], keywords: ['toJSONSchema'] },
+    { query: 'where is email validated?', expected: [{ file: `${core}/regexes.ts`, symbol: 'email' }, { file: `${core}/schemas.ts`, symbol: '$ZodEmail' }], keywords: ['email'] },
+    { query: 'how does safeParse work', expected: [{ file: `${core}/parse.ts`, symbol: '_safeParse' }, { file: `${core}/parse.ts`, symbol: 'safeParse' }, { file: `${classic}/parse.ts`, symbol: 'safeParse' }], keywords: ['safeParse'] },
+    { query: 'how are discriminated unions parsed', expected: [{ file: `${core}/schemas.ts`, symbol: '$ZodDiscriminatedUnion' }], keywords: ['DiscriminatedUnion'] },
+    { query: 'flatten errors into field errors', expected: [{ file: `${core}/errors.ts`, symbol: 'flattenError' }], keywords: ['flattenError'] },
+    { query: 'where is the global registry for schema metadata', expected: [{ file: `${core}/registries.ts`, symbol: 'globalRegistry' }, { file: `${core}/registries.ts`, symbol: '$ZodRegistry' }], keywords: ['registry'] },
+    { query: 'how does .default() fill in undefined values', expected: [{ file: `${core}/schemas.ts`, symbol: '$ZodDefault' }, { file: `${classic}/schemas.ts`, symbol: '_default' }], keywords: ['default'] },
+  ],
+  heldOut: [
+    { query: 'print a readable message from a ZodError', expected: [{ file: `${core}/errors.ts`, symbol: 'prettifyError' }], keywords: ['prettifyError'] },
+    { query: 'what regex is used for uuids', expected: [{ file: `${core}/regexes.ts`, symbol: 'uuid' }], keywords: ['uuid'] },
+    { query: 'where does a transform run', expected: [{ file: `${core}/schemas.ts`, symbol: '$ZodTransform' }], keywords: ['transform'] },
+    { query: 'how does catch recover from a failed parse', expected: [{ file: `${core}/schemas.ts`, symbol: '$ZodCatch' }], keywords: ['catch'] },
+    { query: 'how are lazy recursive schemas resolved', expected: [{ file: `${core}/schemas.ts`, symbol: '$ZodLazy' }], keywords: ['lazy'] },
+    { query: 'where is the global config for custom error messages set', expected: [{ file: `${core}/core.ts`, symbol: 'config' }, { file: `${core}/core.ts`, symbol: 'globalConfig' }], keywords: ['config'] },
+  ],
+};
