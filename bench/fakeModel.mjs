@@ -1,4 +1,4 @@
-// An OpenAI-compatible endpoint that answers chat completions at once (SSE or JSON), recording model time and prompt size.
+// An OpenAI-compatible endpoint that answers chat completions and fill-in-the-middle completions at once (SSE or JSON), recording model time, prompt size and requests the client closed.
 import { Buffer } from 'node:buffer';
 import { createServer } from 'node:http';
 import { now } from './support.mjs';
@@ -17,7 +17,10 @@ export async function startFakeModel(answer) {
   const requests = [];
   let counter = 0;
   const server = createServer((req, res) => {
-    const record = { receivedAt: now(), finishedAt: undefined, promptChars: 0, path: req.url };
+    const record = { receivedAt: now(), finishedAt: undefined, closedAt: undefined, promptChars: 0, path: req.url };
+    res.on('close', () => {
+      if (!res.writableFinished) record.closedAt = now();
+    });
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
@@ -36,6 +39,20 @@ export async function startFakeModel(answer) {
       const id = `chatcmpl-bench-${++counter}`;
       const created = Math.floor(Date.now() / 1000);
       const model = typeof body.model === 'string' ? body.model : 'bench-model';
+      if (/\/v1\/completions$/.test(req.url ?? '')) {
+        record.promptChars = (typeof body.prompt === 'string' ? body.prompt.length : 0) + (typeof body.suffix === 'string' ? body.suffix.length : 0);
+        const choice = (text, finish) => ({ text, index: 0, logprobs: null, finish_reason: finish });
+        const base = { id: `cmpl-bench-${counter}`, object: 'text_completion', created, model };
+        if (body.stream !== true) {
+          const text = JSON.stringify({ ...base, choices: [choice(content, 'stop')], usage });
+          res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+          res.end(text);
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+        res.end(`data: ${JSON.stringify({ ...base, choices: [choice(content, null)] })}\n\ndata: ${JSON.stringify({ ...base, choices: [choice('', 'stop')] })}\n\ndata: [DONE]\n\n`);
+        return;
+      }
       if (!/chat\/completions$/.test(req.url ?? '')) {
         res.writeHead(404, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: { message: 'no route', type: 'invalid_request_error' } }));

@@ -21,12 +21,12 @@ const USAGE = `usage: npm run bench -- [options]
   --json <file>            where the results go (default bench-results.json in the current directory)
   --no-tsls                leave out typescript-language-server
   --only <a,b,...>         measure only these sections: lsp, index, tools, oracle, orchestration, first, trace, context,
-                           hostile, model (default: all of them but model, which runs with --model or when named here)
+                           completion, hostile, model (default: all of them but model, which runs with --model or when named here)
   --model <file.gguf>      the local model the model section runs (default: the test model npm run fetch-model
                            fetched; without one the section is skipped)`;
 
 /** The sections `--only` can name. */
-const SECTIONS = ['lsp', 'index', 'tools', 'oracle', 'orchestration', 'first', 'trace', 'context', 'hostile', 'model'];
+const SECTIONS = ['lsp', 'index', 'tools', 'oracle', 'orchestration', 'first', 'trace', 'context', 'completion', 'hostile', 'model'];
 
 function parseArgs(argv) {
   const options = { quick: false, projects: [], firstFiles: [], json: path.resolve('bench-results.json'), tsls: true, only: new Set(SECTIONS.filter((s) => s !== 'model')) };
@@ -73,8 +73,8 @@ function parseArgs(argv) {
   options.bigFileLines ??= q ? 1_000 : 5_000;
   options.traceSizes ??= q ? [1_000, 10_000] : [1_000, 10_000, 100_000];
   options.runs = q
-    ? { startup: 2, positions: 30, rounds: 1, servers: 1, edits: 10, indexCold: 1, indexWarm: 50, oracleCold: 1, oracleWarm: 3, tasks: 5, appends: 50, queries: 30, pauses: 2, pauseWindowMs: 1_000, firstRounds: 1, model: { load: 1, document: 2 } }
-    : { startup: 10, positions: 250, rounds: 2, servers: 3, edits: 50, indexCold: 5, indexWarm: 500, oracleCold: 3, oracleWarm: 20, tasks: 50, appends: 500, queries: 200, pauses: 5, pauseWindowMs: 2_000, firstRounds: 3, model: { load: 3, document: 5 } };
+    ? { startup: 2, positions: 30, rounds: 1, servers: 1, edits: 10, indexCold: 1, indexWarm: 50, oracleCold: 1, oracleWarm: 3, tasks: 5, appends: 50, queries: 30, pauses: 2, pauseWindowMs: 1_000, firstRounds: 1, model: { load: 1, document: 2 }, completions: 50 }
+    : { startup: 10, positions: 250, rounds: 2, servers: 3, edits: 50, indexCold: 5, indexWarm: 500, oracleCold: 3, oracleWarm: 20, tasks: 50, appends: 500, queries: 200, pauses: 5, pauseWindowMs: 2_000, firstRounds: 3, model: { load: 3, document: 5 }, completions: 500 };
   return options;
 }
 
@@ -491,6 +491,11 @@ function judge(results) {
     add('request context after an unsaved edit (median) < 200 ms', 'context', c.afterEdit?.median, c.afterEdit?.median < 200);
     add('intent classification (median) < 1 ms', 'context', c.classify?.median, c.classify?.median < 1);
   }
+  const k = results.completion;
+  if (k && !k.error) {
+    add(`inline completion, server's own time (p99, ${k.fileLines} lines, instant model) ≤ 5 ms`, 'completion', k.ownTime?.p99, k.ownTime?.p99 <= 5);
+    add('inline completion requests left open while typing at 10 cps = 0', 'completion', k.typingOther.leftOpen + k.typingThrough.leftOpen, k.typingOther.leftOpen + k.typingThrough.leftOpen === 0, '');
+  }
   return rows;
 }
 
@@ -573,6 +578,14 @@ export function render(results) {
     stat('request context after an unsaved edit', 'context', c.afterEdit);
     stat('intent classification of one request', 'context', c.classify);
   }
+  const k = results.completion;
+  if (k?.error) rows.push(['inline completion', 'completion', k.error, '', '', '']);
+  else if (k) {
+    stat(`inline completion, server's own time (request to model call, answer to response; ${k.fileLines} lines)`, 'completion', k.ownTime, k.peakRssMB);
+    for (const [label, t] of [['typing other text', k.typingOther], ['typing through suggestions', k.typingThrough]]) {
+      rows.push([`inline completion at 10 cps, ${label}: share reaching the model · left open`, 'completion', `${fmt(t.share)} · ${fmt(t.leftOpen)}`, '', fmt(t.requests), '']);
+    }
+  }
   const measures = table(['measure (ms)', 'project', 'median', 'p99', 'n', 'peak MB'], rows);
   const targets = table(['target', 'project', 'measured', 'result'], results.targets.map((t) => [t.target, t.project, t.value === null ? (t.note ? `— (${t.note})` : '—') : `${fmt(t.value)} ${t.unit}`, t.pass]));
   const speed = results.meta.machineSpeed;
@@ -639,6 +652,7 @@ async function main() {
     results.trace.push({ size, ...result });
   }
   if (options.only.has('context')) results.context = await attempt('context', () => runSection('context', { runs: options.runs }));
+  if (options.only.has('completion')) results.completion = await attempt('completion', () => runSection('completion', { runs: options.runs }));
   if (options.only.has('hostile')) {
     const args = { stormRequests: options.quick ? 100 : 1_000, stormBytes: 10_000_000, runs: options.quick ? 5 : 20 };
     results.hostile = await attempt('hostile input', () => runSection('hostile', args));

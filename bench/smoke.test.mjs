@@ -147,6 +147,14 @@ describe('npm run bench -- --quick', () => {
       assert.ok(trace.peakRssMB > 0);
     }
     for (const key of ['repeated', 'newTarget', 'afterEdit', 'classify']) expectStats(results.context[key], `context ${key}`);
+    // Inline completion: the server's own time, and typing at 10 cps with every model request answered or closed.
+    expectStats(results.completion.ownTime, 'completion own time');
+    assert.equal(results.completion.fileLines >= 5_000 - 1, true);
+    for (const typing of [results.completion.typingOther, results.completion.typingThrough]) {
+      assert.ok(typing.requests > 0 && typing.reachedModel <= typing.requests);
+      assert.equal(typing.leftOpen, 0);
+    }
+    assert.ok(results.completion.typingThrough.reachedModel < results.completion.typingOther.reachedModel, 'typing through a suggestion is served from the cache');
     assert.equal(typeof results.hostile.askMegabyteSlowestMs, 'number');
     expectStats(results.hostile.codeActionBehindMegabyte, 'code action behind a megabyte request');
     assert.ok(results.hostile.storm.rssAfterMB > 0);

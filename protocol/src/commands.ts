@@ -84,6 +84,39 @@ export namespace Commands {
    * the trace; opens a markdown report under `.assistant/` with `window/showDocument`, or shows a message.
    */
   export const showInteraction = 'assistant.showInteraction' as const;
+  /**
+   * Records an accepted inline completion in the trace, as a `complete` interaction: arguments
+   * `[AcceptCompletionArgs]` (the item's `command` carries them; a client that accepted only part of the text adds
+   * `acceptedText` or `acceptedLength`), result `AcceptCompletionResult`. Clients run it after inserting the text.
+   */
+  export const acceptCompletion = 'assistant.acceptCompletion' as const;
+}
+
+/** Arguments of `assistant.acceptCompletion`: what the server put in the completion item, and what the user took. */
+export interface AcceptCompletionArgs {
+  /** The document, and its version when the completion was offered. */
+  textDocument: { uri: string; version?: number | null };
+  /** The item's `range`: the text it replaced (usually empty, at the cursor). */
+  range: Range;
+  /** The item's whole `insertText`. */
+  insertText: string;
+  /** The agent and model that wrote it, and how it was asked (`fim`, `chat`, `infill`). */
+  agent: string;
+  model?: string;
+  mode?: string;
+  /** Set by the client when the user accepted only the start of `insertText` (a word, a line): that text. */
+  acceptedText?: string;
+  /** Or its length in UTF-16 code units (used when `acceptedText` is absent). */
+  acceptedLength?: number;
+}
+
+/** What `assistant.acceptCompletion` recorded. */
+export interface AcceptCompletionResult {
+  interactionId: string;
+  /** Whether the user took only part of the completion. */
+  partial: boolean;
+  /** The text recorded as inserted. */
+  text: string;
 }
 
 /** Arguments of `assistant.showInteraction`. */
@@ -157,4 +190,4 @@ export interface ApplyPatchResult {
   message: string;
 }
 
-export const ALL_COMMANDS: readonly string[] = [...Object.keys(COMMAND_TASKS), Commands.responseApplied, Commands.showInteraction, Commands.checkTypes, Commands.runTests, Commands.lint, Commands.fixAll, Commands.applyPatch];
+export const ALL_COMMANDS: readonly string[] = [...Object.keys(COMMAND_TASKS), Commands.responseApplied, Commands.showInteraction, Commands.checkTypes, Commands.runTests, Commands.lint, Commands.fixAll, Commands.applyPatch, Commands.acceptCompletion];

@@ -72,6 +72,52 @@ export const SETTINGS = object({
     noun: 'agent names',
     description: 'Agents to leave out, by name (e.g. `doc-offline`); the offline agents serve their tasks unless listed here.',
   }),
+  completion: object({
+    enabled: boolean({
+      default: true,
+      description:
+        'Offer inline (ghost-text) completions through `textDocument/inlineCompletion`. They need a model agent: with none configured (the offline agents only) every request gets an empty list at once.',
+    }),
+    agent: string({
+      blankIsUnset: true,
+      restricted: true,
+      description: 'The agent that serves completions, by name (an endpoint agent or a local GGUF agent); unset: the first model agent registered (the environment\'s, else the first of `agents`).',
+    }),
+    model: string({
+      blankIsUnset: true,
+      description: "The model completions ask for, on the agent's endpoint (a base or FIM model such as `qwen2.5-coder:1.5b-base`); unset: the agent's own model.",
+    }),
+    mode: oneOf(['auto', 'fim', 'chat'], {
+      default: 'auto',
+      valueDescriptions: [
+        'Fill-in-the-middle where it works (`/v1/completions` with `suffix`; a local model with FIM tokens), else the chat model.',
+        'Only fill-in-the-middle; an endpoint or model without it gets no completions.',
+        'Only the chat model, asked to write the missing code (for endpoints without `/v1/completions`).',
+      ],
+      description:
+        "How the model is asked: `auto` uses fill-in-the-middle (`/v1/completions` with `prompt` and `suffix`, or a local model's FIM tokens) and falls back to the chat model when the endpoint rejects it or the model has no FIM tokens; `fim` and `chat` use only one.",
+    }),
+    maxTokens: number({ default: 128, min: 1, max: 2048, whole: true, description: 'Most tokens of one completion.' }),
+    stop: list(string({ description: 'A stop sequence.' }), {
+      default: [],
+      noun: 'stop sequences',
+      description: 'Stop sequences besides the ones the server adds (a line break for a single-line completion, a blank line for a block).',
+    }),
+    debounceMs: number({
+      default: 75,
+      min: 0,
+      max: 2000,
+      whole: true,
+      description: 'How long (ms) the server waits after a request before asking the model; a newer request for the same document in that time replaces it without a model call.',
+    }),
+    contextTokens: number({
+      default: 1536,
+      min: 128,
+      max: 32_768,
+      whole: true,
+      description: 'Budget of what is sent, in estimated tokens: the text before and after the cursor, and snippets of the files the document imports and of the places you worked at last.',
+    }),
+  }),
   orchestrator: object({
     agentTimeoutMs: number({ default: 60_000, min: 100, max: HOUR_MS, description: 'Budget of each agent, in milliseconds.' }),
     maxAttempts: number({

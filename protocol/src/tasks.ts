@@ -21,6 +21,9 @@ export type TaskId = (typeof TASK_IDS)[number];
 /** The classification result: a task, or `none` for "none of the above". */
 export type TaskOrNone = TaskId | 'none';
 
+/** What an interaction in the trace was: a task, `none`, or `complete` (an accepted inline completion). */
+export type InteractionTask = TaskOrNone | 'complete';
+
 /** One-line descriptions used in menus, the classifier prompt and the documentation. */
 export const TASK_DESCRIPTIONS: Record<TaskId, string> = {
   document: 'Write documentation (a doc comment) for a function, method, class or file',

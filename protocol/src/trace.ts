@@ -1,7 +1,7 @@
 // `assistant/trace`: query the interaction trace, from interaction to code and from code to interaction.
 import { MessageDirection, RequestType } from 'vscode-languageserver-protocol';
 import type { Position, TextDocumentIdentifier } from 'vscode-languageserver-protocol';
-import type { TaskOrNone } from './tasks.js';
+import type { InteractionTask } from './tasks.js';
 import type { Interaction } from './traceTypes.js';
 
 /** Every field narrows the result; an empty query lists the newest interactions. */
@@ -12,7 +12,7 @@ export interface TraceParams {
   textDocument?: TextDocumentIdentifier;
   position?: Position;
   sessionId?: string;
-  task?: TaskOrNone;
+  task?: InteractionTask;
   /** Agent name. */
   agent?: string;
   /** ISO 8601 lower bound on the interaction time, inclusive. */

@@ -1,6 +1,6 @@
 // The trace data model (after the CARET paper): sessions, interactions, responses and agents, as stored and as queried.
 import type { Range, WorkspaceEdit } from 'vscode-languageserver-protocol';
-import type { TaskOrNone, TaskId } from './tasks.js';
+import type { InteractionTask, TaskId } from './tasks.js';
 
 /** How an agent produces its answers. */
 export type AgentTechnology = 'llm' | 'intent' | 'rule';
@@ -226,7 +226,9 @@ export interface Interaction {
   /** Free text (`text`) or a command or code action (`command`). */
   source: 'text' | 'command';
   text: string;
-  task: TaskOrNone;
+  task: InteractionTask;
+  /** For `complete`: the completion the user was offered, and whether they accepted only part of it. */
+  completion?: { offered: string; partial: boolean; mode?: string };
   /** How the task was decided. */
   classification?: { by: string; confidence: number };
   context: InteractionContext;

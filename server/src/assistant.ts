@@ -4,6 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import type { Position, Range } from 'vscode-languageserver-protocol';
 import type {
+  AcceptCompletionArgs,
+  AcceptCompletionResult,
   AgentsResult,
   ApplyParams,
   ApplyResult,
@@ -70,6 +72,9 @@ import { Session } from './workspace/session.js';
 import type { DocumentEdit, Workspace } from './workspace/workspace.js';
 import type { EditorPort, ProgressSink } from './editorPort.js';
 import { AssistantError } from './assistantError.js';
+import { InlineCompletions } from './completion/inlineCompletions.js';
+import { acceptCompletion } from './completion/acceptCompletion.js';
+import type { InlineCompletionList } from 'vscode-languageserver-protocol';
 
 export { AssistantError } from './assistantError.js';
 export type { ResolvedTask } from './tasks/commandFlow.js';
@@ -102,6 +107,9 @@ export class Assistant {
   private readonly workspaces: Session;
   /** The workspace folder the editor opened. */
   private readonly workspace: Workspace;
+  /** Inline completions: supersession, debounce and the cache of suggestions being typed through. */
+  private readonly completions = new InlineCompletions();
+  private completionSettings: AssistantSettings['completion'];
   /** Why the configured `trace.directory` was refused, for the user to see (undefined: it was not). */
   traceDirectoryProblem: string | undefined;
 
@@ -134,6 +142,7 @@ export class Assistant {
       plans: new PlanCache(),
     };
     this.classifierThreshold = options.settings.classifier.threshold;
+    this.completionSettings = options.settings.completion;
     this.insertions = new InsertionTracker(trace, (uri) => options.documents.get(uri)?.text, readFileOf, options.log);
     this.listeners = new Listeners(this.env, this.workspace.documents, options.publishProblems ?? (() => undefined));
     const checker = findCheckerScript();
@@ -185,6 +194,8 @@ export class Assistant {
     this.env.annotations = settings.annotations.enabled;
     this.env.preview = settings.preview;
     this.classifierThreshold = settings.classifier.threshold;
+    this.completionSettings = settings.completion;
+    this.completions.reset();
     for (const problem of this.env.registry.problems) this.options.log(`settings: ${problem}`);
   }
 
@@ -248,6 +259,7 @@ export class Assistant {
 
   /** The editor closed a document: what was kept of its versions goes, and what reached the disk decides what was kept. */
   documentClosed(uri: string, languageId: string): void {
+    this.completions.forget(uri);
     this.insertions.closed(uri);
     this.ownDiagnostics.forget(uri);
     this.workspace.documentClosed(uri, languageId);
@@ -331,6 +343,22 @@ export class Assistant {
     const result = await applyResponse(this.env, this.workspace.documents, port, interaction.id, response.id, `Assistant: ${interaction.task} ${interaction.context.symbol ?? ''}`.trim());
     if (result.applied) this.warnOfFailures(interaction, response, port);
     return result;
+  }
+
+  /**
+   * Inline completions at a position (`textDocument/inlineCompletion`): an empty list at once without a model agent;
+   * see `completion/inlineCompletions.ts` for supersession, the debounce and the cache.
+   */
+  inlineCompletion(uri: string, position: Position, signal: AbortSignal): Promise<InlineCompletionList> {
+    const document = this.workspace.documents.get(uri);
+    if (!document) throw new AssistantError('invalid-params', `textDocument/inlineCompletion: cannot read ${uri}.`);
+    if (!isPosition(position)) throw new AssistantError('invalid-params', 'textDocument/inlineCompletion needs a "position".');
+    return this.completions.complete({ workspace: this.workspace, registry: this.env.registry, settings: this.completionSettings, recent: this.env.recent, log: this.options.log }, document, position, signal);
+  }
+
+  /** Records an accepted inline completion in the trace (`assistant.acceptCompletion`). */
+  acceptCompletion(args: AcceptCompletionArgs): Promise<AcceptCompletionResult> {
+    return acceptCompletion({ root: this.env.root, registry: this.env.registry, trace: this.env.trace, documents: this.workspace.documents, sessionId: this.env.sessionId, user: this.env.user, role: this.env.role }, args);
   }
 
   /** Answers from the trace with the positions of inserted code as they are now, once what saves said of it is written. */

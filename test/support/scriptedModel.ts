@@ -64,6 +64,11 @@ function isChatPath(path: string): boolean {
   return path === '/v1/chat/completions' || path === '/chat/completions';
 }
 
+/** The legacy completions route, which fill-in-the-middle uses (`prompt` and `suffix`). */
+function isCompletionsPath(path: string): boolean {
+  return path === '/v1/completions' || path === '/completions';
+}
+
 function errorBody(message: string, type: string): string {
   return JSON.stringify({ error: { message, type, param: null, code: null } });
 }
@@ -156,7 +161,7 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
       listeners.add(listener);
     });
 
-  const chatRequests = (): RecordedRequest[] => requests.filter((r) => isChatPath(r.path));
+  const chatRequests = (): RecordedRequest[] => requests.filter((r) => isChatPath(r.path) || isCompletionsPath(r.path));
 
   const nextStep = (): ScriptStep | undefined => queue.shift() ?? defaultStep;
 
@@ -346,6 +351,58 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
     }
   };
 
+  /**
+   * `/completions` in the wire format of OpenAI's legacy API (what llama.cpp server, Ollama, vLLM and LM Studio serve
+   * for fill-in-the-middle): `text` steps answered as one JSON body or as `text_completion` events, errors and stalls
+   * as for chat.
+   */
+  const answerCompletion = async (rec: RecordedRequest, res: ServerResponse): Promise<void> => {
+    let step = nextStep();
+    for (let depth = 0; step?.kind === 'dynamic' && depth < MAX_DYNAMIC_DEPTH; depth++) step = step.respond(rec);
+    if (!step || step.kind === 'dynamic') {
+      sendJson(res, 500, errorBody('scripted model: script exhausted', 'server_error'));
+      return;
+    }
+    rec.step = step;
+    const body = (rec.body && typeof rec.body === 'object' ? rec.body : {}) as Record<string, unknown>;
+    const id = `cmpl-scripted-${++idCounter}`;
+    const created = Math.floor(Date.now() / 1000);
+    const model = typeof body.model === 'string' ? body.model : 'scripted-model';
+    if (step.kind === 'error') {
+      sendJson(res, step.status, errorBody(step.message ?? `scripted model: error ${step.status}`, step.type ?? (step.status >= 500 ? 'server_error' : 'invalid_request_error')), step.headers);
+      return;
+    }
+    if (step.kind === 'stall') {
+      if (step.afterHeaders) startSse(res);
+      return;
+    }
+    if (step.kind !== 'text') {
+      sendJson(res, 500, errorBody(`scripted model: a ${step.kind} step cannot answer /completions`, 'server_error'));
+      return;
+    }
+    const promptChars = (typeof body.prompt === 'string' ? body.prompt.length : 0) + (typeof body.suffix === 'string' ? body.suffix.length : 0);
+    const usage = { prompt_tokens: Math.ceil(promptChars / 4), completion_tokens: Math.ceil(step.content.length / 4), total_tokens: Math.ceil(promptChars / 4) + Math.ceil(step.content.length / 4) };
+    const choice = (text: string, finish: string | null) => ({ text, index: 0, logprobs: null, finish_reason: finish });
+    if (!(step.stream ?? body.stream === true)) {
+      if (step.delayMs) await sleep(step.delayMs);
+      if (res.destroyed) return;
+      sendJson(res, 200, JSON.stringify({ id, object: 'text_completion', created, model, choices: [choice(step.content, step.finishReason ?? 'stop')], usage }));
+      return;
+    }
+    startSse(res);
+    const event = (payload: unknown): void => {
+      if (!res.destroyed) res.write(`data: ${typeof payload === 'string' ? payload : JSON.stringify(payload)}\n\n`);
+    };
+    for (const piece of splitChunks(step.content, step.chunkSize ?? DEFAULT_CHUNK_SIZE)) {
+      if (step.delayMs) await sleep(step.delayMs);
+      if (res.destroyed) return;
+      event({ id, object: 'text_completion', created, model, choices: [choice(piece, null)] });
+    }
+    event({ id, object: 'text_completion', created, model, choices: [choice('', step.finishReason ?? 'stop')] });
+    event('[DONE]');
+    res.end();
+  };
+
   const answerEmbeddings = (rec: RecordedRequest, res: ServerResponse): void => {
     const body = (rec.body && typeof rec.body === 'object' ? rec.body : {}) as Record<string, unknown>;
     const input = body.input;
@@ -387,6 +444,7 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
 
     const { method, path } = rec;
     if (method === 'POST' && isChatPath(path)) return answerChat(rec, res);
+    if (method === 'POST' && isCompletionsPath(path)) return answerCompletion(rec, res);
     if (method === 'POST' && (path === '/v1/embeddings' || path === '/embeddings')) return answerEmbeddings(rec, res);
     if (method === 'GET' && (path === '/v1/models' || path === '/models')) {
       sendJson(

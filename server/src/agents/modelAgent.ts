@@ -36,6 +36,11 @@ export class ModelAgent implements Agent {
     this.client = config.client;
   }
 
+  /** The client this agent asks its model through, for inline completion (which is no task: see `completion/`). */
+  get modelClient(): ChatClient {
+    return this.client;
+  }
+
   /** How tools reach the model when the settings do not say. */
   protected defaultToolProtocol(_signal: AbortSignal): Promise<'functions' | 'text'> {
     return Promise.resolve('functions');

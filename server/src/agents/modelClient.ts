@@ -57,6 +57,16 @@ export interface CompleteOptions {
   tools?: readonly ToolSpec[];
 }
 
+/** A fill-in-the-middle request: the text before the cursor (`prompt`) and after it (`suffix`). */
+export interface FillRequest {
+  prompt: string;
+  suffix: string;
+  /** The model to ask; the endpoint's own when absent. */
+  model?: string;
+  maxTokens: number;
+  stop: readonly string[];
+}
+
 /** `local`: the in-process model could not run or stopped; its message is written for the user. */
 export type ModelErrorKind = 'auth' | 'rate-limit' | 'server' | 'bad-request' | 'connection' | 'timeout' | 'idle' | 'incomplete' | 'malformed' | 'too-large' | 'local';
 
@@ -64,6 +74,8 @@ export type ModelErrorKind = 'auth' | 'rate-limit' | 'server' | 'bad-request' | 
 export interface ChatClient {
   complete(messages: ChatMessage[], signal: AbortSignal, options?: CompleteOptions): Promise<Completion>;
   embed?(texts: readonly string[], model: string, signal: AbortSignal, options?: Pick<CompleteOptions, 'knownSecrets'>): Promise<number[][]>;
+  /** Fill-in-the-middle, for inline completion; `finishReason` `length` is an answer like any other here. */
+  fill?(request: FillRequest, signal: AbortSignal, options?: Pick<CompleteOptions, 'knownSecrets'>): Promise<Completion>;
 }
 
 /** Longest answer read from a model (about 250,000 tokens): beyond it the request is abandoned, so memory stays bounded. */
@@ -152,6 +164,50 @@ export class ModelClient implements ChatClient {
         }),
       signal,
     );
+  }
+
+  /**
+   * Fill-in-the-middle through the endpoint's `/completions` with `prompt` and `suffix` (llama.cpp server, Ollama,
+   * vLLM, LM Studio), redacted like every message and restored in the answer. One attempt and no retry: a completion
+   * that fails is simply not shown, and the next keystroke asks again. An abort closes the HTTP request.
+   */
+  async fill(request: FillRequest, signal: AbortSignal, options: Pick<CompleteOptions, 'knownSecrets'> = {}): Promise<Completion> {
+    const redactor = new Redactor(options.knownSecrets);
+    const prompt = redactor.redact(request.prompt);
+    const suffix = redactor.redact(request.suffix);
+    signal.throwIfAborted();
+    try {
+      const completion = await this.budgeted(signal, `the completion did not arrive within ${this.endpoint.timeoutMs} ms`, async (controller) => {
+        const body = {
+          model: request.model ?? this.endpoint.model,
+          prompt,
+          suffix,
+          max_tokens: request.maxTokens,
+          ...(request.stop.length > 0 ? { stop: request.stop.slice(0, 4) } : {}),
+          ...(this.endpoint.temperature !== undefined ? { temperature: this.endpoint.temperature } : {}),
+        };
+        if (!this.endpoint.stream) {
+          const response = await this.client.completions.create({ ...body, stream: false }, { signal: controller.signal });
+          const choice = response.choices?.[0];
+          if (!choice || typeof choice.text !== 'string') throw new ModelError('malformed', 'the endpoint answered the completion without any text');
+          return { text: choice.text, finishReason: choice.finish_reason ?? 'stop', ...(response.usage ? { usage: usageOf(response.usage) } : {}) };
+        }
+        const stream = await this.client.completions.create({ ...body, stream: true }, { signal: controller.signal });
+        let text = '';
+        let finishReason: string | undefined;
+        for await (const chunk of stream) {
+          const choice = chunk.choices?.[0];
+          if (typeof choice?.text === 'string') text += choice.text;
+          if (choice?.finish_reason) finishReason = choice.finish_reason;
+          if (text.length > MAX_ANSWER_CHARS) throw tooLarge();
+        }
+        return { text, finishReason: finishReason ?? 'stop' };
+      });
+      return { ...completion, text: redactor.restore(completion.text), ...(redactor.count > 0 ? { redacted: redactor.count } : {}) };
+    } catch (error) {
+      signal.throwIfAborted();
+      throw toModelError(error, this.endpoint);
+    }
   }
 
   private send(messages: ChatMessage[], tools: readonly ToolSpec[] | undefined, signal: AbortSignal): Promise<Completion> {

@@ -2,7 +2,7 @@
 import type { ExecuteCommandParams } from 'vscode-languageserver/node';
 import { ExecuteCommandRequest, ResponseError, ErrorCodes } from 'vscode-languageserver/node';
 import { Commands, COMMAND_TASKS } from '../protocol.js';
-import type { ApplyPatchArgs, ApplyPatchResult, FixAllArgs, FixAllResult, ListenerRunResult, ResponseAppliedArgs, ShowInteractionArgs, ShowInteractionResult, TaskCommandArgs, TaskCommandResult } from '../protocol.js';
+import type { AcceptCompletionArgs, AcceptCompletionResult, ApplyPatchArgs, ApplyPatchResult, FixAllArgs, FixAllResult, ListenerRunResult, ResponseAppliedArgs, ShowInteractionArgs, ShowInteractionResult, TaskCommandArgs, TaskCommandResult } from '../protocol.js';
 import { commit, handleRequest } from './handleRequest.js';
 import { expectPositionArgs, expectResponseIds, expectTaskArgs } from './paramShapes.js';
 import { withProgress } from './withProgress.js';
@@ -13,7 +13,7 @@ export function register(ctx: ServerContext): void {
   // and the token is needed to honour cancellation from the client's progress UI.
   ctx.connection.onRequest(
     ExecuteCommandRequest.type,
-    handleRequest('workspace/executeCommand', ctx.log, async (params: ExecuteCommandParams, _signal, controller): Promise<TaskCommandResult | ShowInteractionResult | ListenerRunResult | FixAllResult | ApplyPatchResult | null> => {
+    handleRequest('workspace/executeCommand', ctx.log, async (params: ExecuteCommandParams, _signal, controller): Promise<TaskCommandResult | ShowInteractionResult | ListenerRunResult | FixAllResult | ApplyPatchResult | AcceptCompletionResult | null> => {
       const command = params?.command;
       if (params?.workDoneToken !== undefined && typeof params.workDoneToken !== 'string' && !Number.isInteger(params.workDoneToken)) {
         throw new ResponseError(ErrorCodes.InvalidParams, '"workDoneToken" must be a string or an integer.');
@@ -58,6 +58,15 @@ export function register(ctx: ServerContext): void {
       if (command === Commands.applyPatch) {
         const result = await (await ctx.assistant()).applyPatch(params.arguments?.[0] as ApplyPatchArgs, ctx.port());
         if (result.applied) commit(controller);
+        return result;
+      }
+      if (command === Commands.acceptCompletion) {
+        // A client that accepted part of the text appends `{ acceptedText }` or `{ acceptedLength }` to the item's arguments.
+        const [item, accepted] = (params.arguments ?? []) as [AcceptCompletionArgs | undefined, Partial<AcceptCompletionArgs> | undefined];
+        const args = item && typeof accepted === 'object' && accepted !== null ? { ...item, ...(accepted.acceptedText !== undefined ? { acceptedText: accepted.acceptedText } : {}), ...(accepted.acceptedLength !== undefined ? { acceptedLength: accepted.acceptedLength } : {}) } : item;
+        const result = await (await ctx.assistant()).acceptCompletion(args as AcceptCompletionArgs);
+        // Recorded in the trace: a late cancel must not hide it.
+        commit(controller);
         return result;
       }
       throw new ResponseError(ErrorCodes.InvalidParams, typeof command === 'string' ? `Unknown command "${command}".` : '"command" must be a string.');

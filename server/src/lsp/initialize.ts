@@ -39,6 +39,8 @@ export function register(ctx: ServerContext): void {
         textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental, save: { includeText: false } },
         codeActionProvider: { codeActionKinds: [CodeActionKind.RefactorRewrite, CodeActionKind.Source], resolveProvider: true },
         executeCommandProvider: { commands: [...ALL_COMMANDS] },
+        // Always declared: without a model agent the answer is an empty list at once (see completion/).
+        inlineCompletionProvider: true,
         workspace: { workspaceFolders: { supported: true } },
       },
       serverInfo: { name: 'assistant-ls', version: VERSION },

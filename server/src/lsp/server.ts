@@ -17,6 +17,7 @@ import * as rate from './rate.js';
 import * as revert from './revert.js';
 import * as feedback from './feedback.js';
 import * as fileEvents from './fileEvents.js';
+import * as inlineCompletion from './inlineCompletion.js';
 
 /** Starts serving on a transport; the gate tells the caller whether `shutdown` came, for the exit code. */
 export function startServer(reader: MessageReader, writer: MessageWriter): { gate: LifecycleGate } {
@@ -37,6 +38,7 @@ export function startServer(reader: MessageReader, writer: MessageWriter): { gat
   revert.register(ctx);
   feedback.register(ctx);
   fileEvents.register(ctx);
+  inlineCompletion.register(ctx);
 
   // The server type-checks open files itself, so fixes are offered even when the client sends no diagnostics.
   // Background work: a failure is logged, never an unhandled rejection.

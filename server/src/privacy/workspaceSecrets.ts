@@ -111,7 +111,7 @@ export function relativeSpecifiers(text: string): string[] {
 }
 
 /** The files a document's relative imports resolve to (ESM `.js` specifiers find their `.ts` sources too). */
-function importedFiles(fsPath: string, text: string): string[] {
+export function importedFiles(fsPath: string, text: string): string[] {
   const now = Date.now();
   const files = new Set<string>();
   const folder = path.dirname(fsPath);

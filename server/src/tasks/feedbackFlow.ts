@@ -31,7 +31,7 @@ export async function feedbackFlow(context: FeedbackContext, params: FeedbackPar
   const response = interaction.responses.find((r) => r.id === params.responseId);
   if (!response) throw new AssistantError('unknown-interaction', `Interaction ${params.interactionId} has no response ${params.responseId}.`);
   const state = response.pipeline;
-  if (!state || state.steps.length === 0 || interaction.task === 'none') {
+  if (!state || state.steps.length === 0 || interaction.task === 'none' || interaction.task === 'complete') {
     throw new AssistantError('invalid-params', `Response ${params.responseId} was not made by a pipeline, so it has no steps to give feedback on; rate it with assistant/rate instead.`);
   }
   const steps = items.map((item) => {

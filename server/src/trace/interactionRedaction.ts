@@ -30,6 +30,7 @@ function rewriteEditTexts(edit: unknown, rewrite: RedactText): void {
 export function redactInteraction(interaction: Interaction, exclusion: WorkspaceExclusion | undefined, redact: RedactText): void {
   interaction.text = redact(interaction.text);
   if (interaction.message !== undefined) interaction.message = redact(interaction.message);
+  if (typeof interaction.completion?.offered === 'string') interaction.completion.offered = redact(interaction.completion.offered);
   const fragment = interaction.context?.fragment;
   const fullPath = interaction.context?.resource?.fullPath;
   const excluded = exclusion && fullPath ? exclusion.check(fullPath) : undefined;

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { writtenCalls } from '../lenientJson.js';
 import { finishCompletion, ModelError } from '../modelClient.js';
-import type { ChatClient, ChatMessage, CompleteOptions, Completion, ToolSpec } from '../modelClient.js';
+import type { ChatClient, ChatMessage, CompleteOptions, Completion, FillRequest, ToolSpec } from '../modelClient.js';
 import type { LocalModelInfo, LocalModelOptions, WorkerReply, WorkerRequest } from './localModelMessages.js';
 
 export interface LocalModelSettings extends LocalModelOptions {
@@ -80,10 +80,22 @@ export class LocalModelClient implements ChatClient {
    * what an OpenAI-compatible server in front of the model needs.
    */
   async generate(messages: ChatMessage[], signal: AbortSignal, options: LocalCompleteOptions = {}): Promise<Completion> {
+    return this.run((id) => ({ type: 'complete', id, messages, ...(options.tools?.length ? { tools: options.tools } : {}), maxTokens: options.maxTokens ?? this.settings.maxTokens, temperature: this.settings.temperature }), signal, options);
+  }
+
+  /**
+   * Fill-in-the-middle with the model's FIM tokens (inline completion); fails with a `local` ModelError when the
+   * model has none, which `info().infill` tells beforehand. Nothing leaves the process, so nothing is redacted.
+   */
+  async fill(request: FillRequest, signal: AbortSignal): Promise<Completion> {
+    return this.run((id) => ({ type: 'infill', id, prefix: request.prompt, suffix: request.suffix, maxTokens: request.maxTokens, temperature: this.settings.temperature, stop: request.stop }), signal, {});
+  }
+
+  private async run(build: (id: number) => WorkerRequest, signal: AbortSignal, options: LocalCompleteOptions): Promise<Completion> {
     signal.throwIfAborted();
     const worker = this.start();
     const id = this.nextId++;
-    const request: WorkerRequest = { type: 'complete', id, messages, ...(options.tools?.length ? { tools: options.tools } : {}), maxTokens: options.maxTokens ?? this.settings.maxTokens, temperature: this.settings.temperature };
+    const request = build(id);
     this.busy();
     return new Promise<Completion>((resolve, reject) => {
       const onAbort = (): void => {

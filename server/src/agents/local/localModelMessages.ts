@@ -20,12 +20,16 @@ export interface LocalModelInfo {
   contextSize: number;
   /** `functions` when the model's chat template takes tools, else `text`. */
   toolProtocol: 'functions' | 'text';
+  /** Whether the model has fill-in-the-middle tokens, so inline completion can use its infill. */
+  infill: boolean;
   loadMs: number;
 }
 
 export type WorkerRequest =
   | { type: 'load' }
   | { type: 'complete'; id: number; messages: ChatMessage[]; tools?: readonly ToolSpec[]; maxTokens: number; temperature: number }
+  /** Fill-in-the-middle with the model's FIM tokens, for inline completion; the answer ends at a stop sequence. */
+  | { type: 'infill'; id: number; prefix: string; suffix: string; maxTokens: number; temperature: number; stop: readonly string[] }
   | { type: 'abort'; id: number }
   /** Stop what runs, free the model and end the thread: ending it mid-call would take the process down with it. */
   | { type: 'dispose' };

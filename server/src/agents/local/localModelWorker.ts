@@ -1,7 +1,7 @@
 // The worker thread that runs a local GGUF model through node-llama-cpp, one chat completion at a time, so the server's thread never waits on it.
 import { parentPort, workerData } from 'node:worker_threads';
 import type * as NodeLlamaCpp from 'node-llama-cpp';
-import type { ChatHistoryItem, ChatModelFunctionCall, ChatModelFunctions, LlamaChat, LlamaModel } from 'node-llama-cpp';
+import type { ChatHistoryItem, ChatModelFunctionCall, ChatModelFunctions, LlamaChat, LlamaCompletion, LlamaModel } from 'node-llama-cpp';
 import type { ChatMessage, ToolSpec } from '../modelClient.js';
 import type { LocalModelOptions, WorkerReply, WorkerRequest } from './localModelMessages.js';
 
@@ -13,6 +13,8 @@ interface Loaded {
   runtime: NodeLlamaCpp.Llama;
   model: LlamaModel;
   chat: LlamaChat;
+  /** Infill on the same sequence as the chat: requests run one at a time, so they never use it together. */
+  completion: LlamaCompletion;
 }
 
 let loading: Promise<Loaded> | undefined;
@@ -49,6 +51,7 @@ function load(): Promise<Loaded> {
     }
     const context = await model.createContext({ contextSize: { max: options.contextSize }, threads: options.threads, batchSize: options.batchSize });
     const chat = new llama.LlamaChat({ contextSequence: context.getSequence() });
+    const completion = new llama.LlamaCompletion({ contextSequence: chat.sequence });
     const template = model.fileInfo.metadata.tokenizer?.chat_template;
     // A model whose own chat template takes tools was trained to call them; others get the text protocol.
     const functions = typeof template === 'string' && /\btools\b/.test(template);
@@ -59,10 +62,11 @@ function load(): Promise<Loaded> {
         chatWrapper: chat.chatWrapper.wrapperName,
         contextSize: context.contextSize,
         toolProtocol: functions ? 'functions' : 'text',
+        infill: completion.infillSupported,
         loadMs: Math.round(performance.now() - started),
       },
     });
-    return { runtime, model, chat };
+    return { runtime, model, chat, completion };
   })();
   return loading;
 }
@@ -132,6 +136,25 @@ async function complete(request: Extract<WorkerRequest, { type: 'complete' }>, s
   });
 }
 
+async function infill(request: Extract<WorkerRequest, { type: 'infill' }>, signal: AbortSignal): Promise<void> {
+  const { completion, chat } = await load();
+  if (signal.aborted) return send({ type: 'aborted', id: request.id });
+  if (!completion.infillSupported) return send({ type: 'error', id: request.id, message: 'the model has no fill-in-the-middle tokens' });
+  const meter = chat.sequence.tokenMeter.getState();
+  const response = await completion.generateInfillCompletionWithMeta(request.prefix, request.suffix, {
+    maxTokens: request.maxTokens,
+    temperature: request.temperature,
+    signal,
+    stopOnAbortSignal: true,
+    ...(request.stop.length > 0 ? { customStopTriggers: [...request.stop] } : {}),
+    onTextChunk: (text) => send({ type: 'chunk', id: request.id, text }),
+  });
+  if (signal.aborted) return send({ type: 'aborted', id: request.id });
+  const used = chat.sequence.tokenMeter.diff(meter);
+  const stop = response.metadata.stopReason;
+  send({ type: 'done', id: request.id, completion: { text: response.response, finishReason: stop === 'maxTokens' ? 'length' : 'stop', usage: { promptTokens: used.usedInputTokens, completionTokens: used.usedOutputTokens } } });
+}
+
 /** Stops every request, waits for the one running to stop, frees the model and the runtime, and ends the thread. */
 async function dispose(): Promise<void> {
   for (const controller of controllers.values()) controller.abort();
@@ -161,7 +184,7 @@ port.on('message', (request: WorkerRequest) => {
   controllers.set(request.id, controller);
   queue = queue.then(async () => {
     try {
-      await complete(request, controller.signal);
+      await (request.type === 'infill' ? infill(request, controller.signal) : complete(request, controller.signal));
     } catch (error) {
       if (controller.signal.aborted) send({ type: 'aborted', id: request.id });
       else if (error instanceof LoadError) send({ type: 'failed', message: error.message, id: request.id });

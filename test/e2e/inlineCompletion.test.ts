@@ -1,0 +1,183 @@
+// End-to-end inline completion over --stdio: fill-in-the-middle and the chat fallback against the scripted endpoint, supersession, the cache, trimming, and acceptance recorded in the trace.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { InitializeResult, InlineCompletionItem, InlineCompletionList, Position } from 'vscode-languageserver-protocol';
+import { CancellationTokenSource } from 'vscode-jsonrpc/node';
+import type { AcceptCompletionArgs, AcceptCompletionResult, TraceResult } from '../../protocol/src/index.js';
+import { TestEditor, copyFixture } from '../support/lspClient.js';
+import { startScriptedModel } from '../support/scriptedModel.js';
+import type { ScriptedModel } from '../support/scriptedModel.js';
+
+let model: ScriptedModel;
+const editors: TestEditor[] = [];
+beforeEach(async () => {
+  model = await startScriptedModel();
+});
+afterEach(async () => {
+  await Promise.all(editors.splice(0).map((e) => e.dispose()));
+  await model.close();
+});
+
+const SECRET = 'pk9Zq4Lm2Xv8Rt6Wn3Ys';
+const IGNORED_VALUE = 'internal-billing-endpoint-7731';
+
+async function start(completion: Record<string, unknown> = {}, options: { withModel?: boolean } = {}) {
+  const env: Record<string, string> = options.withModel === false ? {} : { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: model.baseURL, ASSISTANT_MODEL: 'scripted-coder' };
+  const { editor, result } = await TestEditor.start({ root: copyFixture('completion'), env, initializationOptions: { assistant: { completion: { debounceMs: 0, ...completion } } } });
+  editors.push(editor);
+  const doc = await editor.open('src/main.ts');
+  // The cursor goes where the placeholder was: `return values.reduce(|, 0);`.
+  await editor.setText(doc.uri, doc.text.replace('ADD', ''));
+  return { editor, doc, result };
+}
+
+function complete(editor: TestEditor, uri: string, position: Position, token?: CancellationTokenSource): Promise<InlineCompletionList> {
+  const params = { textDocument: { uri }, position, context: { triggerKind: 2 } };
+  return token ? editor.connection.sendRequest<InlineCompletionList>('textDocument/inlineCompletion', params, token.token) : editor.request<InlineCompletionList>('textDocument/inlineCompletion', params);
+}
+
+const CURSOR = 'values.reduce(';
+
+describe('inline completion', () => {
+  it('advertises inlineCompletionProvider', async () => {
+    const { result } = await start();
+    expect((result as InitializeResult).capabilities.inlineCompletionProvider).toBe(true);
+  });
+
+  it('fills in the middle through /v1/completions with prompt and suffix, no excluded file or secret', async () => {
+    const { editor, doc } = await start();
+    model.enqueue({ kind: 'text', content: '(sum, v) => sum + v, 0);\n}\n\nexport function other() {' });
+    const at = editor.position(doc.uri, CURSOR, CURSOR.length);
+    const { items } = await complete(editor, doc.uri, at);
+    expect(items).toHaveLength(1);
+    const item = items[0] as InlineCompletionItem;
+    // Cut to its line, and where it repeats the rest of the line (`, 0);`).
+    expect(item.insertText).toBe('(sum, v) => sum + v');
+    expect(item.range).toEqual({ start: at, end: at });
+    expect(item.command?.command).toBe('assistant.acceptCompletion');
+    const [request] = model.requests;
+    expect(request?.path).toBe('/v1/completions');
+    expect(request?.body.model).toBe('scripted-coder');
+    expect(request?.body.prompt).toMatch(/return values\.reduce\($/);
+    expect(request?.body.suffix).toMatch(/^, 0\);\n\}/);
+    expect(request?.body.stop).toContain('\n');
+    // The imported module's exports go with it; the ignored one's do not, nor the .env value the document holds.
+    expect(request?.body.prompt).toContain('// Path: src/util.ts');
+    expect(request?.body.prompt).toContain('export function clamp(value: number, min: number, max: number): number');
+    expect(request?.rawBody).not.toContain(IGNORED_VALUE);
+    expect(request?.rawBody).not.toContain(SECRET);
+    expect(request?.body.prompt).toMatch(/\[redacted:[a-z0-9-]+(#\d+)?\]/);
+  });
+
+  it('asks the chat model when the endpoint has no /v1/completions, and cuts its answer to the insertion', async () => {
+    const { editor, doc } = await start();
+    model.enqueue({ kind: 'error', status: 404, message: 'Not found' }, { kind: 'text', content: 'Here you go:\n```ts\n  return values.reduce((sum, v) => sum + v, 0);\n```' });
+    const at = editor.position(doc.uri, CURSOR, CURSOR.length);
+    const { items } = await complete(editor, doc.uri, at);
+    expect(items.map((i) => i.insertText)).toEqual(['(sum, v) => sum + v']);
+    expect(model.requests.map((r) => r.path)).toEqual(['/v1/completions', '/v1/chat/completions']);
+    const chat = model.requests[1]!.body.messages as { content: string }[];
+    expect(chat.map((m) => m.content).join('\n')).toContain('values.reduce(<CURSOR>, 0);');
+    // The endpoint is remembered: the next request goes to chat at once.
+    model.enqueue({ kind: 'text', content: '(a, b) => a + b' });
+    await editor.setText(doc.uri, editor.buffer(doc.uri).text.replace('export function describe', 'export function describe2'));
+    await complete(editor, doc.uri, at);
+    expect(model.requests.map((r) => r.path)).toEqual(['/v1/completions', '/v1/chat/completions', '/v1/chat/completions']);
+  });
+
+  it('completes a block on an empty line, cut where it leaves the block', async () => {
+    const { editor, doc } = await start();
+    const text = editor.buffer(doc.uri).text.replace('  return values.reduce(, 0);\n', '  \n');
+    await editor.setText(doc.uri, text);
+    model.enqueue({ kind: 'text', content: 'let sum = 0;\n  for (const v of values) sum += v;\n  return sum;\n}\n\nexport function describe(): string {' });
+    const at = editor.position(doc.uri, '): number {\n  ', '): number {\n  '.length);
+    const { items } = await complete(editor, doc.uri, at);
+    expect(items.map((i) => i.insertText)).toEqual(['let sum = 0;\n  for (const v of values) sum += v;\n  return sum;']);
+    expect(model.requests[0]?.body.stop ?? []).not.toContain('\n');
+  });
+
+  it('answers an empty list at once without a model agent', async () => {
+    const { editor, doc } = await start({}, { withModel: false });
+    const at = editor.position(doc.uri, CURSOR, CURSOR.length);
+    await complete(editor, doc.uri, at);
+    const started = Date.now();
+    const list = await complete(editor, doc.uri, at);
+    expect(list).toEqual({ items: [] });
+    expect(Date.now() - started).toBeLessThan(200);
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it('supersedes an older request for the same document, closing its HTTP request', async () => {
+    const { editor, doc } = await start();
+    model.enqueue({ kind: 'stall', afterHeaders: true }, { kind: 'text', content: '(sum, v) => sum + v' });
+    const at = editor.position(doc.uri, CURSOR, CURSOR.length);
+    const first = complete(editor, doc.uri, at);
+    await model.waitForRequests(1);
+    const second = complete(editor, doc.uri, at);
+    expect(await first).toEqual({ items: [] });
+    await model.waitForClose(0, 2000);
+    expect((await second).items.map((i) => i.insertText)).toEqual(['(sum, v) => sum + v']);
+  });
+
+  it('honours $/cancelRequest down to the HTTP request', async () => {
+    const { editor, doc } = await start();
+    model.enqueue({ kind: 'stall', afterHeaders: true });
+    const source = new CancellationTokenSource();
+    const pending = complete(editor, doc.uri, editor.position(doc.uri, CURSOR, CURSOR.length), source);
+    await model.waitForRequests(1);
+    source.cancel();
+    await expect(pending).rejects.toMatchObject({ code: -32800 });
+    await model.waitForClose(0, 2000);
+  });
+
+  it('waits out the debounce: a request superseded within it never reaches the model', async () => {
+    const { editor, doc } = await start({ debounceMs: 300 });
+    model.setDefault({ kind: 'text', content: '(sum, v) => sum + v' });
+    const at = editor.position(doc.uri, CURSOR, CURSOR.length);
+    const first = complete(editor, doc.uri, at);
+    const second = complete(editor, doc.uri, at);
+    expect(await first).toEqual({ items: [] });
+    expect((await second).items).toHaveLength(1);
+    expect(model.requests).toHaveLength(1);
+  });
+
+  it('serves typing through a suggestion from the cache, without another model call', async () => {
+    const { editor, doc } = await start();
+    model.enqueue({ kind: 'text', content: '(sum, v) => sum + v' });
+    const at = editor.position(doc.uri, CURSOR, CURSOR.length);
+    expect((await complete(editor, doc.uri, at)).items.map((i) => i.insertText)).toEqual(['(sum, v) => sum + v']);
+    await editor.setText(doc.uri, editor.buffer(doc.uri).text.replace(CURSOR, `${CURSOR}(su`));
+    const typed = await complete(editor, doc.uri, { line: at.line, character: at.character + 3 });
+    expect(typed.items.map((i) => i.insertText)).toEqual(['m, v) => sum + v']);
+    expect(model.requests).toHaveLength(1);
+  });
+
+  it('records an accepted completion as a complete interaction, found from the code', async () => {
+    const { editor, doc } = await start();
+    model.enqueue({ kind: 'text', content: '(sum, v) => sum + v' });
+    const at = editor.position(doc.uri, CURSOR, CURSOR.length);
+    const item = (await complete(editor, doc.uri, at)).items[0] as InlineCompletionItem;
+    // The editor inserts the text, then runs the item's command.
+    await editor.setText(doc.uri, editor.buffer(doc.uri).text.replace(CURSOR, `${CURSOR}${item.insertText as string}`));
+    const accepted = await editor.request<AcceptCompletionResult>('workspace/executeCommand', { command: item.command!.command, arguments: item.command!.arguments });
+    expect(accepted).toMatchObject({ partial: false, text: '(sum, v) => sum + v' });
+    const found = await editor.request<TraceResult>('assistant/trace', { textDocument: { uri: doc.uri }, position: { line: at.line, character: at.character + 5 } });
+    const interaction = found.interactions.find((i) => i.id === accepted.interactionId);
+    expect(interaction).toMatchObject({ task: 'complete', completion: { offered: '(sum, v) => sum + v', partial: false, mode: 'fim' } });
+    expect(interaction?.responses[0]).toMatchObject({ used: true, text: '(sum, v) => sum + v', agent: { model: 'scripted-coder' } });
+    expect(interaction?.responses[0]?.insertedAt?.[0]?.range).toEqual({ start: at, end: { line: at.line, character: at.character + '(sum, v) => sum + v'.length } });
+    expect((await editor.request<TraceResult>('assistant/trace', { task: 'complete' })).total).toBe(1);
+  });
+
+  it('records a partial acceptance from the length the client appends', async () => {
+    const { editor, doc } = await start();
+    model.enqueue({ kind: 'text', content: '(sum, v) => sum + v' });
+    const at = editor.position(doc.uri, CURSOR, CURSOR.length);
+    const item = (await complete(editor, doc.uri, at)).items[0] as InlineCompletionItem;
+    const args = item.command!.arguments as [AcceptCompletionArgs];
+    await editor.setText(doc.uri, editor.buffer(doc.uri).text.replace(CURSOR, `${CURSOR}(sum,`));
+    const accepted = await editor.request<AcceptCompletionResult>('workspace/executeCommand', { command: item.command!.command, arguments: [...args, { acceptedLength: 5 }] });
+    expect(accepted).toMatchObject({ partial: true, text: '(sum,' });
+    const bad = editor.request('workspace/executeCommand', { command: item.command!.command, arguments: [args[0], { acceptedText: 'nope' }] });
+    await expect(bad).rejects.toMatchObject({ code: -32602 });
+  });
+});
