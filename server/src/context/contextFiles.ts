@@ -5,7 +5,11 @@ import type { Workspace } from '../workspace/workspace.js';
 import type { Exclusion, ExclusionView } from '../privacy/exclusion.js';
 import { MAX_FILE_BYTES } from './contextLimits.js';
 
-export class WorkspaceFiles {
+/**
+ * The files one request's context reads: the editor's text over the disk's (the workspace's disk texts), the
+ * exclusions of this moment, answered once per file for the request, and line tables.
+ */
+export class ContextFiles {
   readonly view: ExclusionView;
   readonly openDocuments: DocumentSnapshot[];
   private readonly open = new Map<string, DocumentSnapshot>();
