@@ -271,7 +271,7 @@ export function largestSourceFile(root, accept = () => true) {
       } else if (/\.(ts|tsx|mts|cts)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) {
         const text = fs.readFileSync(full, 'utf8');
         const lines = text.split('\n').length;
-        if ((!best || lines > best.lines) && accept(text)) best = { path: full, lines };
+        if ((!best || lines > best.lines) && accept(text, full)) best = { path: full, lines };
       }
     }
   }

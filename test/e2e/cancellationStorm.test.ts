@@ -1,4 +1,4 @@
-// A seeded cancellation storm against the built server: every kind of request, half cancelled at random moments; every id answered once, no cancelled edit applied or traced as used, stalled model requests closed within 200 ms.
+// A seeded cancellation storm against the built server: every kind of request, half cancelled at random moments; every id answered once, no cancelled edit applied or traced as used, a stalled model request closed before its cancelled answer.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -10,8 +10,12 @@ import type { Id, ResponseMessage } from '../support/rawLsp.js';
 import { startScriptedModel } from '../support/scriptedModel.js';
 import type { RecordedRequest, ScriptedModel } from '../support/scriptedModel.js';
 
-/** How long after `$/cancelRequest` the model's HTTP request must be closed. */
-const CLOSE_WITHIN_MS = 200;
+/**
+ * Turns of this process's event loop after a cancelled answer arrives within which the model request's close, which
+ * the server made before answering, must be seen: the socket's end is read in the same poll as the answer or the next,
+ * and its 'close' is emitted a tick or two later. A count of turns, unlike a time, does not grow with the machine's load.
+ */
+const CLOSE_WITHIN_TURNS = 5;
 /** Requests in flight at once, as a busy editor would have. */
 const IN_FLIGHT = 24;
 const FUNCTIONS_PER_FILE = 250;
@@ -51,6 +55,8 @@ interface Planned {
   /** The answer had arrived before the cancel was sent. */
   answeredBeforeCancel?: boolean;
   response?: ResponseMessage;
+  /** For a stalled target: the turns of the event loop from its answer to seeing its model request closed (none: not sent yet). */
+  closeTurns?: number;
 }
 
 /** The model: classification answers "document" at once; a document prompt for `stall…` stalls, any other is answered. */
@@ -183,6 +189,21 @@ async function storm(count: number, seed: number): Promise<void> {
       poll();
     });
 
+  /**
+   * The turns of the event loop until the model request of a stalled target is seen closed, from now (its answer just
+   * arrived); undefined when no model request of it has arrived (it is then checked once it does, below).
+   */
+  const turnsUntilClosed = async (target: string): Promise<number | undefined> => {
+    const request = model.requests.find((r) => symbolOf(r) === target);
+    if (!request) return undefined;
+    let turns = 0;
+    while (request.closedAt === undefined && turns <= 1_000) {
+      await new Promise((resolve) => setImmediate(resolve));
+      turns++;
+    }
+    return turns;
+  };
+
   // The editor cancels some commands at the worst moment: while it applies their edit, before it answers.
   const byLabel = new Map(planned.filter((p) => p.kind === 'execute').map((p) => [`Assistant: document ${p.target}`, p]));
   server.onServerRequest('workspace/applyEdit', (params) => {
@@ -208,6 +229,7 @@ async function storm(count: number, seed: number): Promise<void> {
       server.cancel(p.id);
     }
     p.response = await answered;
+    if (p.target?.startsWith('stall')) p.closeTurns = await turnsUntilClosed(p.target);
     const result = p.response.result as { command?: { command: string; arguments: [{ interactionId: string; responseId: string }] }; edit?: unknown } | undefined;
     if (p.kind === 'resolve' && result?.edit && result.command) {
       // The editor applies the resolved edit, then runs the command that records it: never cancelled.
@@ -271,19 +293,23 @@ async function storm(count: number, seed: number): Promise<void> {
   const shown = planned.filter((p) => p.kind === 'explain' && (p.response!.result as { outcome?: string } | undefined)?.outcome === 'shown');
   expect(used.filter((i) => i.task === 'explain')).toHaveLength(shown.length + 1);
 
-  // Every stalled model request was closed within CLOSE_WITHIN_MS of its cancel (or of its arrival, when it came after).
+  // Every stalled model request was closed by the cancel itself, before the server answered: its close is seen within
+  // CLOSE_WITHIN_TURNS turns of the answer. One that reached the model only after the answer is closed all the same.
+  // The wall-clock time from the cancel (or the request's arrival) to the close is reported, not judged.
   const byTarget = new Map(planned.filter((p) => p.target).map((p) => [p.target!, p]));
   const latencies: number[] = [];
+  const turns: number[] = [];
   for (const request of model.requests) {
     const target = symbolOf(request);
     if (!target?.startsWith('stall')) continue;
     const p = byTarget.get(target)!;
     const closedAt = await model.waitForClose(request.index, 5_000);
     latencies.push(closedAt - Math.max(p.cancelledAt!, request.receivedAt));
+    if (p.closeTurns !== undefined) turns.push(p.closeTurns);
+    expect(p.closeTurns ?? 0, `${target}: turns from its cancelled answer to its model request's close`).toBeLessThanOrEqual(CLOSE_WITHIN_TURNS);
   }
   const maxLatency = Math.max(0, ...latencies);
-  expect(latencies.length).toBeGreaterThan(0);
-  expect(maxLatency).toBeLessThanOrEqual(CLOSE_WITHIN_MS);
+  expect(turns.length).toBeGreaterThan(0);
 
   // Still serving, nothing unhandled.
   expect(server.alive).toBe(true);
@@ -294,8 +320,16 @@ async function storm(count: number, seed: number): Promise<void> {
   console.info(
     `cancellation storm (seed ${seed}): ${count} requests in ${stormMs} ms, ${cancelled.length} cancelled (${cancelledAnswers.length} answered -32800, ` +
       `${lateCancels.length} finished with their result though the cancel came first, ${cancelled.filter((p) => p.answeredBeforeCancel).length} after their answer), ` +
-      `${appliedTargets.length} edits applied + ${resolvedEdits.length} resolved, ${stalls} stalled model requests closed, max close latency ${maxLatency} ms`,
+      `${appliedTargets.length} edits applied + ${resolvedEdits.length} resolved, ${stalls} stalled model requests closed, max close latency ${maxLatency} ms, ` +
+      `turns from answer to close ${JSON.stringify(histogram(turns))}`,
   );
+}
+
+/** How many times each value occurs, by value. */
+function histogram(values: readonly number[]): Record<number, number> {
+  const counts: Record<number, number> = {};
+  for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
+  return counts;
 }
 
 describe('cancellation storm', () => {

@@ -62,6 +62,29 @@ describe('workspace questions without a model', () => {
     expect(trace.interactions[0]!.responses[0]).toMatchObject({ text: response.text, used: false });
   });
 
+  it('answers right after initialize on an empty cache folder, and says what it searched when nothing matches', async () => {
+    const root = workspace();
+    const cacheHome = fs.mkdtempSync(path.join(os.tmpdir(), 'question-cold-'));
+    try {
+      // No saved index and no open document: the first request after initialize waits for the walk, not for nothing.
+      const editor = await start(root, { XDG_CACHE_HOME: cacheHome });
+      const answer = await editor.request<AskResult>('assistant/ask', { text: 'where is withRetry implemented?' });
+      expect(answer.responses[0]).toMatchObject({ status: 'ok', agent: { name: 'question-offline' } });
+      expect(locationLines(answer.responses[0]!.text)[0]).toContain(`src/retry.ts:${lineOf(root, 'src/retry.ts', 'export async function withRetry')} — function withRetry`);
+
+      // A name declared only in a file named like a secrets file, which is never indexed: the user reads why.
+      fs.writeFileSync(path.join(root, 'src', 'credentials.ts'), '// CANARY_CREDENTIALS_5d1c\nexport function zeroizeVaultPepper(): void {}\n');
+      const hidden = await editor.request<AskResult>('assistant/ask', { text: 'where is zeroizeVaultPepper implemented?' });
+      expect(hidden.task).toBe('question');
+      expect(hidden.responses[0]).toMatchObject({ status: 'empty' });
+      expect(hidden.responses[0]!.error).toMatch(/^no declaration or comment in the \d+ indexed files matches \(ignored files and files named like secrets/);
+      expect(hidden.message).toContain(hidden.responses[0]!.error);
+      expect(JSON.stringify(hidden)).not.toContain('CANARY');
+    } finally {
+      fs.rmSync(cacheHome, { recursive: true, force: true });
+    }
+  });
+
   it('searches the unsaved text of the document the question is asked from', async () => {
     const root = workspace();
     const editor = await start(root);

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { diskText } from '../../server/src/workspace/diskTexts.js';
+import { DiskTexts } from '../../server/src/workspace/diskTexts.js';
 import { settleMs } from '../../server/src/workspace/fileTimes.js';
 
 const directories: string[] = [];
@@ -43,24 +43,26 @@ function readsOf(file: string, run: () => void): number {
   }
 }
 
-describe('diskText', () => {
+describe('DiskTexts', () => {
   it('reads a settled file once while its stamp holds, and again after its content changes with its modification time put back', async () => {
+    const disk = new DiskTexts();
     const file = path.join(workspace(), 'a.ts');
     await settledFile(file, 'export const a = 1;\n');
     expect(readsOf(file, () => {
-      expect(diskText(file, 1_000)).toBe('export const a = 1;\n');
-      expect(diskText(file, 1_000)).toBe('export const a = 1;\n');
-      expect(diskText(file, 1_000)).toBe('export const a = 1;\n');
+      expect(disk.text(file, 1_000)).toBe('export const a = 1;\n');
+      expect(disk.text(file, 1_000)).toBe('export const a = 1;\n');
+      expect(disk.text(file, 1_000)).toBe('export const a = 1;\n');
     })).toBe(1);
     // Same size, same modification time: only the status-change time moves, and that is enough.
     const { atime, mtime, mtimeMs } = fs.statSync(file);
     fs.writeFileSync(file, 'export const b = 2;\n');
     fs.utimesSync(file, atime, mtime);
     expect(Math.abs(fs.statSync(file).mtimeMs - mtimeMs)).toBeLessThan(1);
-    expect(readsOf(file, () => expect(diskText(file, 1_000)).toBe('export const b = 2;\n'))).toBe(1);
+    expect(readsOf(file, () => expect(disk.text(file, 1_000)).toBe('export const b = 2;\n'))).toBe(1);
   });
 
   it('reads a file that changed just now on every call, since its next change may leave its times as they are', () => {
+    const disk = new DiskTexts();
     const file = path.join(workspace(), 'fresh.ts');
     fs.writeFileSync(file, 'export const fresh = 1;\n');
     // A time on this whole second, as a file system that keeps whole seconds writes it: unsettled for 2.5 s after
@@ -69,35 +71,37 @@ describe('diskText', () => {
     fs.utimesSync(file, now, now);
     expect(Date.now() - fs.statSync(file).mtimeMs).toBeLessThan(settleMs(fs.statSync(file)));
     expect(readsOf(file, () => {
-      expect(diskText(file, 1_000)).toBe('export const fresh = 1;\n');
-      expect(diskText(file, 1_000)).toBe('export const fresh = 1;\n');
+      expect(disk.text(file, 1_000)).toBe('export const fresh = 1;\n');
+      expect(disk.text(file, 1_000)).toBe('export const fresh = 1;\n');
     })).toBe(2);
   });
 
   it('answers undefined for a missing file, a directory and a file over the size limit, and forgets what it kept of them', async () => {
+    const disk = new DiskTexts();
     const root = workspace();
     const file = path.join(root, 'big.ts');
     await settledFile(file, 'x'.repeat(200));
-    expect(diskText(file, 1_000)).toBe('x'.repeat(200));
-    expect(diskText(file, 100)).toBeUndefined();
-    expect(readsOf(file, () => expect(diskText(file, 1_000)).toBe('x'.repeat(200)))).toBe(1);
+    expect(disk.text(file, 1_000)).toBe('x'.repeat(200));
+    expect(disk.text(file, 100)).toBeUndefined();
+    expect(readsOf(file, () => expect(disk.text(file, 1_000)).toBe('x'.repeat(200)))).toBe(1);
     fs.rmSync(file);
-    expect(diskText(file, 1_000)).toBeUndefined();
-    expect(diskText(path.join(root, 'missing.ts'), 1_000)).toBeUndefined();
-    expect(diskText(root, 1_000)).toBeUndefined();
+    expect(disk.text(file, 1_000)).toBeUndefined();
+    expect(disk.text(path.join(root, 'missing.ts'), 1_000)).toBeUndefined();
+    expect(disk.text(root, 1_000)).toBeUndefined();
   });
 
   it('reads a file replaced by a rename again, though the new one has the old one\'s size and times', async () => {
+    const disk = new DiskTexts();
     const root = workspace();
     const file = path.join(root, 'a.ts');
     await settledFile(file, 'export const a = 1;\n');
-    expect(diskText(file, 1_000)).toBe('export const a = 1;\n');
+    expect(disk.text(file, 1_000)).toBe('export const a = 1;\n');
     const { atime, mtime } = fs.statSync(file);
     const replacement = path.join(root, 'a.ts.tmp');
     fs.writeFileSync(replacement, 'export const z = 9;\n');
     fs.utimesSync(replacement, atime, mtime);
     fs.renameSync(replacement, file);
-    expect(diskText(file, 1_000)).toBe('export const z = 9;\n');
+    expect(disk.text(file, 1_000)).toBe('export const z = 9;\n');
   });
 });
 

@@ -167,6 +167,27 @@ describe('workspace values kept from models', () => {
     expect(again.get('CANARY_PEPPER_3b9d51')).toBe('ignored-file');
     expect(again.get('CANARY_GITIGNORE_8c2e47')).toBe('ignored-file');
   });
+  it('hides a .env value written over one of the same length with its modification time put back, and keeps workspaces apart', async () => {
+    const root = workspace({ '.env': 'API_TOKEN=alpha-1111-2222-3333\n' });
+    const env = path.join(root, '.env');
+    const past = new Date(Date.now() - 60_000);
+    fs.utimesSync(env, past, past);
+    // Settled, so that what was read of it may be kept.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const folder = new Workspace(root);
+    expect(protectedValues(folder).has('alpha-1111-2222-3333')).toBe(true);
+    expect(protectedValues(folder).has('alpha-1111-2222-3333')).toBe(true);
+    // The same size and modification time, as a coarse clock or a tool that keeps times leaves it: only the
+    // status-change time moves. A value kept by the old stamp would be sent to a model unredacted.
+    const { atime, mtime } = fs.statSync(env);
+    fs.writeFileSync(env, 'API_TOKEN=bravo-4444-5555-6666\n');
+    fs.utimesSync(env, atime, mtime);
+    expect(protectedValues(folder).has('bravo-4444-5555-6666')).toBe(true);
+    expect(protectedValues(folder).has('alpha-1111-2222-3333')).toBe(false);
+    // A second workspace on another folder in the same process reads its own .env, not the first one's.
+    const other = workspace({ '.env': 'API_TOKEN=charlie-7777-8888-99\n' });
+    expect([...protectedValues(new Workspace(other)).keys()]).toEqual(['charlie-7777-8888-99']);
+  });
 });
 
 describe('the model client, where messages leave the process', () => {

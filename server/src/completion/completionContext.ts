@@ -1,7 +1,7 @@
 // What an inline completion sends: windows of the text before and after the cursor, and snippets of the files the document imports and of the places the user worked at last, within a token budget and through the privacy gate.
 import path from 'node:path';
 import { describeExclusion } from '../privacy/exclusion.js';
-import { importedFiles, protectedValues } from '../privacy/workspaceSecrets.js';
+import { protectedValues } from '../privacy/workspaceSecrets.js';
 import type { VisitedPosition } from '../context/recentPositions.js';
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
 import { uriToPath } from '../workspace/documentSnapshot.js';
@@ -98,7 +98,7 @@ function otherFiles(input: CompletionContextInput, maxChars: number): Completion
     snippets.push({ file, text });
   };
   if (document.fsPath) {
-    for (const fsPath of importedFiles(document.fsPath, document.text).slice(0, MAX_IMPORTED_FILES)) {
+    for (const fsPath of workspace.secrets.importedFiles(document.fsPath, document.text).slice(0, MAX_IMPORTED_FILES)) {
       if (!workspace.contains(fsPath) || view.check(fsPath)) continue;
       const text = workspace.text(fsPath);
       if (text !== undefined) add(fsPath, exportedLines(text));

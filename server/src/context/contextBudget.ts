@@ -2,7 +2,7 @@
 import path from 'node:path';
 import type { Exclusion } from '../privacy/exclusion.js';
 import type { Redactor } from '../privacy/secrets.js';
-import type { WorkspaceFiles } from './contextFiles.js';
+import type { ContextFiles } from './contextFiles.js';
 import { MAX_REFERENCES } from './contextLimits.js';
 import { cutLines } from './contextPieces.js';
 import type { Keep, Piece } from './contextPieces.js';
@@ -34,7 +34,7 @@ const NOUNS: Record<Category, [string, string]> = {
  * that does not fit whole is tried as its outline, then cut in the middle to what is left; after a cut (or a piece
  * that cannot be cut small enough) the budget is spent and the rest is counted in the omissions.
  */
-export function fill(plan: Planned[], files: WorkspaceFiles, redactor: Redactor, budgetTokens: number): RequestContext {
+export function fill(plan: Planned[], files: ContextFiles, redactor: Redactor, budgetTokens: number): RequestContext {
   const maxChars = Math.max(0, Math.floor(Number.isFinite(budgetTokens) ? budgetTokens : 0)) * 4;
   let context: RequestContext = { recent: [], openDocuments: [], symbols: [], tokens: 0, omitted: [] };
   const privacy: string[] = [];
@@ -132,7 +132,7 @@ export function describe(exclusion: Exclusion): string {
   return exclusion.why === 'secret' ? `${exclusion.path}: a secrets file (by its name)` : `${exclusion.path}: ignored by ${exclusion.source ?? 'an ignore file'}`;
 }
 
-function toSnippet(piece: Piece, files: WorkspaceFiles, text: string): ContextSnippet {
+function toSnippet(piece: Piece, files: ContextFiles, text: string): ContextSnippet {
   const file = path.isAbsolute(piece.fsPath) ? (files.relative(piece.fsPath) ?? path.basename(piece.fsPath)) : piece.fsPath;
   const label = piece.label?.();
   return { file, startLine: piece.startLine, endLine: piece.endLine, text, ...(label ? { label } : {}) };

@@ -1,12 +1,15 @@
 // Files as one request's context sees them: the editor's text wins, the exclusions of this moment apply, and line tables are kept.
 import { isSupportedLanguage, languageIdForPath, resolvePath } from '../workspace/documentSnapshot.js';
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
-import { diskText } from '../workspace/diskTexts.js';
 import type { Workspace } from '../workspace/workspace.js';
 import type { Exclusion, ExclusionView } from '../privacy/exclusion.js';
 import { MAX_FILE_BYTES } from './contextLimits.js';
 
-export class WorkspaceFiles {
+/**
+ * The files one request's context reads: the editor's text over the disk's (the workspace's disk texts), the
+ * exclusions of this moment, answered once per file for the request, and line tables.
+ */
+export class ContextFiles {
   readonly view: ExclusionView;
   readonly openDocuments: DocumentSnapshot[];
   private readonly open = new Map<string, DocumentSnapshot>();
@@ -16,6 +19,7 @@ export class WorkspaceFiles {
   private readonly lines = new Map<string, Lines>();
 
   readonly root: string;
+  private readonly workspace: Workspace;
 
   constructor(
     workspace: Workspace,
@@ -23,6 +27,7 @@ export class WorkspaceFiles {
     openDocuments: readonly DocumentSnapshot[],
   ) {
     this.root = workspace.root;
+    this.workspace = workspace;
     this.view = workspace.exclusion.view();
     this.openDocuments = openDocuments.filter((d) => d.uri !== document.uri);
     for (const d of [document, ...this.openDocuments]) if (d.fsPath) this.open.set(resolvePath(d.fsPath), d);
@@ -53,7 +58,7 @@ export class WorkspaceFiles {
     const open = this.open.get(resolved);
     if (open) return open.text;
     if (this.disk.has(resolved)) return this.disk.get(resolved);
-    const text = diskText(resolved, MAX_FILE_BYTES);
+    const text = this.workspace.disk.text(resolved, MAX_FILE_BYTES);
     this.disk.set(resolved, text);
     return text;
   }
@@ -79,7 +84,8 @@ export class WorkspaceFiles {
 
 /**
  * Line tables of recent texts by file, least recently used first: each request reads the same few files (the
- * document, the declarations it names) and would otherwise build their tables again.
+ * document, the declarations it names) and would otherwise build their tables again. Process-wide, since a table is
+ * used only for the very text it was made from.
  */
 const recentLines = new Map<string, Lines>();
 const RECENT_LINE_TABLES = 32;

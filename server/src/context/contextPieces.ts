@@ -1,6 +1,6 @@
 // Pieces of a request's context: candidate snippets before the budget, with raw text (redaction happens at the gate), and how they are cut.
 import path from 'node:path';
-import type { Lines, WorkspaceFiles } from './contextFiles.js';
+import type { Lines, ContextFiles } from './contextFiles.js';
 import { MIN_CUT_CHARS } from './contextLimits.js';
 
 export interface Piece {
@@ -145,6 +145,6 @@ export function windowAround(lines: Lines, first: number, last: number, around: 
 }
 
 /** A piece standing for an excluded file: nothing of it but its path, which only the omissions use. */
-export function stub(fsPath: string, files: WorkspaceFiles): Piece {
+export function stub(fsPath: string, files: ContextFiles): Piece {
   return { fsPath, startLine: 0, endLine: 0, text: '', code: false, stub: true, describe: files.relative(fsPath) ?? path.basename(fsPath) };
 }

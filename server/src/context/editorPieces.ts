@@ -4,7 +4,7 @@ import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
 import { declarationAt, listDeclarations } from '../repo/declarations.js';
 import { nextWordAt } from './wordSearch.js';
 import { isCode } from './contextFiles.js';
-import type { WorkspaceFiles } from './contextFiles.js';
+import type { ContextFiles } from './contextFiles.js';
 import { HEAD_LINES, MAX_LINES, MAX_OPEN_DOCUMENTS, MAX_RECENT, MAX_RECENT_SPAN, RECENT_AROUND } from './contextLimits.js';
 import { capped, dedent, stub, windowAround, withCuts } from './contextPieces.js';
 import type { Piece } from './contextPieces.js';
@@ -16,7 +16,7 @@ import type { RequestName } from './requestNames.js';
  * A few lines around each visited place, most recent first: not the target's own lines, not a place next to one
  * already taken, nothing outside the workspace. A place in an excluded file becomes a stub, which is not read.
  */
-export function recentPieces(input: RequestContextInput, files: WorkspaceFiles, target: { fileName: string; startLine: number; endLine: number }): Piece[] {
+export function recentPieces(input: RequestContextInput, files: ContextFiles, target: { fileName: string; startLine: number; endLine: number }): Piece[] {
   const pieces: Piece[] = [];
   for (const visit of input.recent) {
     if (pieces.filter((p) => !p.stub).length >= MAX_RECENT) break;
@@ -59,7 +59,7 @@ export function recentPieces(input: RequestContextInput, files: WorkspaceFiles, 
  * Each other open document's best parts, best first: declarations that share a name with the target (declaring what
  * it uses or the user names, or using the target's own name), smaller before larger; then the head of the file.
  */
-export function openDocumentPieces(input: RequestContextInput, files: WorkspaceFiles, identifiers: Set<string>, requested: RequestName[]): Piece[][] {
+export function openDocumentPieces(input: RequestContextInput, files: ContextFiles, identifiers: Set<string>, requested: RequestName[]): Piece[][] {
   const targetName = input.target.name.split('.').pop() ?? input.target.name;
   const named = new Set([...identifiers, ...requested.map((n) => n.simple)]);
   const wordName = /^[A-Za-z_$][\w$]*$/.test(targetName);

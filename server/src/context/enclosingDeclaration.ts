@@ -4,7 +4,7 @@ import { isSupportedLanguage, syntaxFileName } from '../workspace/documentSnapsh
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
 import { KIND_LABEL, declarationsContaining, withSyntaxTree } from '../repo/declarations.js';
 import type { DeclarationTarget } from '../repo/declarations.js';
-import type { WorkspaceFiles } from './contextFiles.js';
+import type { ContextFiles } from './contextFiles.js';
 import { MAX_LINES } from './contextLimits.js';
 import { capped, dedent, withCuts } from './contextPieces.js';
 import type { Piece } from './contextPieces.js';
@@ -31,7 +31,7 @@ export function enclosingOf(document: DocumentSnapshot, target: RequestContextIn
   return best ? { declaration: best, start: best.existingDoc?.start ?? best.start, end: best.end } : undefined;
 }
 
-export function enclosingPiece(document: DocumentSnapshot, target: RequestContextInput['target'], enclosing: Enclosing, files: WorkspaceFiles): Piece {
+export function enclosingPiece(document: DocumentSnapshot, target: RequestContextInput['target'], enclosing: Enclosing, files: ContextFiles): Piece {
   const text = document.text;
   const lines = files.linesOf(text, files.nameOf(document));
   const startLine = lines.lineOf(enclosing.start);

@@ -6,7 +6,7 @@ import { declarationAt, firstStatementEndingFrom, withSyntaxTree } from '../repo
 import type { LexicalIndex } from '../repo/lexical/lexicalIndex.js';
 import { nextWordAt } from './wordSearch.js';
 import { inside, isCode } from './contextFiles.js';
-import type { Lines, WorkspaceFiles } from './contextFiles.js';
+import type { Lines, ContextFiles } from './contextFiles.js';
 import { MAX_SYMBOLS } from './contextLimits.js';
 import type { Piece } from './contextPieces.js';
 import type { RequestContextInput } from './contextShapes.js';
@@ -15,7 +15,7 @@ import { chooseReferences, describeDeclaration, kindOf, nameOf, requestKey, symb
 import type { CandidateSymbol, FoundDeclaration, Site, SymbolSearch } from './symbolCandidates.js';
 
 /** The open documents' text goes into the index (it knows unsaved declarations); only its first build is awaited. */
-export async function prepareIndex(index: LexicalIndex, files: WorkspaceFiles, signal: AbortSignal): Promise<void> {
+export async function prepareIndex(index: LexicalIndex, files: ContextFiles, signal: AbortSignal): Promise<void> {
   for (const document of [files.document, ...files.openDocuments]) if (document.fsPath) index.updateDocument(document.fsPath, document.text);
   // Later requests answer from the index as it stands and refresh it behind themselves: a walk of a large workspace
   // on every request would cost more than a name found one request late.

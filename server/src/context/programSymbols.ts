@@ -4,7 +4,7 @@ import { resolvePath } from '../workspace/documentSnapshot.js';
 import type { WorkspaceProject } from '../workspace/workspaceProject.js';
 import { nextWordAt } from './wordSearch.js';
 import { inside, isCode } from './contextFiles.js';
-import type { WorkspaceFiles } from './contextFiles.js';
+import type { ContextFiles } from './contextFiles.js';
 import { MAX_REFERENCE_CANDIDATES, MAX_REFERENCES, MAX_TARGET_IDENTIFIERS } from './contextLimits.js';
 import type { Piece } from './contextPieces.js';
 import type { RequestContextInput } from './contextShapes.js';
@@ -67,7 +67,7 @@ export function programSymbols(search: SymbolSearch, signal: AbortSignal): { sym
  * The other open documents' text goes into the project, so declarations and references there are the editor's.
  * A document closed since goes back to the disk's text through the workspace (`Workspace.documentClosed`).
  */
-function syncOpenDocuments(workspace: WorkspaceProject, files: WorkspaceFiles): void {
+function syncOpenDocuments(workspace: WorkspaceProject, files: ContextFiles): void {
   for (const document of files.openDocuments) {
     if (!document.fsPath) continue;
     const fsPath = resolvePath(document.fsPath);

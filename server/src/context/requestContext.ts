@@ -6,7 +6,7 @@ import { Redactor } from '../privacy/secrets.js';
 import { protectedValues } from '../privacy/workspaceSecrets.js';
 import { describe, fill } from './contextBudget.js';
 import type { Planned } from './contextBudget.js';
-import { WorkspaceFiles } from './contextFiles.js';
+import { ContextFiles } from './contextFiles.js';
 import type { Span } from './contextFiles.js';
 import type { Piece } from './contextPieces.js';
 import type { RequestContext, RequestContextInput } from './contextShapes.js';
@@ -25,7 +25,7 @@ import type { CandidateSymbol, SymbolSearch } from './symbolCandidates.js';
  */
 export async function buildRequestContext(input: RequestContextInput, signal: AbortSignal): Promise<RequestContext> {
   signal.throwIfAborted();
-  const files = new WorkspaceFiles(input.workspace, input.document, input.openDocuments);
+  const files = new ContextFiles(input.workspace, input.document, input.openDocuments);
   const { document, target } = input;
   if (document.fsPath) {
     const excluded = files.excluded(document.fsPath);

@@ -4,7 +4,7 @@ import { ts } from 'ts-morph';
 import { resolvePath } from '../workspace/documentSnapshot.js';
 import type { LexicalIndex } from '../repo/lexical/lexicalIndex.js';
 import { inside, isCode } from './contextFiles.js';
-import type { Lines, Span, WorkspaceFiles } from './contextFiles.js';
+import type { Lines, Span, ContextFiles } from './contextFiles.js';
 import { MAX_LINES, MAX_MINOR_SYMBOLS, MAX_REFERENCE_CANDIDATES, MAX_SYMBOLS, OUTLINE_OVER_LINES, REFERENCE_AROUND } from './contextLimits.js';
 import { capped, dedent, stub, windowAround, withCuts } from './contextPieces.js';
 import type { Piece } from './contextPieces.js';
@@ -28,7 +28,7 @@ export interface CandidateSymbol {
 
 export interface SymbolSearch {
   input: RequestContextInput;
-  files: WorkspaceFiles;
+  files: ContextFiles;
   index: LexicalIndex;
   requested: RequestName[];
   /** Already in the context (the enclosing declaration, or the target): declarations there are not repeated. */
@@ -70,7 +70,7 @@ export function capSymbols(symbols: CandidateSymbol[]): CandidateSymbol[] {
 }
 
 /** Whether a program file is the workspace's own code (not a library, not outside the folder). */
-export function workspaceFile(program: ts.Program, source: ts.SourceFile, files: WorkspaceFiles): boolean {
+export function workspaceFile(program: ts.Program, source: ts.SourceFile, files: ContextFiles): boolean {
   if (program.isSourceFileDefaultLibrary(source) || program.isSourceFileFromExternalLibrary(source) || source.isDeclarationFile) return false;
   if (source.fileName.split(path.sep).join('/').includes('/node_modules/')) return false;
   return files.relative(source.fileName) !== undefined;
@@ -115,7 +115,7 @@ export function describeDeclaration(node: ts.Node, source: ts.SourceFile, fromRe
  * The candidate for a found declaration, unless it is already in the context. One in an excluded file becomes a
  * stub without text or name, which the gate turns into an omission naming the file.
  */
-export function symbolOf(declaration: FoundDeclaration, files: WorkspaceFiles, avoid: Span[], order: number): CandidateSymbol | undefined {
+export function symbolOf(declaration: FoundDeclaration, files: ContextFiles, avoid: Span[], order: number): CandidateSymbol | undefined {
   const { node, source } = declaration;
   const fileName = resolvePath(source.fileName);
   if (files.excluded(fileName)) return { name: '', kind: '', declaration: stub(fileName, files), references: [], rank: declaration.rank, fromRequest: declaration.fromRequest, order };
@@ -166,7 +166,7 @@ export interface Site {
  * A few reference sites as pieces: one per file first (files in path order), then more from the same files. Sites
  * in excluded files become one stub per file, beside the others rather than in their place.
  */
-export function chooseReferences(sites: Site[], files: WorkspaceFiles): Piece[] {
+export function chooseReferences(sites: Site[], files: ContextFiles): Piece[] {
   const stubs = [...new Set(sites.filter((site) => files.excluded(site.fsPath)).map((site) => site.fsPath))].sort().map((fsPath) => stub(fsPath, files));
   // Most sites share a file: equal paths are told apart before the locale's comparison, which costs more.
   const bySite = (a: Site, b: Site): number => (a.fsPath === b.fsPath ? a.position - b.position : a.fsPath.localeCompare(b.fsPath));

@@ -2,7 +2,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { lineStarts, offsetsToRange } from '../edits/textEdits.js';
-import { EslintRunner } from '../eval/eslintRunner.js';
 import { redactSecrets } from '../privacy/secrets.js';
 import { pathToUri } from '../workspace/documentSnapshot.js';
 import type { Workspace } from '../workspace/workspace.js';
@@ -28,9 +27,6 @@ export interface LintResult {
 
 const DEFAULT_MAX_PROBLEMS = 2_000;
 
-/** Loaded runners per workspace, reused while the configuration file is unchanged (loading one runs its code and may build a TypeScript program). */
-const runners = new Map<string, { stamp: string; runner: EslintRunner }>();
-
 /**
  * The project's ESLint findings (rule findings only: parse errors are the compiler's to report) for the given files,
  * or for every listed source file of the workspace (its listing) that ESLint does not ignore. ESLint runs only when the project has it:
@@ -39,7 +35,7 @@ const runners = new Map<string, { stamp: string; runner: EslintRunner }>();
  */
 export async function lintProblems(workspace: Workspace, files: readonly string[] | undefined, signal: AbortSignal, options: LintOptions = {}): Promise<LintResult> {
   signal.throwIfAborted();
-  const loaded = await loadRunner(workspace.root);
+  const loaded = await workspace.eslint.runner();
   signal.throwIfAborted();
   if ('unavailable' in loaded) return { problems: [], unavailable: loaded.unavailable, files: 0, truncated: 0 };
   const runner = loaded.runner;
@@ -81,31 +77,6 @@ export async function lintProblems(workspace: Workspace, files: readonly string[
   }
   const failed = runner.failures - failuresBefore;
   return { problems, files: linted, truncated: total - problems.length, ...(failed > 0 ? { failures: { count: failed, first: runner.firstFailure ?? '' } } : {}) };
-}
-
-async function loadRunner(root: string): Promise<{ runner: EslintRunner } | { unavailable: string }> {
-  const stamp = configStamp(root);
-  const cached = runners.get(root);
-  if (cached && cached.stamp === stamp) return { runner: cached.runner };
-  const loaded = await EslintRunner.load(root);
-  if (!loaded) return { unavailable: 'the workspace has no ESLint configuration (eslint.config.js or .eslintrc) at its root' };
-  if ('unavailable' in loaded) return loaded;
-  runners.set(root, { stamp, runner: loaded });
-  return { runner: loaded };
-}
-
-/** What a loaded configuration depends on: the configuration files and package.json, by modification time. */
-function configStamp(root: string): string {
-  const names = ['eslint.config.js', 'eslint.config.mjs', 'eslint.config.cjs', 'eslint.config.ts', 'eslint.config.mts', 'eslint.config.cts', '.eslintrc', '.eslintrc.js', '.eslintrc.cjs', '.eslintrc.json', '.eslintrc.yaml', '.eslintrc.yml', 'package.json'];
-  return names
-    .map((name) => {
-      try {
-        return `${name}:${fs.statSync(path.join(root, name)).mtimeMs}`;
-      } catch {
-        return '';
-      }
-    })
-    .join('|');
 }
 
 /**

@@ -598,6 +598,7 @@ function replaceValues(text: string, values: ReadonlyMap<string, string>, patter
 // ---------------------------------------------------------------------------------------------------------------
 // Values redacted before, remembered for the life of the process
 
+// Process-wide on purpose: a secret seen in one workspace is hidden in every other too (more redaction is the safe side).
 const REMEMBERED_LIMIT = 2_000;
 const remembered = new Map<string, string>();
 let rememberedRegex: RegExp | undefined | null = null;

@@ -2,35 +2,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Workspace } from '../workspace/workspace.js';
+import type { FileEvent } from '../workspace/workspaceFiles.js';
 import { looksRandom, secretKeyKind } from './secrets.js';
 
 /** Files larger than this are not read for values: a .env or a config module is small. */
 const MAX_FILE_BYTES = 256 * 1024;
 const MAX_VALUES = 500;
-
-const fileCache = new Map<string, { stamp: string; values: Map<string, string> }>();
-
-function readValues(file: string, parse: (text: string) => Map<string, string>): Map<string, string> {
-  let stat: fs.Stats;
-  try {
-    stat = fs.statSync(file);
-  } catch {
-    return new Map();
-  }
-  if (!stat.isFile() || stat.size > MAX_FILE_BYTES) return new Map();
-  const stamp = `${stat.mtimeMs}:${stat.size}:${stat.ino}`;
-  const cached = fileCache.get(file);
-  if (cached?.stamp === stamp) return cached.values;
-  let values: Map<string, string>;
-  try {
-    values = parse(fs.readFileSync(file, 'utf8'));
-  } catch {
-    values = new Map();
-  }
-  fileCache.set(file, { stamp, values });
-  if (fileCache.size > 200) fileCache.delete(fileCache.keys().next().value as string);
-  return values;
-}
 
 /**
  * The values of a .env file worth hiding: every value of a secret-named key, and any value that looks like a
@@ -75,12 +52,6 @@ const IMPORT_KEYWORD = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)$/;
 const KEYWORD_REACH = 200;
 const EXTENSIONS = ['', '.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs', '.json', '/index.ts', '/index.tsx', '/index.js'];
 
-/**
- * Recent resolutions of one specifier from one folder, for a few seconds: every model request about a document asks
- * again, and each costs a dozen stats. Only found files are kept: a file created for an import just written is read
- * at once.
- */
-const resolvedSpecifiers = new Map<string, { at: number; file: string }>();
 const RESOLVED_SPECIFIERS = 2_000;
 const RESOLVED_IMPORTS_TTL_MS = 5_000;
 
@@ -110,19 +81,6 @@ export function relativeSpecifiers(text: string): string[] {
   return found;
 }
 
-/** The files a document's relative imports resolve to (ESM `.js` specifiers find their `.ts` sources too). */
-export function importedFiles(fsPath: string, text: string): string[] {
-  const now = Date.now();
-  const files = new Set<string>();
-  const folder = path.dirname(fsPath);
-  for (const specifier of relativeSpecifiers(text)) {
-    const found = resolveImport(folder, specifier, now);
-    if (found) files.add(found);
-    if (files.size >= 50) break;
-  }
-  return [...files];
-}
-
 function isFile(candidate: string): boolean {
   try {
     // Most candidates do not exist: `throwIfNoEntry` spares building an exception for each.
@@ -132,56 +90,117 @@ function isFile(candidate: string): boolean {
   }
 }
 
-function resolveImport(folder: string, specifier: string, now: number): string | undefined {
-  const key = `${folder}\0${specifier}`;
-  const cached = resolvedSpecifiers.get(key);
-  if (cached && now - cached.at < RESOLVED_IMPORTS_TTL_MS) return cached.file;
-  const base = path.resolve(folder, specifier);
-  let file: string | undefined;
-  for (const stem of [base, base.replace(/\.(c|m)?jsx?$/, '')]) {
-    file = EXTENSIONS.map((extension) => stem + extension).find(isFile);
-    if (file) break;
-  }
-  resolvedSpecifiers.delete(key);
-  if (file === undefined) return undefined;
-  resolvedSpecifiers.set(key, { at: now, file });
-  if (resolvedSpecifiers.size > RESOLVED_SPECIFIERS) resolvedSpecifiers.delete(resolvedSpecifiers.keys().next().value as string);
-  return file;
-}
-
 /**
  * Values to redact from every message about a document, wherever they appear: the values of the .env files in the
  * workspace root and in each folder down to the document, and the string literals of the ignored or secret files
  * the document imports (which the type checker or a test run could otherwise quote).
  */
 export function protectedValues(workspace: Workspace, document?: { fsPath?: string; text: string }): Map<string, string> {
-  const values = new Map<string, string>();
-  const add = (found: Map<string, string>): void => {
-    for (const [value, kind] of found) if (values.size < MAX_VALUES) values.set(value, kind);
-  };
-  const resolvedRoot = workspace.root;
-  const folders = [resolvedRoot];
-  if (document?.fsPath) {
-    const relative = path.relative(resolvedRoot, path.dirname(document.fsPath));
-    if (relative && !relative.startsWith('..') && !path.isAbsolute(relative)) {
-      let folder = resolvedRoot;
-      for (const part of relative.split(path.sep)) folders.push((folder = path.join(folder, part)));
-    }
+  return workspace.secrets.protectedValues(document);
+}
+
+/**
+ * What one workspace (its `Workspace.secrets`) keeps to answer `protectedValues` quickly: the values read from each
+ * file, by the file's text, and recent resolutions of relative imports. Its file events drop them.
+ */
+export class WorkspaceSecrets {
+  /** Values of a file by path, valid while the file's text (the workspace's disk text, so usually the same string) is the one they were read from. */
+  private readonly read = new Map<string, { text: string; values: Map<string, string> }>();
+  /**
+   * Recent resolutions of one specifier from one folder, for a few seconds: every model request about a document
+   * asks again, and each costs a dozen stats. Only found files are kept: a file created for an import just written
+   * is read at once.
+   */
+  private readonly resolved = new Map<string, { at: number; file: string }>();
+
+  constructor(private readonly workspace: Workspace) {}
+
+  /** Files came, changed or went: what was read from them goes, and an import may resolve elsewhere now. */
+  filesChanged(events: readonly FileEvent[]): void {
+    for (const event of events) this.read.delete(event.fsPath);
+    if (events.some((event) => event.type !== 'changed')) this.resolved.clear();
   }
-  for (const folder of folders) {
-    let names: string[];
+
+  protectedValues(document?: { fsPath?: string; text: string }): Map<string, string> {
+    const values = new Map<string, string>();
+    const add = (found: Map<string, string>): void => {
+      for (const [value, kind] of found) if (values.size < MAX_VALUES) values.set(value, kind);
+    };
+    const resolvedRoot = this.workspace.root;
+    const folders = [resolvedRoot];
+    if (document?.fsPath) {
+      const relative = path.relative(resolvedRoot, path.dirname(document.fsPath));
+      if (relative && !relative.startsWith('..') && !path.isAbsolute(relative)) {
+        let folder = resolvedRoot;
+        for (const part of relative.split(path.sep)) folders.push((folder = path.join(folder, part)));
+      }
+    }
+    for (const folder of folders) {
+      let names: string[];
+      try {
+        names = fs.readdirSync(folder).filter((name) => name.startsWith('.env'));
+      } catch {
+        continue;
+      }
+      for (const name of names) add(this.valuesOf(path.join(folder, name), dotenvValues));
+    }
+    if (document?.fsPath) {
+      const exclusion = this.workspace.exclusion.view();
+      for (const file of this.importedFiles(document.fsPath, document.text)) {
+        if (exclusion.check(file)) add(this.valuesOf(file, file.endsWith('.env') ? dotenvValues : literalValues));
+      }
+    }
+    return values;
+  }
+
+  private valuesOf(file: string, parse: (text: string) => Map<string, string>): Map<string, string> {
+    const text = this.workspace.disk.text(file, MAX_FILE_BYTES);
+    if (text === undefined) {
+      this.read.delete(file);
+      return new Map();
+    }
+    const cached = this.read.get(file);
+    if (cached?.text === text) return cached.values;
+    let values: Map<string, string>;
     try {
-      names = fs.readdirSync(folder).filter((name) => name.startsWith('.env'));
+      values = parse(text);
     } catch {
-      continue;
+      values = new Map();
     }
-    for (const name of names) add(readValues(path.join(folder, name), dotenvValues));
+    this.read.delete(file);
+    this.read.set(file, { text, values });
+    if (this.read.size > 200) this.read.delete(this.read.keys().next().value as string);
+    return values;
   }
-  if (document?.fsPath) {
-    const exclusion = workspace.exclusion.view();
-    for (const file of importedFiles(document.fsPath, document.text)) {
-      if (exclusion.check(file)) add(readValues(file, file.endsWith('.env') ? dotenvValues : literalValues));
+
+  /** The files a document's relative imports resolve to (ESM `.js` specifiers find their `.ts` sources too). */
+  /** The files a document's relative imports resolve to (ESM `.js` specifiers find their `.ts` sources too). */
+  importedFiles(fsPath: string, text: string): string[] {
+    const now = Date.now();
+    const files = new Set<string>();
+    const folder = path.dirname(fsPath);
+    for (const specifier of relativeSpecifiers(text)) {
+      const found = this.resolveImport(folder, specifier, now);
+      if (found) files.add(found);
+      if (files.size >= 50) break;
     }
+    return [...files];
   }
-  return values;
+
+  private resolveImport(folder: string, specifier: string, now: number): string | undefined {
+    const key = `${folder}\0${specifier}`;
+    const cached = this.resolved.get(key);
+    if (cached && now - cached.at < RESOLVED_IMPORTS_TTL_MS) return cached.file;
+    const base = path.resolve(folder, specifier);
+    let file: string | undefined;
+    for (const stem of [base, base.replace(/\.(c|m)?jsx?$/, '')]) {
+      file = EXTENSIONS.map((extension) => stem + extension).find(isFile);
+      if (file) break;
+    }
+    this.resolved.delete(key);
+    if (file === undefined) return undefined;
+    this.resolved.set(key, { at: now, file });
+    if (this.resolved.size > RESOLVED_SPECIFIERS) this.resolved.delete(this.resolved.keys().next().value as string);
+    return file;
+  }
 }

@@ -44,7 +44,10 @@ export interface DeclarationTarget {
   nameEnd: number;
 }
 
-/** Recent parses by file name, least recently used first; bounded by count and by the characters they hold. */
+/**
+ * Recent parses by file name, least recently used first; bounded by count and by the characters they hold. Process-wide,
+ * not the workspace's: an entry answers only for the very text it parsed, so no workspace can see another's stale one.
+ */
 const sourceCache = new Map<string, { text: string; source: ts.SourceFile }>();
 const SOURCE_CACHE_FILES = 64;
 const SOURCE_CACHE_CHARS = 4_000_000;
@@ -136,7 +139,8 @@ function adoptEditedTree(fileName: string, text: string): ts.SourceFile | undefi
  * The documents being edited, each with the parse of its latest text. They are kept apart from `sourceCache`
  * because incremental parsing (`ts.updateSourceFile`) reuses the previous tree's unchanged nodes and moves their
  * positions in place: a tree here is valid only until its file's next text is parsed, so it is only ever lent for
- * one synchronous call (`withSyntaxTree`).
+ * one synchronous call (`withSyntaxTree`). Process-wide like `sourceCache`: a tree is lent only for the text it was
+ * parsed from; the workspace's `documentChanged` and `documentClosed` feed and drop them.
  */
 const editedTrees = new Map<string, EditedTree>();
 const EDITED_TREES_FILES = 16;

@@ -18,6 +18,7 @@ interface RenameableName {
 
 const NAME = /^#?[\p{L}\p{Nl}$_][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}$\u200c\u200d]*$/u;
 
+/** The last document's names; process-wide, since it answers only for the very text it was read from. */
 let cache: { fileName: string; text: string; names: RenameableName[] } | undefined;
 
 /**

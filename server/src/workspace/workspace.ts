@@ -2,11 +2,13 @@
 import path from 'node:path';
 import type { DocumentSnapshot, DocumentSource } from './documentSnapshot.js';
 import { languageIdForPath, pathToUri, resolvePath, syntaxFileName, uriToPath } from './documentSnapshot.js';
-import { diskText } from './diskTexts.js';
+import { DiskTexts } from './diskTexts.js';
 import { WorkspaceFiles } from './workspaceFiles.js';
 import type { FileEvent } from './workspaceFiles.js';
 import { WorkspaceProjects } from './workspaceProject.js';
 import { WorkspaceExclusion } from '../privacy/exclusion.js';
+import { WorkspaceSecrets } from '../privacy/workspaceSecrets.js';
+import { WorkspaceEslint } from './workspaceEslint.js';
 import { forgetSyntaxTrees, noteTextEdits } from '../repo/declarations.js';
 import type { TextEditStep } from '../repo/declarations.js';
 import { LexicalIndex } from '../repo/lexical/lexicalIndex.js';
@@ -55,6 +57,12 @@ export class Workspace {
   readonly projects: WorkspaceProjects;
   /** The editor's open documents, else the file on disk (version null). */
   readonly documents: DocumentSource;
+  /** Texts read from the disk, kept while each file's stamp holds; file events and saves drop them. */
+  readonly disk = new DiskTexts();
+  /** The values kept from models wherever they turn up (`.env` values, literals of ignored files a document imports). */
+  readonly secrets: WorkspaceSecrets;
+  /** The project's own ESLint, loaded once per configuration. */
+  readonly eslint: WorkspaceEslint;
   private readonly overlays: DocumentSource;
   private readonly conventions: TestConventions;
   private readonly saveIndex: boolean;
@@ -69,6 +77,8 @@ export class Workspace {
     this.projects = new WorkspaceProjects(this.root, this.files);
     this.documents = { get: (uri) => this.document(uri), openUris: () => this.overlays.openUris() };
     this.conventions = new TestConventions(this.files);
+    this.secrets = new WorkspaceSecrets(this);
+    this.eslint = new WorkspaceEslint(this.root);
   }
 
   /** The lexical index of the workspace's source files, built on its first search and kept current after. */
@@ -80,7 +90,7 @@ export class Workspace {
   /** A file's text as the editor has it, else as the disk has it; undefined when it cannot be read. */
   text(fsPath: string): string | undefined {
     const open = this.overlays.get(pathToUri(fsPath));
-    return open ? open.text : diskText(fsPath, MAX_DISK_DOCUMENT_BYTES);
+    return open ? open.text : this.disk.text(fsPath, MAX_DISK_DOCUMENT_BYTES);
   }
 
   /** How the package holding a file tests its code (framework, test-file placement, import style), from the listing. */
@@ -101,7 +111,7 @@ export class Workspace {
     if (open) return open;
     const fsPath = uriToPath(uri);
     if (!fsPath) return undefined;
-    const text = diskText(fsPath, MAX_DISK_DOCUMENT_BYTES);
+    const text = this.disk.text(fsPath, MAX_DISK_DOCUMENT_BYTES);
     return text === undefined ? undefined : { uri, fsPath, languageId: languageIdForPath(fsPath), version: null, text };
   }
 
@@ -120,8 +130,10 @@ export class Workspace {
     if (document) noteTextEdits(syntaxFileName(document), edit.before, edit.steps, edit.after);
   }
 
-  /** A document saved: a file the listing does not hold yet makes it walk again. */
+  /** A document saved: what was kept of its disk text goes, and a file the listing does not hold yet makes it walk again. */
   documentSaved(uri: string): void {
+    const fsPath = uriToPath(uri);
+    if (fsPath) this.forgetDisk([{ fsPath, type: 'changed' }]);
     this.documentSeen(uri);
   }
 
@@ -139,6 +151,7 @@ export class Workspace {
   filesChanged(events: readonly FileEvent[]): void {
     this.files.filesChanged(events);
     this.projects.filesChanged(events);
+    this.forgetDisk(events);
   }
 
   /** The editor watches the workspace's files for the server: the listing trusts its events. */
@@ -149,6 +162,13 @@ export class Workspace {
   /** Saves what is kept between processes (the index), when it changed. */
   async close(): Promise<void> {
     await this.lexicalIndex?.saveNow();
+  }
+
+  /** What was kept of files' disk texts, and what was read from them, goes (their stamps are checked anyway, but an event is surer). */
+  private forgetDisk(events: readonly FileEvent[]): void {
+    for (const event of events) this.disk.forget(event.fsPath);
+    this.secrets.filesChanged(events);
+    this.eslint.filesChanged(events);
   }
 
   private documentSeen(uri: string): void {

@@ -62,6 +62,11 @@ export function formatLocations(question: string, locations: readonly CodeLocati
 const SHOWN = 8;
 const PER_FILE = 3;
 
+/** Why a question found nothing: what the index holds, and what it never holds. */
+function nothingMatches(files: number): string {
+  return `no declaration or comment in the ${files} indexed file${files === 1 ? '' : 's'} matches (ignored files and files named like secrets, such as secrets.ts or .env, are not searched)`;
+}
+
 export class OfflineQuestionAgent implements Agent {
   readonly descriptor: AgentDescriptor = { name: 'question-offline', technology: 'rule', isLLM: false };
   readonly tasks: readonly TaskId[] = ['question'];
@@ -71,9 +76,10 @@ export class OfflineQuestionAgent implements Agent {
     signal.throwIfAborted();
     const question = questionOf(request);
     if (!question) return { text: '' };
-    const { locations } = await retrieveLocations(request, { limit: SHOWN, maxPerFile: PER_FILE, snippetLines: 8 }, signal);
+    const { index, locations } = await retrieveLocations(request, { limit: SHOWN, maxPerFile: PER_FILE, snippetLines: 8 }, signal);
     signal.throwIfAborted();
-    if (locations.length === 0) return { text: '' };
+    // Said so the user knows what was searched: a name defined only in an ignored or secret-named file is not found.
+    if (locations.length === 0) return { text: '', reason: nothingMatches(index.stats().files) };
     return { text: formatLocations(question, locations), places: locations.map(placeOf) };
   }
 }
