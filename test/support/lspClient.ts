@@ -269,8 +269,9 @@ function offsetAt(text: string, position: Position): number {
 }
 
 export function applyEdits(text: string, edits: { range: { start: Position; end: Position }; newText: string }[]): string {
-  const withOffsets = edits.map((e) => ({ start: offsetAt(text, e.range.start), end: offsetAt(text, e.range.end), newText: e.newText }));
-  withOffsets.sort((a, b) => b.start - a.start);
+  // Inserts at one position end up in the order given, as LSP says: applied backwards, later ones first.
+  const withOffsets = edits.map((e, index) => ({ start: offsetAt(text, e.range.start), end: offsetAt(text, e.range.end), newText: e.newText, index }));
+  withOffsets.sort((a, b) => b.start - a.start || b.index - a.index);
   let out = text;
   for (const e of withOffsets) out = out.slice(0, e.start) + e.newText + out.slice(e.end);
   return out;

@@ -123,9 +123,11 @@ export function isRange(value: unknown): value is Range {
 
 /** Applies non-overlapping edits to a text. */
 export function applyOffsetEdits(text: string, edits: readonly OffsetEdit[]): string {
-  const sorted = [...edits].sort((a, b) => b.start - a.start || b.end - a.end);
+  // Applied from the end backwards; edits at one offset go later ones first, so that their texts end up in the order
+  // given, as LSP says of inserts at one position (TypeScript's "Update import" inserts "," and then the name there).
+  const sorted = edits.map((edit, index) => ({ edit, index })).sort((a, b) => b.edit.start - a.edit.start || b.edit.end - a.edit.end || b.index - a.index);
   let out = text;
-  for (const edit of sorted) out = out.slice(0, edit.start) + edit.newText + out.slice(edit.end);
+  for (const { edit } of sorted) out = out.slice(0, edit.start) + edit.newText + out.slice(edit.end);
   return out;
 }
 
