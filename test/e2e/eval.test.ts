@@ -72,6 +72,25 @@ describe('assistant-ls eval', () => {
     for (const record of records) expect(record.details).toMatchObject({ rank: expect.any(Number), locations: expect.any(Number), routedTo: expect.any(String) });
   });
 
+  it('runs the repair scenario: defects put into the code, fixed back to the original by the offline agent, the repository untouched', async () => {
+    const repo = fixtureRepository();
+    const before = treeHash(repo);
+    const json = path.join(outputDir(), 'repair.json');
+    const result = await evalCli([repo, '--scenarios', 'repair', '--no-eslint', '--json', json], {});
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/repair: \d+ cases \(\d+ defects tried in \d+ source files/);
+    const report = JSON.parse(fs.readFileSync(json, 'utf8')) as EvalReport;
+    const [repair] = report.scenarios;
+    expect(repair!.cases).toBeGreaterThanOrEqual(3);
+    const offline = repair!.summary.find((a) => a.agent === 'fix-offline')!;
+    // Misspelt names are the compiler's own spelling fixes: most come back exactly as they were.
+    expect(offline.metrics.restored).toBeGreaterThan(0.5);
+    expect(offline.metrics.fix).toBeGreaterThanOrEqual(offline.metrics.restored!);
+    expect(result.stdout).toMatch(/Fixed per diagnostic code/);
+    for (const record of report.records) expect(['misspelt member', 'misspelt name', 'dropped import']).toContain(record.details.defect);
+    expect(treeHash(repo)).toBe(before);
+  });
+
   it('runs the doc and fix scenarios offline: doc format and content metrics, a fix rate, complete records, the repository untouched', async () => {
     const repo = fixtureRepository();
     const before = treeHash(repo);

@@ -26,7 +26,7 @@ beforeAll(() => {
   ws = new Workspace(root);
   project = ws.projects.workspace;
   const fsPath = path.join(root, 'src', 'main.ts');
-  fs.writeFileSync(fsPath, `${fs.readFileSync(fsPath, 'utf8')}\nexport function scale(factor) {\n  return factor * 2;\n}\n\ninterface Retry {\n  failureCount: number;\n}\nexport const retry: Retry = { failureCnt: 1 };\n`);
+  fs.writeFileSync(fsPath, `${fs.readFileSync(fsPath, 'utf8')}\nexport function scale(factor) {\n  return factor * 2;\n}\n\ninterface Retry {\n  failureCount: number;\n}\nexport const retry: Retry = { failureCnt: 1 };\nexport const joined = [1, 2].jion('-');\nexport const bound = shout.bnid(null);\ninterface Issue {\n  [key: string]: unknown;\n  values: string[];\n}\nexport const count = (issue: Issue) => issue.vaules.length;\n`);
   document = { uri: pathToUri(fsPath), fsPath, languageId: 'typescript', version: 3, text: fs.readFileSync(fsPath, 'utf8') };
 });
 
@@ -91,6 +91,19 @@ describe('OfflineFixAgent', () => {
     expect((await typeCheckProposal(project, answer.proposal!, live(), fixRule)).passed).toBe(true);
   }, 30_000);
 
+  it('finds the member one typo away where the compiler suggests none', async () => {
+    for (const [written, meant] of [['jion', 'join'], ['bnid', 'bind']] as const) {
+      const message = `Property '${written}' does not exist on type 'x'.`;
+      const answer = await agent.run(request(diagnostic(written, 2339, message)), live());
+      expect(answer.text).toBe(`Change spelling to '${meant}'`);
+      expect(after(answer)).toContain(`.${meant}(`);
+    }
+    // Behind an index signature the slip is a value of type unknown, reported on the whole access.
+    const answer = await agent.run(request(diagnostic('issue.vaules', 18046, "'issue.vaules' is of type 'unknown'.")), live());
+    expect(answer.text).toBe("Change spelling to 'values'");
+    expect(after(answer)).toContain('issue.values.length');
+  }, 30_000);
+
   it('answers empty, with the reason, when the compiler has no fix', async () => {
     const answer = await agent.run(request(diagnostic('export function total', 9999, 'Something else.', 6)), live());
     expect(answer).toEqual({ text: '', reason: 'TypeScript has no code fix for TS9999 here' });
@@ -117,9 +130,9 @@ describe('fixTask.check', () => {
     const check = (d: DiagnosticInfo) => fixTask.check!(proposal, { workspace: ws, document, target: request(d).target, parameters: {} }, { root, project, oracle: { runTests: false, testTimeoutMs: 1000 } }, live());
     const typescript = await check(diagnostic('mesage', 2552, "Cannot find name 'mesage'."));
     expect(typescript.passed).toBe(false);
-    expect(typescript.summary).toMatch(/^5 errors before, 5 after: the fix must leave fewer diagnostics$/);
+    expect(typescript.summary).toMatch(/^8 errors before, 8 after: the fix must leave fewer diagnostics$/);
     const lint = await check(diagnostic('mesage', 'no-undef', "'mesage' is not defined.", 6, 'eslint'));
-    expect(lint).toEqual({ passed: true, summary: '5 errors before, 5 after' });
+    expect(lint).toEqual({ passed: true, summary: '8 errors before, 8 after' });
   }, 30_000);
 });
 

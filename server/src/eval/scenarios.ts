@@ -4,6 +4,7 @@ import { classScenario } from './classScenario.js';
 import { docScenario } from './docScenario.js';
 import { fixScenario } from './fixScenario.js';
 import { generateScenario } from './generateScenario.js';
+import { repairScenario } from './repairScenario.js';
 import { testScenario } from './testScenario.js';
 import { workspaceScenario } from './workspaceScenario.js';
 
@@ -12,6 +13,7 @@ import { workspaceScenario } from './workspaceScenario.js';
 export const SCENARIOS: Record<ScenarioId, Scenario<any>> = {
   doc: docScenario,
   fix: fixScenario,
+  repair: repairScenario,
   generate: generateScenario,
   test: testScenario,
   workspace: workspaceScenario,

@@ -101,11 +101,13 @@ export class OfflineFixAgent implements Agent {
       seen.add(key);
       answers.push({ text: fix.description, proposal });
     }
-    if (answers.length === 0) {
-      const spelling = suggestedSpelling(project, fileName, document.text, diagnostic);
+    // The spelling the message suggests, or a member one typo away, goes first unless the compiler already offers a
+    // spelling change: a slip is likelier than a missing member, and "Declare property" would widen the type instead.
+    if (!answers.some((a) => a.text.startsWith('Change spelling to'))) {
+      const spelling = (answers.length === 0 ? suggestedSpelling(project, fileName, document.text, diagnostic) : undefined) ?? nearMember(project, fileName, diagnostic);
       if (spelling) {
         const edit = { start: spelling.start, end: spelling.end, newText: spelling.name };
-        answers.push({ text: `Change spelling to '${spelling.name}'`, proposal: { documents: [{ uri: document.uri, version: document.version, baseText: document.text, edits: [edit] }], creates: [] } });
+        answers.unshift({ text: `Change spelling to '${spelling.name}'`, proposal: { documents: [{ uri: document.uri, version: document.version, baseText: document.text, edits: [edit] }], creates: [] } });
       }
     }
     const [first, ...alternatives] = answers;
@@ -162,6 +164,60 @@ function suggestedSpelling(project: WorkspaceProject, fileName: string, text: st
     if (name && written !== name && /^[A-Za-z_$][\w$]*$/.test(written) && candidate.message.includes(`'${written}'`)) return { start: candidate.start, end: candidate.end, name };
   }
   return undefined;
+}
+
+/** Edits between two names, a swap of neighbouring letters counting as one (optimal string alignment distance). */
+export function typoDistance(a: string, b: string): number {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[i - 2]![j - 2]! + 1);
+      rows[i]![j] = best;
+    }
+  }
+  return rows[a.length]![b.length]!;
+}
+
+/**
+ * The member a misspelt property access meant, where the compiler suggests none (TS2339: it skips short names, and
+ * a swap of two letters counts twice in its measure): the one member of the object's type one typo away (two for
+ * names of eight letters or more). Nothing when several are as near.
+ */
+function nearMember(project: WorkspaceProject, fileName: string, diagnostic: DiagnosticInfo): { start: number; end: number; name: string } | undefined {
+  // 2339: no such property; where an index signature admits any name, the slip shows later, as a value of type
+  // unknown (18046), possibly undefined (18048) or of the wrong type for an argument (2345).
+  const code = typeScriptCode(diagnostic);
+  if (code !== 2339 && code !== 18046 && code !== 18048 && code !== 2345) return undefined;
+  const program = project.tsProject().getLanguageService().compilerObject.getProgram();
+  const source = program?.getSourceFile(fileName);
+  if (!program || !source) return undefined;
+  let access: ts.PropertyAccessExpression | undefined;
+  const find = (node: ts.Node): void => {
+    if (access || diagnostic.start < node.getFullStart() || diagnostic.start >= node.getEnd()) return;
+    const whole = node.getStart(source) === diagnostic.start && node.getEnd() === diagnostic.end;
+    if (ts.isPropertyAccessExpression(node) && (node.name.getStart(source) === diagnostic.start || whole)) access = node;
+    else ts.forEachChild(node, find);
+  };
+  find(source);
+  if (!access || !ts.isIdentifier(access.name)) return undefined;
+  const checker = program.getTypeChecker();
+  const written = access.name.text;
+  const type = checker.getApparentType(checker.getTypeAtLocation(access.expression));
+  const members = type.getProperties().map((p) => p.getName());
+  // A function's members (`apply`, `bind`, `call`) come from the global Function interface, not from its type.
+  if (type.getCallSignatures().length > 0 || type.getConstructSignatures().length > 0) {
+    const global = checker.getSymbolsInScope(source, ts.SymbolFlags.Interface).find((symbol) => symbol.getName() === 'Function');
+    if (global) members.push(...checker.getDeclaredTypeOfSymbol(global).getProperties().map((p) => p.getName()));
+  }
+  if (members.includes(written)) return undefined;
+  const reach = written.length >= 8 ? 2 : 1;
+  const scored = members.map((name) => ({ name, distance: typoDistance(written, name) })).filter((m) => m.distance <= reach);
+  const best = Math.min(...scored.map((m) => m.distance));
+  const nearest = scored.filter((m) => m.distance === best);
+  if (nearest.length !== 1) return undefined;
+  return { start: access.name.getStart(source), end: access.name.getEnd(), name: nearest[0]!.name };
 }
 
 /** A code fix as a proposal: the request's document on its exact text, other files on the program's text, new files as creations. */
