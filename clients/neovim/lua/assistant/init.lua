@@ -1,6 +1,7 @@
 -- assistant-ls client for Neovim 0.7+: starts the server per project root and adds the :Assistant* commands.
 local answer = require('assistant.answer')
 local cancel = require('assistant.cancel')
+local inline = require('assistant.inline')
 local preview = require('assistant.preview')
 local progress = require('assistant.progress')
 local quickfix = require('assistant.quickfix')
@@ -33,6 +34,8 @@ local defaults = {
   filetypes = { 'typescript', 'javascript', 'typescriptreact', 'javascriptreact' },
   root_markers = { 'package.json', 'tsconfig.json', '.git' },
   settings = {},
+  -- Ghost text (inline completion): `enabled`, `keys`, `hl_group`; see assistant.inline.
+  inline = inline.defaults,
 }
 
 M.config = vim.deepcopy(defaults)
@@ -138,7 +141,11 @@ function M.attach(bufnr)
   local root = M.find_root(bufnr)
   if vim.lsp.start then
     -- 0.8+: vim.lsp.start reuses a client with the same name and root_dir, which is one client per root.
-    return vim.lsp.start(client_config(root), { bufnr = bufnr })
+    local started = vim.lsp.start(client_config(root), { bufnr = bufnr })
+    if started then
+      inline.attach(bufnr)
+    end
+    return started
   end
   local id = clients_by_root[root]
   local client = id and vim.lsp.get_client_by_id(id)
@@ -156,6 +163,7 @@ function M.attach(bufnr)
     clients_by_root[root] = id
   end
   vim.lsp.buf_attach_client(bufnr, id)
+  inline.attach(bufnr)
   return id
 end
 
@@ -609,6 +617,7 @@ function M.setup(opts)
   if opts and opts.settings then
     M.config.settings = opts.settings
   end
+  inline.setup(M.config.inline)
   define_commands()
   -- Calling setup() again with other settings reaches running servers without a restart (0.7 never sends
   -- didChangeConfiguration by itself; 0.8+ answer the server's pull from client.config.settings).

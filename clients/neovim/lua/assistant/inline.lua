@@ -1,0 +1,391 @@
+-- Ghost-text inline completion: `textDocument/inlineCompletion` shown as extmarks on Neovim 0.7–0.11, with keys to take all or part of it; the native vim.lsp.inline_completion from 0.12.
+local I = {}
+
+-- Names this module sends, in one place for the shim-name check.
+I.method = 'textDocument/inlineCompletion'
+I.accept_command = 'assistant.acceptCompletion'
+
+I.defaults = {
+  enabled = true,
+  -- Meta and control keys that nvim-cmp, blink.cmp and snippet plugins leave alone; `false` leaves one unmapped.
+  keys = {
+    accept = '<M-l>',
+    accept_word = '<M-Right>',
+    accept_line = '<M-C-Right>',
+    next = '<M-]>',
+    prev = '<M-[>',
+    dismiss = '<C-]>',
+  },
+  hl_group = 'Comment',
+}
+
+I.config = vim.deepcopy(I.defaults)
+
+local api = vim.api
+local ns = api.nvim_create_namespace('assistant_inline')
+local has_010 = vim.fn.has('nvim-0.10') == 1
+local has_011 = vim.fn.has('nvim-0.11') == 1
+-- 0.12 shows and accepts inline completions itself (vim.lsp.inline_completion), and runs the item's command.
+I.native = vim.fn.has('nvim-0.12') == 1 and vim.lsp.inline_completion ~= nil
+
+-- LSP InlineCompletionTriggerKind.
+local INVOKED, AUTOMATIC = 1, 2
+
+-- The one suggestion on screen (or awaited), for the buffer it belongs to:
+-- bufnr, client, pending (request id), tick and row/col (byte) where it was asked, items, index, taken (the bytes of
+-- the current item's text already inserted by accept word/line), own_tick (the buffer's tick after such an insertion).
+local state = {}
+
+local function assistant()
+  return require('assistant')
+end
+
+local function is_null(value)
+  return value == nil or value == vim.NIL
+end
+
+local function cursor()
+  local row, col = unpack(api.nvim_win_get_cursor(0))
+  return row - 1, col
+end
+
+local function in_insert_mode()
+  return api.nvim_get_mode().mode:sub(1, 1) == 'i'
+end
+
+local function cancel_pending()
+  if state.pending and state.client then
+    local client, id = state.client, state.pending
+    if has_011 then
+      client:cancel_request(id)
+    else
+      client.cancel_request(id)
+    end
+  end
+  state.pending = nil
+end
+
+local function clear_marks()
+  if state.bufnr and api.nvim_buf_is_valid(state.bufnr) then
+    api.nvim_buf_clear_namespace(state.bufnr, ns, 0, -1)
+  end
+end
+
+local function current_item()
+  return state.items and state.items[state.index or 1] or nil
+end
+
+-- What the item would insert at the cursor: its text, when it inserts at the position asked for (the server's always
+-- do: an empty range there); nil for an item that would replace text, which ghost text cannot show.
+local function insert_text(item, position)
+  local text = type(item.insertText) == 'string' and item.insertText or (type(item.insertText) == 'table' and item.insertText.value) or nil
+  if not text or text == '' then
+    return nil
+  end
+  local range = item.range
+  if not is_null(range) then
+    local s, e = range.start, range['end']
+    if s.line ~= position.line or s.character ~= position.character or e.line ~= s.line or e.character ~= s.character then
+      return nil
+    end
+  end
+  return text
+end
+
+--- Records what the user took of the current item with its command (assistant.acceptCompletion): all of it, or the
+--- start of it (`{ acceptedText }`) after accept word or line.
+local function record(item, accepted, bufnr)
+  local command = item and item.command
+  if is_null(command) or type(command.command) ~= 'string' or accepted == '' then
+    return
+  end
+  local arguments = vim.deepcopy(is_null(command.arguments) and {} or command.arguments)
+  if accepted ~= item.text then
+    table.insert(arguments, { acceptedText = accepted })
+  end
+  local client = state.client
+  if client then
+    assistant().request(client, 'workspace/executeCommand', { command = command.command, arguments = arguments }, function() end, bufnr)
+  end
+end
+
+--- Hides the suggestion. Part of it already taken with accept word or line is recorded then, as one acceptance.
+function I.dismiss()
+  cancel_pending()
+  local item = current_item()
+  if item and (state.taken or 0) > 0 then
+    record(item, item.text:sub(1, state.taken), state.bufnr)
+  end
+  clear_marks()
+  state.items, state.index, state.taken, state.own_tick = nil, nil, nil, nil
+end
+
+local function expand_tabs(text)
+  return (text:gsub('\t', string.rep(' ', vim.bo.tabstop)))
+end
+
+-- Shows the rest of the current item (what accept has not taken yet) at the cursor.
+local function render()
+  clear_marks()
+  local item = current_item()
+  if not item then
+    return
+  end
+  local rest = item.text:sub((state.taken or 0) + 1)
+  local lines = vim.split(rest, '\n', { plain = true })
+  local hl = I.config.hl_group
+  local line = api.nvim_buf_get_lines(state.bufnr, state.row, state.row + 1, false)[1] or ''
+  local after = line:sub(state.col + 1)
+  local first = { { expand_tabs(lines[1]), hl } }
+  local mark = { hl_mode = 'combine', priority = 200 }
+  if has_010 then
+    -- The text after the cursor moves right of the suggestion, as it will when the suggestion is inserted.
+    mark.virt_text, mark.virt_text_pos = first, 'inline'
+  elseif #lines == 1 then
+    -- Before 0.10 virtual text cannot go inside a line: the suggestion covers the text after the cursor, which is
+    -- drawn again after it.
+    mark.virt_text, mark.virt_text_pos = { first[1], { expand_tabs(after), 'Normal' } }, 'overlay'
+  else
+    -- A block: the text after the cursor goes after its last line, as it will once inserted.
+    local cover = string.rep(' ', math.max(0, vim.fn.strdisplaywidth(after) - vim.fn.strdisplaywidth(lines[1])))
+    mark.virt_text, mark.virt_text_pos = { first[1], { cover, 'Normal' } }, 'overlay'
+  end
+  if #lines > 1 then
+    mark.virt_lines = {}
+    for i = 2, #lines do
+      local chunks = { { expand_tabs(lines[i]), hl } }
+      if i == #lines and not has_010 and after ~= '' then
+        table.insert(chunks, { expand_tabs(after), 'Normal' })
+      end
+      table.insert(mark.virt_lines, chunks)
+    end
+  end
+  api.nvim_buf_set_extmark(state.bufnr, ns, state.row, state.col, mark)
+end
+
+--- Asks the server for a suggestion at the cursor; the answer is shown only if the buffer and the cursor are still as
+--- they were. A request still in flight is cancelled (`$/cancelRequest`): only the newest is wanted.
+function I.request(bufnr, trigger_kind)
+  bufnr = bufnr or api.nvim_get_current_buf()
+  if not I.config.enabled or I.native then
+    return
+  end
+  local client = assistant().client(bufnr)
+  if not client then
+    return
+  end
+  I.dismiss()
+  state.bufnr, state.client = bufnr, client
+  local row, col = cursor()
+  local tick = api.nvim_buf_get_changedtick(bufnr)
+  local position = assistant().cursor_position(bufnr)
+  local params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) }, position = position, context = { triggerKind = trigger_kind or AUTOMATIC } }
+  local request_id
+  local function on_answer(err, result)
+    if request_id == nil or state.pending ~= request_id then
+      return
+    end
+    state.pending = nil
+    if err or is_null(result) then
+      return
+    end
+    local r, c = cursor()
+    if api.nvim_get_current_buf() ~= bufnr or api.nvim_buf_get_changedtick(bufnr) ~= tick or r ~= row or c ~= col or not in_insert_mode() then
+      return
+    end
+    local items = {}
+    for _, item in ipairs(result.items or result) do
+      local text = insert_text(item, position)
+      if text then
+        table.insert(items, { text = text, command = item.command })
+      end
+    end
+    if #items == 0 then
+      return
+    end
+    state.items, state.index, state.taken, state.tick, state.row, state.col = items, 1, 0, tick, row, col
+    render()
+  end
+  local ok, id
+  if has_011 then
+    ok, id = client:request(I.method, params, on_answer, bufnr)
+  else
+    ok, id = client.request(I.method, params, on_answer, bufnr)
+  end
+  if ok then
+    request_id = id
+    state.pending = id
+  end
+end
+
+-- The part of `rest` that accept word takes: spaces and the next word, or the next run of other characters.
+local function next_word(rest)
+  return rest:match('^%s*[%w_]+') or rest:match('^%s*[^%w_%s]+') or rest:match('^%s+') or rest
+end
+
+-- The part of `rest` that accept line takes: up to and with the next line break.
+local function next_line(rest)
+  local line = rest:match('^[^\n]*\n')
+  if line == '\n' then
+    line = rest:match('^\n[^\n]*\n') or rest
+  end
+  return line or rest
+end
+
+--- Whether a suggestion is on screen at the cursor.
+function I.visible()
+  if not current_item() or state.bufnr ~= api.nvim_get_current_buf() then
+    return false
+  end
+  local r, c = cursor()
+  return r == state.row and c == state.col and api.nvim_buf_get_changedtick(state.bufnr) == state.tick
+end
+
+--- Inserts all of the suggestion ('all'), its next word ('word') or its next line ('line') at the cursor, as one
+--- undo step, then records the acceptance with the item's command: at once when the whole item is in, else when the
+--- rest is dismissed (so taking it word by word is one acceptance).
+function I.accept(how)
+  if not I.visible() then
+    return false
+  end
+  local item = current_item()
+  local rest = item.text:sub(state.taken + 1)
+  local piece = how == 'word' and next_word(rest) or how == 'line' and next_line(rest) or rest
+  local lines = vim.split(piece, '\n', { plain = true })
+  local bufnr, row, col = state.bufnr, state.row, state.col
+  -- Its own undo step, apart from what was typed before it.
+  vim.cmd('let &undolevels = &undolevels')
+  api.nvim_buf_set_text(bufnr, row, col, row, col, lines)
+  local end_row = row + #lines - 1
+  local end_col = #lines == 1 and col + #piece or #lines[#lines]
+  api.nvim_win_set_cursor(0, { end_row + 1, end_col })
+  state.taken = state.taken + #piece
+  if state.taken >= #item.text then
+    clear_marks()
+    record(item, item.text, bufnr)
+    state.items, state.index, state.taken, state.own_tick = nil, nil, nil, nil
+    -- The next keystroke asks again; this insertion does not.
+    state.own_tick = api.nvim_buf_get_changedtick(bufnr)
+    return true
+  end
+  state.row, state.col, state.tick = end_row, end_col, api.nvim_buf_get_changedtick(bufnr)
+  state.own_tick = state.tick
+  render()
+  return true
+end
+
+--- Shows the next (1) or previous (-1) of the server's suggestions; with none on screen, asks for one now.
+function I.cycle(step)
+  if not I.visible() then
+    return I.request(api.nvim_get_current_buf(), INVOKED)
+  end
+  if #state.items < 2 or state.taken > 0 then
+    return
+  end
+  state.index = (state.index - 1 + step) % #state.items + 1
+  render()
+end
+
+local function on_text_changed(bufnr)
+  if state.own_tick and state.bufnr == bufnr and api.nvim_buf_get_changedtick(bufnr) == state.own_tick then
+    -- The plugin's own insertion (accept word or line); the rest stays on screen.
+    return
+  end
+  I.request(bufnr, AUTOMATIC)
+end
+
+local function on_cursor_moved(bufnr)
+  if current_item() and state.bufnr == bufnr and api.nvim_buf_get_changedtick(bufnr) == state.tick and not I.visible() then
+    I.dismiss()
+  end
+end
+
+-- An insert-mode key that does `action` when a suggestion is on screen, and what it always does otherwise.
+local function map_key(bufnr, lhs, action, always)
+  if not lhs then
+    return
+  end
+  vim.keymap.set('i', lhs, function()
+    if always or I.visible() then
+      return '<Cmd>lua require("assistant.inline").' .. action .. '<CR>'
+    end
+    return lhs
+  end, { buffer = bufnr, expr = true, replace_keycodes = true, silent = true, desc = 'assistant-ls inline completion: ' .. action })
+end
+
+-- 0.12+: Neovim's own inline completion, with the accept and next/previous keys; it runs the item's command itself.
+local function attach_native(bufnr)
+  vim.lsp.inline_completion.enable(true, { bufnr = bufnr })
+  local keys = I.config.keys
+  if keys.accept then
+    vim.keymap.set('i', keys.accept, function()
+      if not vim.lsp.inline_completion.get() then
+        return keys.accept
+      end
+    end, { buffer = bufnr, expr = true, replace_keycodes = true, desc = 'assistant-ls: accept the inline completion' })
+  end
+  for key, count in pairs({ next = 1, prev = -1 }) do
+    if keys[key] then
+      vim.keymap.set('i', keys[key], function()
+        vim.lsp.inline_completion.select({ count = count })
+      end, { buffer = bufnr, desc = 'assistant-ls: next inline completion' })
+    end
+  end
+end
+
+local attached = {}
+
+--- Turns ghost text on in a buffer the assistant-ls client is attached to: requests as you type in insert mode, the
+--- keys, and the suggestion hidden when you leave insert mode or the buffer, or move the cursor.
+function I.attach(bufnr)
+  if not I.config.enabled or attached[bufnr] then
+    return
+  end
+  attached[bufnr] = true
+  if I.native then
+    return attach_native(bufnr)
+  end
+  local group = api.nvim_create_augroup('assistant_inline_' .. bufnr, { clear = true })
+  api.nvim_create_autocmd('TextChangedI', { group = group, buffer = bufnr, callback = function() on_text_changed(bufnr) end })
+  -- With the completion menu open, the menu is what the user looks at.
+  api.nvim_create_autocmd('TextChangedP', { group = group, buffer = bufnr, callback = I.dismiss })
+  api.nvim_create_autocmd('CursorMovedI', { group = group, buffer = bufnr, callback = function() on_cursor_moved(bufnr) end })
+  api.nvim_create_autocmd({ 'InsertLeave', 'BufLeave' }, { group = group, buffer = bufnr, callback = I.dismiss })
+  api.nvim_create_autocmd('BufWipeout', {
+    group = group,
+    buffer = bufnr,
+    callback = function()
+      attached[bufnr] = nil
+      if state.bufnr == bufnr then
+        state = {}
+      end
+    end,
+  })
+  local keys = I.config.keys
+  map_key(bufnr, keys.accept, "accept('all')")
+  map_key(bufnr, keys.accept_word, "accept('word')")
+  map_key(bufnr, keys.accept_line, "accept('line')")
+  map_key(bufnr, keys.dismiss, 'dismiss()')
+  map_key(bufnr, keys.next, 'cycle(1)', true)
+  map_key(bufnr, keys.prev, 'cycle(-1)', true)
+end
+
+--- The suggestion on screen, for tests and status lines: `{ text, rest }` or nil.
+function I.current()
+  local item = current_item()
+  if not item then
+    return nil
+  end
+  return { text = item.text, rest = item.text:sub((state.taken or 0) + 1) }
+end
+
+I.namespace = ns
+
+function I.setup(config)
+  I.config = vim.tbl_deep_extend('force', vim.deepcopy(I.defaults), config or {})
+  if not I.config.enabled then
+    I.dismiss()
+  end
+end
+
+return I

@@ -1,0 +1,171 @@
+// Ghost text in headless Neovim: typing in insert mode shows the model's suggestion, the keys dismiss it or take a word or all of it, and the trace leads from the inserted code to the acceptance.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startScriptedModel } from '../support/scriptedModel.js';
+import type { ScriptedModel } from '../support/scriptedModel.js';
+import { hasNvim, lua, readInteractions, runScenario, skipNvim, skipReason } from './harness/neovim.js';
+
+let model: ScriptedModel;
+beforeEach(async () => {
+  model = await startScriptedModel();
+});
+afterEach(async () => {
+  await model.close();
+});
+
+const FILE = 'src/main.ts';
+
+/**
+ * Steps run from a timer while nvim is in insert mode (keys typed with nvim_input reach the editor only while it
+ * waits for input, not while a scenario blocks in vim.wait): each waits for its condition, records what the user
+ * sees, then types. `T.insert(steps)` enters insert mode after the cursor and returns once a step typed <Esc>.
+ */
+const HELPERS = `
+local inline = require('assistant.inline')
+-- What the user sees of the suggestion: the virtual text and lines of the plugin's extmarks.
+function T.ghost()
+  local seen = {}
+  for _, mark in ipairs(vim.api.nvim_buf_get_extmarks(source_buf, inline.namespace, 0, -1, { details = true })) do
+    local details = mark[4]
+    local text = {}
+    for _, chunk in ipairs(details.virt_text or {}) do table.insert(text, chunk[1] .. '|' .. chunk[2]) end
+    local lines = {}
+    for _, line in ipairs(details.virt_lines or {}) do
+      local parts = {}
+      for _, chunk in ipairs(line) do table.insert(parts, chunk[1]) end
+      table.insert(lines, table.concat(parts))
+    end
+    table.insert(seen, { row = mark[2], col = mark[3], pos = details.virt_text_pos, text = text, lines = lines })
+  end
+  return seen
+end
+function T.line()
+  return vim.api.nvim_get_current_line()
+end
+function T.insert(steps)
+  local failed
+  local timer = uv.new_timer()
+  timer:start(20, 20, vim.schedule_wrap(function()
+    local step = steps[1]
+    if not step then return end
+    uv.update_time()
+    if uv.now() > deadline then
+      failed = 'timed out waiting for ' .. step[1]
+      steps = {}
+      vim.api.nvim_input('<Esc>')
+      return
+    end
+    if step[2]() then
+      table.remove(steps, 1)
+      step[3]()
+    end
+  end))
+  vim.api.nvim_feedkeys('a', 'n!x', false)
+  timer:stop()
+  timer:close()
+  if failed then error(failed, 2) end
+end
+`;
+
+const JOURNEY = `
+R.data.seen = {}
+local function see(name) R.data.seen[name] = { ghost = T.ghost(), line = T.line(), mode = vim.api.nvim_get_mode().mode } end
+local function shown(text) return function() local g = T.ghost()[1]; return g ~= nil and g.text[1] == text .. '|Comment' end end
+local function none() return #T.ghost() == 0 end
+T.cursor_on('(, 0);')
+T.insert({
+  { 'insert mode', function() return vim.api.nvim_get_mode().mode == 'i' end, function() vim.api.nvim_input('s') end },
+  { 'the ghost text', shown('um, v) => sum + v'), function() see('typed'); vim.api.nvim_input('<C-]>') end },
+  { 'the dismissal', none, function() see('dismissed'); vim.api.nvim_input('<M-]>') end },
+  { 'the suggestion again', shown('um, v) => sum + v'), function() vim.api.nvim_input('<M-Right>') end },
+  { 'the rest after accept word', shown(', v) => sum + v'), function() see('word'); vim.api.nvim_input(',') end },
+  { 'the suggestion after typing on', shown(' v) => sum + v'), function() see('typedOn'); vim.api.nvim_input('<M-l>') end },
+  { 'the accepted text', function() return T.line():find('sum + v, 0);', 1, true) ~= nil end, function() see('accepted'); vim.api.nvim_input('<Esc>') end },
+})
+see('normal')
+T.cursor_on('=> sum + v')
+T.trace()
+vim.cmd('normal! u')
+R.data.undone = T.line()
+vim.cmd('redo')
+`;
+
+function setup(extra = ''): string {
+  return `{ settings = { useEnvironment = false, agents = { { name = 'scripted-coder', baseURL = ${lua(model.baseURL)}, apiKey = 'sk-test', model = 'scripted-coder', tasks = { 'document' } } }, completion = { debounceMs = 0 } }${extra} }`;
+}
+
+const prepare = (root: string): void => fs.writeFileSync(path.join(root, FILE), fs.readFileSync(path.join(root, FILE), 'utf8').replace('reduce(ADD, 0)', 'reduce(, 0)'));
+
+interface Seen {
+  ghost: { row: number; col: number; pos: string; text: string[]; lines: string[] }[];
+  line: string;
+  mode: string;
+}
+
+describe.skipIf(skipNvim)(`inline completion in Neovim${skipReason}`, () => {
+  it('has nvim (CI installs it)', () => {
+    expect(hasNvim).toBe(true);
+  });
+
+  it('shows ghost text as you type; <C-]> dismisses it, <M-Right> takes a word, <M-l> the rest; the trace leads from the code to the acceptances', async () => {
+    model.setDefault({ kind: 'text', content: 'um, v) => sum + v' });
+    const { result, workspace } = await runScenario(JOURNEY, {
+      fixture: 'completion',
+      file: FILE,
+      setup: setup(),
+      helpers: HELPERS,
+      prepare,
+      timeoutMs: 40_000,
+    });
+    const seen = result.data.seen as Record<string, Seen>;
+    // The suggestion at the cursor, over the rest of the line, which is drawn again after it (0.7 has no inline virtual text).
+    const typed = seen.typed!;
+    expect(typed.line).toBe('  return values.reduce(s, 0);');
+    expect(typed.mode).toBe('i');
+    expect(typed.ghost).toEqual([{ row: 11, col: '  return values.reduce(s'.length, pos: 'overlay', text: ['um, v) => sum + v|Comment', ', 0);|Normal'], lines: [] }]);
+    // Dismissed: nothing shown, nothing inserted.
+    expect(seen.dismissed).toMatchObject({ line: '  return values.reduce(s, 0);', ghost: [] });
+    // Accept word takes `um`; the rest stays on screen.
+    expect(seen.word!.line).toBe('  return values.reduce(sum, 0);');
+    expect(seen.word!.ghost[0]).toMatchObject({ col: '  return values.reduce(sum'.length, text: [', v) => sum + v|Comment', ', 0);|Normal'] });
+    // Typing on asks again; accept takes the whole suggestion, and leaving insert mode leaves nothing on screen.
+    expect(seen.accepted!.line).toBe('  return values.reduce(sum, v) => sum + v, 0);');
+    expect(seen.normal).toMatchObject({ mode: 'n', ghost: [] });
+    expect(result.text).toContain('  return values.reduce(sum, v) => sum + v, 0);\n');
+    // The accepted text is one undo step of its own.
+    expect(result.data.undone).toBe('  return values.reduce(sum,, 0);');
+
+    // :AssistantTrace on the inserted code finds the acceptance.
+    expect(result.quickfixTitle).toMatch(/^Assistant trace: code at main\.ts:12/);
+    expect(result.quickfix[0]?.text).toMatch(/^complete "Accepted an inline completion" by scripted-coder \(used\)/);
+    const completions = readInteractions(workspace).filter((i) => i.task === 'complete');
+    expect(completions.map((i) => i.completion)).toEqual([
+      { offered: 'um, v) => sum + v', partial: true, mode: 'fim' },
+      { offered: ' v) => sum + v', partial: false, mode: 'fim' },
+    ]);
+    expect(completions.map((i) => i.responses[0]?.insertedAt?.[0]?.text)).toEqual(['um', ' v) => sum + v']);
+    // The first model request, and the one after `,`: the second suggestion came from the server's cache.
+    expect(model.requests.map((r) => r.path)).toEqual(['/v1/completions']);
+    expect(result.notifications.filter((n) => n.level >= 3)).toEqual([]);
+  }, 60_000);
+
+  it('shows nothing and asks nothing with inline = { enabled = false }', async () => {
+    model.setDefault({ kind: 'text', content: 'um, v) => sum + v' });
+    const { result } = await runScenario(
+      `
+R.data.ghosts = {}
+T.cursor_on('(, 0);')
+local typed
+T.insert({
+  { 'insert mode', function() return vim.api.nvim_get_mode().mode == 'i' end, function() vim.api.nvim_input('s'); typed = uv.now() end },
+  { 'a while', function() return typed and uv.now() - typed > 500 end, function() R.data.ghosts = T.ghost(); vim.api.nvim_input('<Esc>') end },
+})
+`,
+      { fixture: 'completion', file: FILE, setup: setup(', inline = { enabled = false }'), helpers: HELPERS, prepare },
+    );
+    expect(result.text).toContain('  return values.reduce(s, 0);\n');
+    expect(result.data.ghosts).toEqual([]);
+    expect(model.requests).toEqual([]);
+  });
+});
