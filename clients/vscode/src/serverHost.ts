@@ -2,6 +2,8 @@
 import os from 'node:os';
 import * as vscode from 'vscode';
 import { LanguageClient, TransportKind, WorkDoneProgress } from 'vscode-languageclient/node';
+// LSP 3.18's inline completion; vscode-languageclient 9 ships it among its proposed features.
+import { InlineCompletionItemFeature } from 'vscode-languageclient/lib/common/inlineCompletion.js';
 import type { ClientCapabilities, LanguageClientOptions, ServerOptions, StaticFeature, WorkDoneProgressBegin, WorkDoneProgressEnd, WorkDoneProgressReport } from 'vscode-languageclient/node';
 import { AssistantApi } from './core/assistantApi.js';
 import type { RequestDeclaration } from './core/assistantApi.js';
@@ -40,6 +42,10 @@ export class ServerHost implements vscode.Disposable {
     this.output.appendLine(`Starting assistant-ls (${launch.source}): ${launch.kind === 'module' ? launch.module : launch.command} --stdio`);
     const client = new LanguageClient(CLIENT_ID, 'assistant-ls', serverOptions(launch), this.clientOptions());
     client.registerFeature(showsAnswers);
+    // Ghost text from textDocument/inlineCompletion. VS Code runs an accepted item's command (the server's
+    // assistant.acceptCompletion, registered from its executeCommandProvider), so the trace records it; a partial
+    // accept (a word, a line) runs nothing, and reporting it needs proposed API, so only whole acceptances are recorded.
+    client.registerFeature(new InlineCompletionItemFeature(client));
     // By method name, as the requests go (the declaration's type comes from the repository's copy of vscode-jsonrpc).
     client.onNotification(ShowAnswerNotification.method, (params: ShowAnswerParams) => this.answered.fire(params));
     this.client = client;
