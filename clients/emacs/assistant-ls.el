@@ -24,6 +24,10 @@
 ;; code actions (`assistant/showAnswer'), open in `*assistant-ls answer*',
 ;; and the places they name in an xref buffer that jumps to the code.
 ;;
+;; `assistant-ls-inline-mode' (on in the buffers assistant-ls manages)
+;; shows the server's inline completions as ghost text after point: TAB
+;; accepts one while it is shown, and the trace records it.
+;;
 ;; An edit the server marks for confirmation (its `preview' setting) is
 ;; shown as a diff in `*assistant-ls preview*' first: a applies it, q
 ;; discards it, and nothing is ever saved.
@@ -129,7 +133,8 @@ typescript-language-server for those modes."
                               (member (cdr entry)
                                       (list assistant-ls-program
                                             (cdr (assistant-ls-eglot-entry)))))
-                            eglot-server-programs))))
+                            eglot-server-programs)))
+  (add-hook 'eglot-managed-mode-hook #'assistant-ls-inline--maybe-enable))
 
 ;;;; TypeScript where Emacs has no TypeScript mode
 
@@ -946,6 +951,300 @@ answer once the user pressed a key to apply or discard it."
                                 '(:applied t))
                        (error `(:applied :json-false
                                 :failureReason ,(error-message-string oops))))))))))))
+
+;;;; Inline completion (ghost text)
+
+;; Eglot has no inline completion: this minor mode asks the server for
+;; `textDocument/inlineCompletion' once typing pauses, and shows the
+;; suggestion at point in `assistant-ls-inline-face'.
+
+(defcustom assistant-ls-inline-enable t
+  "Whether `assistant-ls-setup' turns on `assistant-ls-inline-mode'.
+It is turned on in the buffers Eglot manages with assistant-ls."
+  :type 'boolean)
+
+(defcustom assistant-ls-inline-delay 0.2
+  "Seconds of idle time after a change before a suggestion is asked for.
+The server waits a little more (its `completion.debounceMs')."
+  :type 'number)
+
+(defface assistant-ls-inline-face '((t :inherit shadow))
+  "The face of the suggestion shown at point.")
+
+(defvar assistant-ls-inline-active-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map (kbd "TAB") #'assistant-ls-inline-accept)
+    (define-key map (kbd "<tab>") #'assistant-ls-inline-accept)
+    (define-key map (kbd "M-<right>") #'assistant-ls-inline-accept-word)
+    (define-key map (kbd "M-<down>") #'assistant-ls-inline-accept-line)
+    (define-key map (kbd "M-]") #'assistant-ls-inline-next)
+    (define-key map (kbd "M-[") #'assistant-ls-inline-previous)
+    (define-key map (kbd "C-g") #'assistant-ls-inline-dismiss)
+    map)
+  "Keys while a suggestion is shown; otherwise they do what they always do.")
+
+(defvar assistant-ls-inline-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map (kbd "M-]") #'assistant-ls-inline-next)
+    map)
+  "Keys of `assistant-ls-inline-mode': \\[assistant-ls-inline-next] asks for a suggestion now.")
+
+(defvar-local assistant-ls-inline--state nil
+  "The suggestion shown, a plist: :items (each (TEXT . ITEM)), :index,
+:taken (characters of the item's text already inserted by accept word
+or line), :overlay, :server.")
+
+(defvar-local assistant-ls-inline--showing nil
+  "Non-nil while a suggestion is shown: `assistant-ls-inline-active-map' is on.")
+
+(defvar-local assistant-ls-inline--pending nil
+  "The (SERVER . ID) of the request in flight, cancelled by the next one.")
+
+(defvar-local assistant-ls-inline--timer nil
+  "The idle timer of the next request.")
+
+(defvar-local assistant-ls-inline--tick nil
+  "`buffer-chars-modified-tick' after the last command.")
+
+(defvar-local assistant-ls-inline--own-tick nil
+  "`buffer-chars-modified-tick' after the mode's own insertion, which asks nothing.")
+
+(add-to-list 'minor-mode-map-alist
+             (cons 'assistant-ls-inline--showing assistant-ls-inline-active-map))
+
+(defun assistant-ls--server-p (server)
+  "Whether SERVER is an assistant-ls connection."
+  (and server
+       (seq-contains-p (plist-get (plist-get (eglot--capabilities server)
+                                             :executeCommandProvider)
+                                  :commands)
+                       "assistant.acceptCompletion")))
+
+;;;###autoload
+(define-minor-mode assistant-ls-inline-mode
+  "Ghost-text completions from assistant-ls in this buffer.
+Once typing pauses for `assistant-ls-inline-delay', the server's
+suggestion shows at point.  While one is shown (and only then):
+\\<assistant-ls-inline-active-map>
+  \\[assistant-ls-inline-accept]  accept it
+  \\[assistant-ls-inline-accept-word]  accept its next word
+  \\[assistant-ls-inline-accept-line]  accept its next line
+  \\[assistant-ls-inline-next] \\[assistant-ls-inline-previous]  the next or previous suggestion
+  \\[assistant-ls-inline-dismiss]  dismiss it (so does moving point)
+With none shown, \\<assistant-ls-inline-mode-map>\\[assistant-ls-inline-next] asks for one now.
+Accepting runs the item's command, so the trace records it."
+  :lighter nil
+  (if assistant-ls-inline-mode
+      (add-hook 'post-command-hook #'assistant-ls-inline--post-command nil t)
+    (remove-hook 'post-command-hook #'assistant-ls-inline--post-command t)
+    (assistant-ls-inline-dismiss)))
+
+(defun assistant-ls-inline--maybe-enable ()
+  "Turn on `assistant-ls-inline-mode' where Eglot manages with assistant-ls."
+  (when (and assistant-ls-inline-enable (eglot-managed-p)
+             (assistant-ls--server-p (eglot-current-server)))
+    (assistant-ls-inline-mode 1)))
+
+(defun assistant-ls-inline--post-command ()
+  "Ask again after a change, and hide the suggestion when point left it."
+  (let ((tick (buffer-chars-modified-tick)))
+    (cond ((and (not (eql tick assistant-ls-inline--tick))
+                (not (eql tick assistant-ls-inline--own-tick)))
+           (assistant-ls-inline-dismiss)
+           (assistant-ls-inline--schedule))
+          ((and assistant-ls-inline--state
+                (/= (point) (overlay-start (plist-get assistant-ls-inline--state :overlay))))
+           (assistant-ls-inline-dismiss)))
+    (setq assistant-ls-inline--tick tick)))
+
+(defun assistant-ls-inline--schedule ()
+  "Ask for a suggestion once Emacs has been idle `assistant-ls-inline-delay'."
+  (when (timerp assistant-ls-inline--timer)
+    (cancel-timer assistant-ls-inline--timer))
+  (let ((buffer (current-buffer)))
+    (setq assistant-ls-inline--timer
+          (run-with-idle-timer assistant-ls-inline-delay nil
+                               (lambda ()
+                                 (when (buffer-live-p buffer)
+                                   (with-current-buffer buffer
+                                     (when (eq (window-buffer) buffer)
+                                       (assistant-ls-inline-complete)))))))))
+
+(defun assistant-ls-inline--text (item position)
+  "What ITEM inserts at POSITION, or nil when it would replace text."
+  (let ((text (plist-get item :insertText))
+        (range (plist-get item :range)))
+    (when (and (stringp text) (not (string-empty-p text))
+               (or (null range)
+                   (and (equal (plist-get range :start) position)
+                        (equal (plist-get range :end) position))))
+      text)))
+
+(defun assistant-ls-inline-complete ()
+  "Ask assistant-ls for a suggestion at point now.
+The request before it, if still in flight, is cancelled; the answer is
+shown only if the buffer and point have not changed since."
+  (interactive)
+  (let ((server (and (eglot-managed-p) (eglot-current-server))))
+    (when (assistant-ls--server-p server)
+      (assistant-ls-inline-dismiss)
+      (let* ((buffer (current-buffer))
+             (point (point))
+             (position (eglot--pos-to-lsp-position))
+             (params `(:textDocument ,(eglot--TextDocumentIdentifier)
+                       :position ,position
+                       :context (:triggerKind ,(if (called-interactively-p 'any) 1 2))))
+             (id nil))
+        (setq id (assistant-ls--send
+                  server :textDocument/inlineCompletion params
+                  (lambda (result)
+                    (when (buffer-live-p buffer)
+                      (with-current-buffer buffer
+                        (when (equal assistant-ls-inline--pending (cons server id))
+                          (setq assistant-ls-inline--pending nil)
+                          ;; The send flushed the buffer's changes, which left the tick as it is now.
+                          (when (and (= (point) point)
+                                     (eql (buffer-chars-modified-tick) assistant-ls-inline--tick))
+                            (assistant-ls-inline--show server result position))))))
+                  (lambda (_error)
+                    (when (buffer-live-p buffer)
+                      (with-current-buffer buffer
+                        (when (equal assistant-ls-inline--pending (cons server id))
+                          (setq assistant-ls-inline--pending nil)))))))
+        (setq assistant-ls-inline--tick (buffer-chars-modified-tick))
+        (setq assistant-ls-inline--pending (cons server id))))))
+
+(defun assistant-ls-inline--show (server result position)
+  "Show the first usable item of RESULT from SERVER, asked at POSITION."
+  (let ((items (delq nil (mapcar (lambda (item)
+                                   (let ((text (assistant-ls-inline--text item position)))
+                                     (and text (cons text item))))
+                                 (append (if (plist-member result :items)
+                                             (plist-get result :items)
+                                           result)
+                                         nil)))))
+    (when items
+      (setq assistant-ls-inline--state
+            (list :items items :index 0 :taken 0 :server server
+                  :overlay (make-overlay (point) (point) nil nil t)))
+      (setq assistant-ls-inline--showing t)
+      (assistant-ls-inline--render))))
+
+(defun assistant-ls-inline--current ()
+  "The (TEXT . ITEM) shown, or nil."
+  (when assistant-ls-inline--state
+    (nth (plist-get assistant-ls-inline--state :index)
+         (plist-get assistant-ls-inline--state :items))))
+
+(defun assistant-ls-inline--render ()
+  "Draw what is left of the current suggestion at point.
+Its first line follows point; the lines after it go below, and the
+text after point follows the last of them, as it will once accepted."
+  (let* ((rest (substring (car (assistant-ls-inline--current))
+                          (plist-get assistant-ls-inline--state :taken)))
+         (ghost (propertize rest 'face 'assistant-ls-inline-face))
+         (overlay (plist-get assistant-ls-inline--state :overlay)))
+    ;; The cursor stays before the suggestion, where the text goes.
+    (put-text-property 0 1 'cursor t ghost)
+    (move-overlay overlay (point) (point))
+    (overlay-put overlay 'after-string ghost)))
+
+(defun assistant-ls-inline-dismiss ()
+  "Hide the suggestion and cancel a request in flight.
+What accept word or line took of it is recorded now, as one partial
+acceptance."
+  (interactive)
+  (when (timerp assistant-ls-inline--timer)
+    (cancel-timer assistant-ls-inline--timer)
+    (setq assistant-ls-inline--timer nil))
+  (when assistant-ls-inline--pending
+    (assistant-ls--cancel-request (car assistant-ls-inline--pending)
+                                  (cdr assistant-ls-inline--pending))
+    (setq assistant-ls-inline--pending nil))
+  (when assistant-ls-inline--state
+    (let ((taken (plist-get assistant-ls-inline--state :taken))
+          (current (assistant-ls-inline--current)))
+      (when (> taken 0)
+        (assistant-ls-inline--record (cdr current) (substring (car current) 0 taken)
+                                     (string= (car current) (substring (car current) 0 taken))))
+      (delete-overlay (plist-get assistant-ls-inline--state :overlay))))
+  (setq assistant-ls-inline--state nil
+        assistant-ls-inline--showing nil))
+
+(defun assistant-ls-inline--record (item accepted whole)
+  "Run ITEM's command for ACCEPTED, the whole text when WHOLE, else its start."
+  (let ((command (plist-get item :command))
+        (server (plist-get assistant-ls-inline--state :server)))
+    (when (and command server (jsonrpc-running-p server))
+      (assistant-ls--send
+       server :workspace/executeCommand
+       `(:command ,(plist-get command :command)
+         :arguments ,(vconcat (plist-get command :arguments)
+                              (unless whole `((:acceptedText ,accepted)))))
+       #'ignore
+       (lambda (error)
+         (message "assistant-ls: recording the completion failed: %s"
+                  (plist-get error :message)))))))
+
+(defun assistant-ls-inline--take (piece)
+  "Insert PIECE of the suggestion at point, as one undo step."
+  (let* ((current (assistant-ls-inline--current))
+         (taken (+ (plist-get assistant-ls-inline--state :taken) (length piece))))
+    (undo-boundary)
+    (insert piece)
+    (undo-boundary)
+    (setq assistant-ls-inline--own-tick (buffer-chars-modified-tick))
+    (if (< taken (length (car current)))
+        (progn (plist-put assistant-ls-inline--state :taken taken)
+               (assistant-ls-inline--render))
+      (assistant-ls-inline--record (cdr current) (car current) t)
+      (delete-overlay (plist-get assistant-ls-inline--state :overlay))
+      (setq assistant-ls-inline--state nil
+            assistant-ls-inline--showing nil))))
+
+(defun assistant-ls-inline--rest ()
+  "What is left of the suggestion shown."
+  (substring (car (assistant-ls-inline--current))
+             (plist-get assistant-ls-inline--state :taken)))
+
+(defun assistant-ls-inline-accept ()
+  "Insert the suggestion and record it in the trace."
+  (interactive)
+  (when assistant-ls-inline--state
+    (assistant-ls-inline--take (assistant-ls-inline--rest))))
+
+(defun assistant-ls-inline-accept-word ()
+  "Insert the next word of the suggestion; the rest stays shown."
+  (interactive)
+  (when assistant-ls-inline--state
+    (let ((rest (assistant-ls-inline--rest)))
+      (string-match "\\`\\(?:[[:space:]]*\\(?:\\sw\\|\\s_\\)+\\|[[:space:]]*[^[:space:]]+?\\(?:\\b\\|\\'\\)\\|[[:space:]]+\\)" rest)
+      (assistant-ls-inline--take (match-string 0 rest)))))
+
+(defun assistant-ls-inline-accept-line ()
+  "Insert the suggestion up to and with its next line break."
+  (interactive)
+  (when assistant-ls-inline--state
+    (let ((rest (assistant-ls-inline--rest)))
+      (assistant-ls-inline--take
+       (if (string-match "\\`\n?[^\n]*\n" rest) (match-string 0 rest) rest)))))
+
+(defun assistant-ls-inline-next (&optional step)
+  "Show the next suggestion (the previous with STEP -1).
+With none shown, ask for one now."
+  (interactive)
+  (if (not assistant-ls-inline--state)
+      (call-interactively #'assistant-ls-inline-complete)
+    (let ((count (length (plist-get assistant-ls-inline--state :items))))
+      (when (and (> count 1) (= 0 (plist-get assistant-ls-inline--state :taken)))
+        (plist-put assistant-ls-inline--state :index
+                   (mod (+ (plist-get assistant-ls-inline--state :index) (or step 1)) count))
+        (assistant-ls-inline--render)))))
+
+(defun assistant-ls-inline-previous ()
+  "Show the previous suggestion."
+  (interactive)
+  (assistant-ls-inline-next -1))
 
 (provide 'assistant-ls)
 

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { copyFixture } from '../support/lspClient.js';
-import { EL, offlineEnv, readInteractions as interactions, removeQuietly, requireEmacs, serverBin } from './harness/emacs.js';
+import { EL, Terminal, offlineEnv, readInteractions as interactions, removeQuietly, requireEmacs, serverBin } from './harness/emacs.js';
 
 const sockets: string[] = [];
 const temporary: string[] = [];
@@ -32,43 +32,6 @@ function initFile(root: string): string {
 (assistant-ls-setup)
 (add-hook 'typescript-mode-hook #'eglot-ensure)
 `;
-}
-
-class Terminal {
-  constructor(
-    private readonly socket: string,
-    private readonly deadline: number,
-  ) {}
-
-  screen(): string {
-    return execFileSync('tmux', ['-S', this.socket, 'capture-pane', '-p'], { encoding: 'utf8' });
-  }
-
-  keys(...keys: string[]): void {
-    execFileSync('tmux', ['-S', this.socket, 'send-keys', ...keys]);
-  }
-
-  /** Types text as it is (tmux would read words such as "Enter" as keys). */
-  type(text: string): void {
-    execFileSync('tmux', ['-S', this.socket, 'send-keys', '-l', text]);
-  }
-
-  async until(what: string, check: () => boolean): Promise<void> {
-    while (!check()) {
-      if (Date.now() > this.deadline) throw new Error(`timed out waiting for ${what}; the screen:\n${this.screen()}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-
-  /** The screen once it shows `needle` and, when given, no longer shows `gone` (Emacs may redraw in two steps). */
-  async screenShowing(what: string, needle: string | RegExp, gone?: string): Promise<string> {
-    let screen = '';
-    await this.until(what, () => {
-      screen = this.screen();
-      return (typeof needle === 'string' ? screen.includes(needle) : needle.test(screen)) && (gone === undefined || !screen.includes(gone));
-    });
-    return screen;
-  }
 }
 
 describe('clients/emacs/assistant-ls.el: the preview', () => {

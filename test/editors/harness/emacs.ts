@@ -1,5 +1,5 @@
 // The one Emacs harness of the editor journeys: a journey in Emacs Lisp run by emacs --batch with Eglot and clients/emacs/assistant-ls.el against the built server; what the user saw comes back as one JSON line.
-import { spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -197,4 +197,43 @@ export async function runEmacs<R extends BaseReport = BaseReport>(journey: strin
 /** Every interaction of every session under the workspace's trace directory. */
 export function readInteractions(root: string): Interaction[] {
   return segmentFiles(path.join(root, '.assistant', 'trace')).flatMap((file) => (readSegment(file) as unknown as { interactions: Interaction[] }).interactions);
+}
+
+/** Emacs in a terminal of its own tmux server (by its socket): what the screen shows, and keys typed into it. */
+export class Terminal {
+  constructor(
+    private readonly socket: string,
+    private readonly deadline: number,
+  ) {}
+
+  /** The screen's text; with `escapes`, with the escape sequences of its colours and attributes. */
+  screen(escapes = false): string {
+    return execFileSync('tmux', ['-S', this.socket, 'capture-pane', '-p', ...(escapes ? ['-e'] : [])], { encoding: 'utf8' });
+  }
+
+  keys(...keys: string[]): void {
+    execFileSync('tmux', ['-S', this.socket, 'send-keys', ...keys]);
+  }
+
+  /** Types text as it is (tmux would read words such as "Enter" as keys). */
+  type(text: string): void {
+    execFileSync('tmux', ['-S', this.socket, 'send-keys', '-l', text]);
+  }
+
+  async until(what: string, check: () => boolean): Promise<void> {
+    while (!check()) {
+      if (Date.now() > this.deadline) throw new Error(`timed out waiting for ${what}; the screen:\n${this.screen()}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  /** The screen once it shows `needle` and, when given, no longer shows `gone` (Emacs may redraw in two steps). */
+  async screenShowing(what: string, needle: string | RegExp, gone?: string): Promise<string> {
+    let screen = '';
+    await this.until(what, () => {
+      screen = this.screen();
+      return (typeof needle === 'string' ? screen.includes(needle) : needle.test(screen)) && (gone === undefined || !screen.includes(gone));
+    });
+    return screen;
+  }
 }

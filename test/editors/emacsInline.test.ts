@@ -1,0 +1,96 @@
+// Ghost text in a real Emacs 28 with Eglot, in a terminal (tmux): typing shows the model's suggestion after point, C-g dismisses it, M-] asks again, TAB accepts it, and the trace records it.
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { copyFixture } from '../support/lspClient.js';
+import { startScriptedModel } from '../support/scriptedModel.js';
+import type { ScriptedModel } from '../support/scriptedModel.js';
+import { EL, Terminal, offlineEnv, readInteractions as interactions, removeQuietly, requireEmacs, serverBin } from './harness/emacs.js';
+
+let model: ScriptedModel;
+const sockets: string[] = [];
+const temporary: string[] = [];
+beforeEach(async () => {
+  model = await startScriptedModel();
+});
+afterEach(async () => {
+  // Only the tmux server this test started, by its own socket; Emacs and the language server end with it.
+  for (const socket of sockets.splice(0)) spawnSync('tmux', ['-S', socket, 'kill-server']);
+  for (const dir of temporary.splice(0)) removeQuietly(dir);
+  await model.close();
+});
+
+/** The user's init: the package, a TypeScript mode where Emacs 28 has none, the project, the scripted endpoint as the model agent, Eglot for TypeScript buffers. */
+function initFile(root: string): string {
+  return String.raw`;;; init.el --- a user's setup for the inline completion journey  -*- lexical-binding: t; -*-
+(setq inhibit-startup-screen t)
+(load ${JSON.stringify(EL)} nil t)
+(unless (fboundp 'typescript-mode)
+  (define-derived-mode typescript-mode prog-mode "TypeScript"))
+(add-to-list 'auto-mode-alist '("\\.ts\\'" . typescript-mode))
+(let ((root ${JSON.stringify(`${root}/`)}))
+  (add-hook 'project-find-functions (lambda (_dir) (cons 'transient root))))
+(setq-default eglot-workspace-configuration
+              '(:assistant (:useEnvironment :json-false
+                            :agents [(:name "scripted-coder" :baseURL ${JSON.stringify(model.baseURL)} :apiKey "sk-test" :model "scripted-coder" :tasks ["document"])]
+                            :completion (:debounceMs 0))))
+(assistant-ls-setup)
+(add-hook 'typescript-mode-hook #'eglot-ensure)
+`;
+}
+
+const LINE = /^ {2}return values\.reduce\(.*$/m;
+// eslint-disable-next-line no-control-regex
+const ESCAPES = /\u001b\[[0-9;]*m/g;
+
+describe('clients/emacs/assistant-ls.el: inline completion', () => {
+  it('shows the suggestion after point as you type; C-g dismisses it, M-] asks again, TAB inserts it and the trace records it', async (ctx) => {
+    requireEmacs(ctx, { tmux: true });
+    model.setDefault({ kind: 'text', content: 'um, v) => sum + v' });
+    const root = copyFixture('completion');
+    const file = path.join(root, 'src', 'main.ts');
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('reduce(ADD, 0)', 'reduce(, 0)'));
+    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-emacs-inline-'));
+    temporary.push(root, scratch);
+    const bin = serverBin(scratch);
+    fs.writeFileSync(path.join(scratch, 'init.el'), initFile(root));
+    const socket = path.join(scratch, 'tmux.sock');
+    sockets.push(socket);
+    const env = offlineEnv(bin, { HOME: scratch, TERM: 'xterm-256color' });
+    for (const key of Object.keys(env)) if (key.startsWith('TMUX')) delete env[key];
+    execFileSync('tmux', ['-S', socket, '-f', '/dev/null', 'new-session', '-d', '-x', '150', '-y', '45', '-c', root, 'emacs', '-nw', '-q', '-l', path.join(scratch, 'init.el'), 'src/main.ts'], { env });
+    const term = new Terminal(socket, Date.now() + 100_000);
+    const line = (escapes = false): string => LINE.exec(term.screen(escapes).replace(escapes ? /$^/ : ESCAPES, ''))?.[0] ?? '';
+
+    await term.screenShowing('Eglot connected', /\[eglot:[^\]/]+\]/);
+    term.keys('M-<');
+    term.keys('C-s');
+    term.type('reduce(');
+    term.keys('Enter');
+    term.type('s');
+    const ghost = '  return values.reduce(sum, v) => sum + v, 0);';
+    await term.until('the ghost text', () => line() === ghost);
+    // The suggestion is drawn apart from the code around it (in the shadow face): a colour change before and after it.
+    // eslint-disable-next-line no-control-regex
+    expect(line(true)).toMatch(/reduce\(.*s\u001b\[[0-9;]*mum, v\) => sum \+ v\u001b\[[0-9;]*m.*, 0\);/);
+    expect(interactions(root).filter((i) => i.task === 'complete')).toEqual([]);
+
+    term.keys('C-g');
+    await term.until('the dismissal', () => line() === '  return values.reduce(s, 0);');
+    term.keys('M-]');
+    await term.until('the ghost text again', () => line() === ghost);
+
+    // Nothing more to suggest: the text typed after the accepted one stays as typed.
+    model.setDefault({ kind: 'text', content: '' });
+    term.keys('Tab');
+    await term.until('the acceptance in the trace', () => interactions(root).some((i) => i.task === 'complete'));
+    const [accepted] = interactions(root).filter((i) => i.task === 'complete');
+    expect(accepted!.completion).toEqual({ offered: 'um, v) => sum + v', partial: false, mode: 'fim' });
+    expect(accepted!.responses[0]).toMatchObject({ used: true, insertedAt: [{ range: { start: { line: 11, character: 24 }, end: { line: 11, character: 41 } } }] });
+    // The text is in the buffer: typing on goes after it.
+    term.type(' ');
+    await term.until('the typed text after the accepted one', () => line() === '  return values.reduce(sum, v) => sum + v , 0);');
+  }, 120_000);
+});
