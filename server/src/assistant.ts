@@ -49,7 +49,7 @@ import { revertResponse } from './tasks/revertResponse.js';
 import { failureNotice } from './tasks/failures.js';
 import { resolveCommandFlow, runCommandFlow } from './tasks/commandFlow.js';
 import type { FlowContext, ResolvedTask } from './tasks/commandFlow.js';
-import { askFlow } from './tasks/askFlow.js';
+import { askFlow, workspaceRelative } from './tasks/askFlow.js';
 import { feedbackFlow } from './tasks/feedbackFlow.js';
 import { applyPatchFlow } from './tasks/applyPatchFlow.js';
 import { Listeners } from './listeners/listeners.js';
@@ -92,6 +92,9 @@ export interface AssistantOptions {
   publishProblems?: PublishProblems;
 }
 
+/** How many asks remember the document they were typed in (see `Assistant.askedFrom`). */
+const ASKED_FROM_KEPT = 200;
+
 export class Assistant {
   private readonly env: TaskEnvironment;
   private classifierThreshold: number;
@@ -99,6 +102,8 @@ export class Assistant {
   private readonly ownDiagnostics: DiagnosticsCache;
   /** Pipeline runs being replayed after feedback, by response id. */
   private readonly replaying = new Map<string, PipelineStep>();
+  /** The document each recent `assistant/ask` with answers was typed in, so applying says when the edit went elsewhere. */
+  private readonly askedFrom = new Map<string, string | undefined>();
   /** The check commands' results (type-check, tests, lint) and the lint queue. */
   private readonly listeners: Listeners;
   /** Where the code the assistant inserted is now, and whether applied edits reached the disk. */
@@ -294,9 +299,24 @@ export class Assistant {
     if (notice) port.showMessage('warning', notice);
   }
 
-  ask(params: AskParams, signal: AbortSignal, progress: ProgressSink): Promise<AskResult> {
+  async ask(params: AskParams, signal: AbortSignal, progress: ProgressSink): Promise<AskResult> {
     if (params?.textDocument?.uri && isRange(params.range)) this.env.recent?.record(params.textDocument.uri, params.range);
-    return askFlow({ env: this.env, documents: this.workspace.documents, threshold: this.classifierThreshold, log: this.options.log, diagnostics: (d) => this.cachedDiagnostics(d.uri, d.version) }, params, signal, progress);
+    const result = await askFlow({ env: this.env, documents: this.workspace.documents, threshold: this.classifierThreshold, log: this.options.log, diagnostics: (d) => this.knownDiagnostics(d) }, params, signal, progress);
+    if (result.responses.length > 0) {
+      this.askedFrom.set(result.interactionId, params.textDocument?.uri);
+      // Only the latest asks are applied; the oldest entries go.
+      for (const key of this.askedFrom.keys()) {
+        if (this.askedFrom.size <= ASKED_FROM_KEPT) break;
+        this.askedFrom.delete(key);
+      }
+    }
+    return result;
+  }
+
+  /** A document's diagnostics when the background type-check has this version (the listeners' beside them), else undefined. */
+  private knownDiagnostics(document: DocumentSnapshot): DiagnosticInfo[] | undefined {
+    const own = document.version === null ? undefined : this.ownDiagnostics.get(document.uri, document.version);
+    return own && mergeDiagnostics(this.listeners.diagnosticsOf(document.uri, document.text), own);
   }
 
   /** Feedback on one step of a pipeline run: the run again from that step, as a new interaction with unapplied candidates. */
@@ -340,9 +360,15 @@ export class Assistant {
     if (interaction.sessionId !== this.session.id) throw new AssistantError('unavailable', 'This interaction belongs to another server session; run the task again here.');
     // Applied once is applied: a response discarded after that keeps its record (run the task again instead).
     if (response.used || response.insertedAt?.length) return { applied: false, outcome: 'failed', message: 'This response was already applied.' };
+    const proposal = this.env.plans.get(response.id);
     const result = await applyResponse(this.env, this.workspace.documents, port, interaction.id, response.id, `Assistant: ${interaction.task} ${interaction.context.symbol ?? ''}`.trim());
-    if (result.applied) this.warnOfFailures(interaction, response, port);
-    return result;
+    if (!result.applied) return result;
+    this.warnOfFailures(interaction, response, port);
+    // An edit that landed out of sight (another file than the one the user asked from) names where it went.
+    const elsewhere = proposal ? [...proposal.documents.map((d) => d.uri), ...proposal.creates.map((c) => c.uri)].filter((uri) => uri !== this.askedFrom.get(interaction.id)) : [];
+    if (elsewhere.length === 0) return result;
+    const files = [...new Set(elsewhere)].map((uri) => { const fsPath = uriToPath(uri); return fsPath ? workspaceRelative(this.env.root, fsPath) : uri; });
+    return { ...result, message: [`Edited ${files.join(', ')}.`, result.message].filter(Boolean).join(' ') };
   }
 
   /**

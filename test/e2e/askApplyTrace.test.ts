@@ -72,7 +72,7 @@ describe('assistant/ask and assistant/apply', () => {
     const answer = await editor.request<AskResult>('assistant/ask', { text: 'make parseConfig faster' });
     expect(answer.task).toBe('optimize');
     expect(answer.responses).toEqual([]);
-    expect(answer.message).toMatch(/not available yet/);
+    expect(answer.message).toMatch(/^This needs a model agent: no offline agent can optimise code. Configure one/);
   });
 
   it('rejects malformed ask and apply requests with InvalidParams or UnknownInteraction', async () => {

@@ -5,7 +5,7 @@ import { Project } from 'ts-morph';
 import { afterAll, describe, expect, it } from 'vitest';
 import { copyFixture } from '../support/lspClient.js';
 import { Workspace } from '../../server/src/workspace/workspace.js';
-import { implementableAt, implementationName, implementTask } from '../../server/src/tasks/implementTask.js';
+import { implementableAt, implementationName, implementTask, requestedClassName } from '../../server/src/tasks/implementTask.js';
 import { implementSkeleton, OfflineImplementAgent } from '../../server/src/agents/offline/implementAgent.js';
 import { declarationTarget } from '../../server/src/tasks/documentTask.js';
 import { pathToUri } from '../../server/src/workspace/documentSnapshot.js';
@@ -168,5 +168,18 @@ describe('the Implement task', { timeout: 60_000 }, () => {
     const rejected = await implementTask.check!(broken.proposal, view, context, signal);
     expect(rejected.passed).toBe(false);
     expect(rejected.details?.[0]).toMatch(/^src\/StoreImpl\.ts:2:\d+ TS2420 /);
+  });
+});
+
+describe('requestedClassName', () => {
+  it.each([
+    ['create a class InMemoryRepo that implements Repo', 'InMemoryRepo'],
+    ['make a Square that extends Shape', 'Square'],
+    ['subclass Shape as Circle', 'Circle'],
+    ['implement Repo in a class named FileRepo', 'FileRepo'],
+    ['a `MemoryStore` implementing Store', 'MemoryStore'],
+    ['implement the Repo interface', undefined],
+  ])('reads "%s" as %s', (text, expected) => {
+    expect(requestedClassName(text)).toBe(expected);
   });
 });

@@ -1,4 +1,7 @@
 // Held-out evaluation of the offline intent classifier, plus the symbol extractor and the model-classifier prompt helpers.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { TASK_DESCRIPTIONS, TASK_IDS } from '../../server/src/protocol.js';
 import type { TaskId, TaskOrNone } from '../../server/src/protocol.js';
@@ -329,6 +332,16 @@ describe('classifyIntent', () => {
     for (const task of TASK_IDS) expect(INTENT_PHRASES[task].length).toBeGreaterThanOrEqual(15);
   });
 
+  it('keeps the intent evaluation sets apart from the phrases and from each other', () => {
+    const folder = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'intents');
+    const sets = ['tuning', 'heldOut', 'terse'].map((name) => (JSON.parse(fs.readFileSync(path.join(folder, `${name}.json`), 'utf8')) as { cases: { text: string }[] }).cases.map((c) => c.text.toLowerCase()));
+    const phrases = new Set([...Object.values(INTENT_PHRASES).flat(), ...OUT_OF_SCOPE_PHRASES].map((phrase) => phrase.toLowerCase()));
+    expect(sets.flat().filter((text) => phrases.has(text))).toEqual([]);
+    const [tuning = [], heldOut = [], terse = []] = sets;
+    expect(heldOut.filter((text) => tuning.includes(text) || terse.includes(text))).toEqual([]);
+    expect(terse.filter((text) => tuning.includes(text))).toEqual([]);
+  });
+
   it('returns every task score sorted descending with a confidence in 0..1', () => {
     const result = classifyIntent('explain this function');
     expect(result.scores.map(({ task }) => task).sort()).toEqual([...TASK_IDS].sort());
@@ -360,6 +373,47 @@ describe('classifyIntent', () => {
   });
 });
 
+describe('classifyIntent with typos, terse forms and the cursor', () => {
+  const onError = { inCode: true, offers: ['fix'] as TaskId[] };
+  const inEmptyBody = { inCode: true, offers: ['generate'] as TaskId[] };
+  const inCode = { inCode: true, offers: [] as TaskId[] };
+
+  it.each([
+    ['expalin parseConfig', 'explain'],
+    ['tset parseConfig', 'test'],
+    ['docuemnt parseConfig', 'document'],
+    ['optimzie parseConfig', 'optimize'],
+  ] as [string, TaskOrNone][])('reads the misspelt "%s" as %s', (text, expected) => {
+    expect(classifyIntent(text).task).toBe(expected);
+  });
+
+  it('corrects neither names nor everyday words into code words', () => {
+    // "Paris" is a name, not "parse"; "letter" is two edits from "linter", a word no phrase uses.
+    expect(classifyIntent('what is the weather in Paris').task).toBe('none');
+    expect(classifyIntent('write a love letter').task).toBe('none');
+  });
+
+  it('counts the code at the cursor as what a request without code words is about', () => {
+    expect(classifyIntent('correct it').task).toBe('none');
+    expect(classifyIntent('correct it', { cursor: onError }).task).toBe('fix');
+    expect(classifyIntent('make the red squiggle vanish', { cursor: onError }).task).toBe('fix');
+    expect(classifyIntent('fill it in', { cursor: inEmptyBody }).task).toBe('generate');
+    expect(classifyIntent('wat is this', { cursor: inCode }).task).toBe('explain');
+    // Everyday words stay out of scope wherever the cursor is.
+    expect(classifyIntent('what is the weather in Paris', { cursor: onError }).task).toBe('none');
+  });
+
+  it('reads "a class named X" as a new class, not a rename', () => {
+    expect(classifyIntent('write a class named Ledger that records payments').task).toBe('class');
+    expect(classifyIntent('generate a class called Ledger').task).toBe('class');
+  });
+
+  it('sends a bug described in words to the issue task, and a bug at a diagnostic to fix', () => {
+    expect(classifyIntent('fix the bug where saving drops the last line of parseConfig').task).toBe('issue');
+    expect(classifyIntent('fix the bug where saving drops the last line of parseConfig', { cursor: onError }).task).toBe('fix');
+  });
+});
+
 describe('extractNamedSymbols', () => {
   it.each([
     ['write documentation for the load method', ['load']],
@@ -374,6 +428,8 @@ describe('extractNamedSymbols', () => {
     ['what does parse_config() return?', ['parse_config']],
     ['call `save()` from the method handleSubmit', ['save', 'handleSubmit']],
     ['make a class named Invoice', ['Invoice']],
+    ['create a class InMemoryRepo that implements Repo', ['InMemoryRepo', 'Repo']],
+    ['make a Square that extends Shape', ['Shape']],
   ])('finds the symbols in "%s"', (text, expected) => {
     expect(extractNamedSymbols(text)).toEqual(expected);
   });

@@ -133,6 +133,8 @@ function splitIdentifier(raw: string): string[] {
 function expandContractions(text: string): string {
   return text
     .replace(/[\u2018\u2019]/g, "'")
+    // Typed in a hurry without the apostrophe: "dont", "doesnt", "isnt".
+    .replace(/\b(do|does|did|is|are|was|were|could|would|should|has|have)nt\b/gi, '$1 not')
     .replace(/\bcan't\b/gi, 'can not')
     .replace(/\bwon't\b/gi, 'will not')
     .replace(/n't\b/gi, ' not')
@@ -141,18 +143,37 @@ function expandContractions(text: string): string {
 
 const RAW_TOKEN = /#\d+|[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*/g;
 
+/**
+ * Chat spellings of common words, read as the words: "pls", "u", "wat". Only forms any chat user writes; a
+ * misspelling of a task's own words is found by edit distance instead (see `Corrector`).
+ */
+const SHORT_FORMS: ReadonlyMap<string, string> = new Map([
+  ['pls', 'please'], ['plz', 'please'], ['plse', 'please'], ['u', 'you'], ['ur', 'your'], ['r', 'are'], ['y', 'why'],
+  ['wat', 'what'], ['wut', 'what'], ['whats', 'what'], ['wheres', 'where'], ['hows', 'how'], ['thx', 'thanks'],
+  ['teh', 'the'], ['im', 'am'], ['ive', 'have'], ['impl', 'implement'], ['w', 'with'], ['b', 'be'], ['bc', 'because'],
+]);
+
+/** Rewrites a typed word before stemming: a chat spelling, else the vocabulary word it misspells, else itself. */
+type Corrector = (word: string) => string;
+
+/** "a class named X", "a function called Y": the word gives the new thing its name and asks for no rename. */
+const NAMING = /\b(class|interface|type|function|method|component|enum|variable|constant|helper|module|file)\s+(?:named|called)\b/gi;
+
 /** Lower-cases, splits identifiers into words, drops stop words and stems what remains. */
-function tokenize(text: string): Token[] {
+function tokenize(text: string, correct?: Corrector): Token[] {
   const tokens: Token[] = [];
-  for (const match of expandContractions(text).matchAll(RAW_TOKEN)) {
+  for (const match of expandContractions(text).replace(NAMING, '$1').matchAll(RAW_TOKEN)) {
     const raw = match[0];
     if (raw.startsWith('#')) {
       tokens.push({ stem: 'issue', word: raw, fromIdentifier: false });
       continue;
     }
-    const lower = raw.toLowerCase();
-    if (ABBREVIATIONS.has(lower)) continue;
-    const whole = SYNONYMS.has(lower) || !isStructuredIdentifier(raw);
+    const typed = raw.toLowerCase();
+    if (ABBREVIATIONS.has(typed)) continue;
+    const whole = SYNONYMS.has(typed) || !isStructuredIdentifier(raw);
+    // A capitalised word after the first is a name ("Paris", "Stopwatch"), never a misspelling.
+    const named = match.index > 0 && /^[A-Z]/.test(raw);
+    const lower = whole ? (SHORT_FORMS.get(typed) ?? (correct && !named ? correct(typed) : typed)) : typed;
     const words = whole ? [lower] : splitIdentifier(raw);
     for (const word of words) {
       if (STOP_WORDS.has(word) || word.length < 2) continue;
@@ -248,7 +269,7 @@ const IDENTIFIER_WEIGHT = 0.4;
 const PAIR_WEIGHTS: readonly (readonly [number, number])[] = [[1, 0.8], [2, 0.4]];
 const FIRST_WORD_WEIGHT = 1;
 
-function features(text: string, tokens: readonly Token[]): Vector {
+function features(text: string, tokens: readonly Token[], correct?: Corrector): Vector {
   const counts: Vector = new Map();
   const add = (feature: string, weight: number): void => {
     counts.set(feature, (counts.get(feature) ?? 0) + weight);
@@ -263,7 +284,10 @@ function features(text: string, tokens: readonly Token[]): Vector {
       if (left !== undefined && !left.fromIdentifier && left.stem !== right.stem) add(`${left.stem} ${right.stem}`, weight);
     }
   }
-  const first = (expandContractions(text).match(RAW_TOKEN) ?? []).map((raw) => raw.toLowerCase()).find((word) => !FIRST_WORD_SKIP.has(word));
+  const first = (expandContractions(text).match(RAW_TOKEN) ?? [])
+    .map((raw) => raw.toLowerCase())
+    .map((word) => SHORT_FORMS.get(word) ?? (correct ? correct(word) : word))
+    .find((word) => !FIRST_WORD_SKIP.has(word));
   if (first !== undefined) add(`^${stemWord(first)}`, FIRST_WORD_WEIGHT);
   return counts;
 }
@@ -282,6 +306,10 @@ interface Model {
   devNegativeCentroid: Vector;
   vocabulary: Vocabulary;
   offTopic: Set<string>;
+  /** Every word the phrases, the vocabularies and the stop words use: a typed word outside it may be a misspelling. */
+  known: Set<string>;
+  /** The words a misspelling is corrected to, with how often the phrases use each (the tie-break). */
+  targets: Map<string, number>;
 }
 
 /** The weight an unseen query feature gets in the query's length, so unrelated words dilute the match. */
@@ -367,8 +395,72 @@ function getModel(): Model {
     const phrase = OUT_OF_SCOPE_PHRASES[index] ?? '';
     return devEvidence(phrase, tokenize(phrase), vocabulary, new Set(), new Set()) === 'strong';
   });
-  model = { idf, phrases, centroids, negatives, negativeCentroid, devNegatives, devNegativeCentroid: centroidOf(devNegatives), vocabulary, offTopic };
+  // Correction targets are the words of the task phrases and the code vocabulary, never the everyday words of the
+  // negatives: a misspelt request is corrected towards a task or left as typed.
+  const targets = new Map<string, number>();
+  const count = (word: string): void => {
+    if (word.length >= 3 && /^[a-z]+$/.test(word)) targets.set(word, (targets.get(word) ?? 0) + 1);
+  };
+  for (const phrase of Object.values(INTENT_PHRASES).flat()) for (const word of phrase.toLowerCase().match(/[a-z]+/g) ?? []) count(word);
+  // Vocabulary words no phrase uses are targets of one edit only (uses 0): "letter" is two edits from "linter".
+  for (const word of [...SYNONYMS.keys(), ...STRONG_DEV_WORDS, ...WEAK_DEV_WORDS]) if (!targets.has(word) && word.length >= 3 && /^[a-z]+$/.test(word)) targets.set(word, 0);
+  const known = new Set<string>([...targets.keys(), ...STOP_WORDS, ...SHORT_FORMS.keys(), ...FIRST_WORD_SKIP]);
+  for (const phrase of OUT_OF_SCOPE_PHRASES) for (const word of phrase.toLowerCase().match(/[a-z]+/g) ?? []) known.add(word);
+  model = { idf, phrases, centroids, negatives, negativeCentroid, devNegatives, devNegativeCentroid: centroidOf(devNegatives), vocabulary, offTopic, known, targets };
   return model;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Misspellings
+
+/** Edit distance with adjacent transpositions ("explian"), giving up above `max`. */
+function editDistance(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  let previous2: number[] = [];
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    let best = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let value = Math.min((previous[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, (previous2[j - 2] ?? 0) + 1);
+      row.push(value);
+      best = Math.min(best, value);
+    }
+    if (best > max) return max + 1;
+    previous2 = previous;
+    previous = row;
+  }
+  return previous[b.length] ?? max + 1;
+}
+
+/**
+ * The corrector of one request: a word no phrase or vocabulary knows, and no declaration is named, becomes the
+ * closest task word with the same first letter within one edit (two from six letters on, towards words the phrases
+ * use), the most used one on a tie. Words of four letters or fewer are corrected only by a letter missing, doubled or swapped ("tst", "fixx",
+ * "tets"): one substituted letter turns most short words into another word ("stop" is no "step").
+ */
+function corrector(current: Model, symbols: KnownNames): Corrector {
+  const cache = new Map<string, string>();
+  return (word) => {
+    if (word.length < 3 || current.known.has(word) || !/^[a-z]+$/.test(word) || symbols.has(word)) return word;
+    const cached = cache.get(word);
+    if (cached !== undefined) return cached;
+    const max = word.length >= 6 ? 2 : 1;
+    let best: { word: string; distance: number; uses: number } | undefined;
+    for (const [target, uses] of current.targets) {
+      // Typing keeps the first letter; a correction that changes it turns "station" into "mutation".
+      if (target[0] !== word[0]) continue;
+      const distance = editDistance(word, target, max);
+      if (distance > max || (distance === 2 && uses === 0)) continue;
+      if (word.length <= 4 && target.length === word.length && [...word].sort().join('') !== [...target].sort().join('')) continue;
+      if (!best || distance < best.distance || (distance === best.distance && uses > best.uses)) best = { word: target, distance, uses };
+    }
+    const corrected = best?.word ?? word;
+    cache.set(word, corrected);
+    return corrected;
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -402,6 +494,8 @@ function round(value: number): number {
  */
 const COMPETITOR_WEIGHT = 1;
 const NONE_PRIOR = 0.15;
+/** The share of the threshold a request about code must reach (see `classifyIntent`). */
+const STRONG_THRESHOLD_SHARE = 0.85;
 
 /**
  * Classifies a request into a task, offline and deterministically. Each task scores the request by TF-IDF cosine
@@ -413,18 +507,57 @@ export interface KnownNames {
   has(word: string): boolean;
 }
 
-export function classifyIntent(text: string, options?: { threshold?: number; symbols?: KnownNames }): IntentResult {
+/**
+ * Where the user's cursor is when they type the request: the code they point at without saying "this" ("fill in",
+ * "correct it") and what the editor would offer there.
+ */
+export interface CursorContext {
+  /** The cursor is inside a declaration's code. */
+  inCode: boolean;
+  /** The tasks offered at the cursor: fix on a diagnostic, generate on an empty body or a TODO, implement on an interface. */
+  offers: readonly TaskId[];
+}
+
+/** What an offer at the cursor adds to its task's score: enough to decide a terse request, not to overrule a named task. */
+const OFFER_BONUS = 0.1;
+/** What is left of the implement score when the cursor is on nothing to implement and the request names nothing. */
+const UNPLACED_WEIGHT = 0.5;
+
+/** Whether the request names code: an identifier with inner structure, in backticks, or a name the code declares. */
+function namesCode(text: string, symbols: KnownNames): boolean {
+  if (/`[^`]+`/.test(text)) return true;
+  return (expandContractions(text).match(RAW_TOKEN) ?? []).some((raw) => !raw.startsWith('#') && (isStructuredIdentifier(raw) || (/^[A-Z]/.test(raw) && symbols.has(raw))));
+}
+
+/** A fix request that describes behaviour ("fix the bug where …") rather than pointing at a diagnostic is an issue. */
+const BUG_REPORT = /\b(?:bug|problem|issue|case)\s*(?:where|when|in which|whereby|that|:)|^\s*bug\s*:/i;
+
+export function classifyIntent(text: string, options?: { threshold?: number; symbols?: KnownNames; cursor?: CursorContext }): IntentResult {
   const threshold = options?.threshold ?? DEFAULT_INTENT_THRESHOLD;
   const current = getModel();
-  const tokens = tokenize(text);
-  const query = weigh(features(text, tokens), current.idf);
-  const scores = TASK_IDS.map((task) => ({
-    task,
-    score: round(taskScore(query, current.phrases.get(task) ?? [], current.centroids.get(task) ?? new Map())),
-  })).sort((a, b) => b.score - a.score || TASK_IDS.indexOf(a.task) - TASK_IDS.indexOf(b.task));
+  const symbols = options?.symbols ?? new Set<string>();
+  const cursor = options?.cursor;
+  const correct = corrector(current, symbols);
+  const tokens = tokenize(text, correct);
+  const query = weigh(features(text, tokens, correct), current.idf);
+  const scores = TASK_IDS.map((task) => {
+    const score = taskScore(query, current.phrases.get(task) ?? [], current.centroids.get(task) ?? new Map());
+    return { task, score: round(score > 0 && cursor?.offers.includes(task) ? score + OFFER_BONUS : score) };
+  }).sort((a, b) => b.score - a.score || TASK_IDS.indexOf(a.task) - TASK_IDS.indexOf(b.task));
 
+  // Implement needs an interface or class: with the cursor elsewhere and none named, the request cannot mean it.
+  if (cursor && !cursor.offers.includes('implement') && !namesCode(text, symbols)) {
+    const implement = scores.find((entry) => entry.task === 'implement');
+    if (implement) implement.score = round(implement.score * UNPLACED_WEIGHT);
+    scores.sort((a, b) => b.score - a.score || TASK_IDS.indexOf(a.task) - TASK_IDS.indexOf(b.task));
+  }
   const best = scores[0];
-  const evidence = devEvidence(text, tokens, current.vocabulary, current.offTopic, options?.symbols ?? new Set());
+  let evidence = devEvidence(text, tokens, current.vocabulary, current.offTopic, symbols);
+  // A request typed with the cursor in code is about that code unless most of its words are everyday ones ("the
+  // weather in Paris"); pointing at it ("what is this") makes it as clearly about code as naming code would.
+  if (evidence !== 'strong' && cursor?.inCode && tokens.filter((token) => current.offTopic.has(token.stem)).length * 2 <= tokens.length) {
+    evidence = (expandContractions(text).match(RAW_TOKEN) ?? []).some((raw) => DEICTIC_WORDS.has(raw.toLowerCase())) ? 'strong' : 'weak';
+  }
   if (best === undefined || best.score === 0 || evidence === 'none') return { task: 'none', confidence: 0, scores };
   // Chit-chat examples share "what" and "how" with real questions; a request about code competes only with code.
   const outOfScope = evidence === 'strong'
@@ -432,7 +565,11 @@ export function classifyIntent(text: string, options?: { threshold?: number; sym
     : taskScore(query, current.negatives, current.negativeCentroid);
   const competitor = Math.max(scores[1]?.score ?? 0, outOfScope);
   const confidence = round(best.score / (best.score + COMPETITOR_WEIGHT * competitor + NONE_PRIOR));
-  if (confidence < threshold || outOfScope >= best.score) return { task: 'none', confidence, scores };
+  // A request that names code or points at the code at the cursor is surely for the assistant: only a near tie between
+  // tasks leaves it unsure, not the distance from the threshold a request of everyday words must clear.
+  const required = evidence === 'strong' ? threshold * STRONG_THRESHOLD_SHARE : threshold;
+  if (confidence < required || outOfScope >= best.score) return { task: 'none', confidence, scores };
+  if (best.task === 'fix' && !cursor?.offers.includes('fix') && BUG_REPORT.test(text)) return { task: 'issue', confidence, scores };
   return { task: best.task, confidence, scores };
 }
 
@@ -466,6 +603,9 @@ const NOT_SYMBOLS: ReadonlySet<string> = new Set([
 ]);
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$/;
+
+/** Words after which a request names the interface or class a new class implements or extends. */
+const HERITAGE_WORDS: ReadonlySet<string> = new Set(['implements', 'implementing', 'implement', 'extends', 'extending', 'extend', 'subclass']);
 const FILE_EXTENSIONS: ReadonlySet<string> = new Set(['ts', 'tsx', 'js', 'jsx', 'mjs', 'cjs', 'json', 'md', 'py', 'java', 'yaml', 'yml', 'txt', 'css', 'html', 'xml', 'csv', 'toml', 'lock', 'sh']);
 
 function looksLikeFile(identifier: string): boolean {
@@ -522,6 +662,8 @@ export function extractNamedSymbols(text: string): string[] {
       const after = words[i + 1];
       if (after !== undefined && NAMING_NOUNS.has(lower)) at(after.index, candidate(after.raw));
     }
+    // "implements Repo", "extend Shape": what a new class is built from.
+    if (HERITAGE_WORDS.has(lower) && words[i + 1] !== undefined) at(words[i + 1]?.index ?? 0, candidate(words[i + 1]?.raw));
     if ((lower === 'named' || lower === 'called') && words[i + 1] !== undefined) {
       const after = words[i + 1];
       if (after !== undefined) at(after.index, candidate(after.raw));

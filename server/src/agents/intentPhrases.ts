@@ -180,6 +180,10 @@ export const INTENT_PHRASES: Readonly<Record<TaskId, readonly string[]>> = {
     'tidy up this method and simplify the conditions',
     'lower the runtime of this code',
     'this is too slow on large inputs',
+    'shorten this code',
+    'this can be written in fewer lines',
+    'use a lookup table instead of searching the list each time',
+    'replace the linear search with a hash map',
   ],
   generate: [
     'write a function that sorts an array of objects by date',
@@ -215,6 +219,8 @@ export const INTENT_PHRASES: Readonly<Record<TaskId, readonly string[]>> = {
     'write code that sends an HTTP request and parses the response',
     'I need a function to shuffle an array',
     'generate a one-liner that groups items by key',
+    'add a helper that waits for a promise with a timeout',
+    'a helper returning the file extension of a path',
   ],
   implement: [
     'implement this interface',
@@ -315,6 +321,12 @@ export const INTENT_PHRASES: Readonly<Record<TaskId, readonly string[]>> = {
     'change the retry policy so that it gives up after five attempts',
     'the report should show totals per month instead of per year',
     'add an option to disable telemetry in every service',
+    'the importer should skip blank lines',
+    'saving should keep the line endings of the file',
+    'the parser must accept comments at the end of a line',
+    'uploads should resume when the network comes back',
+    'fix the bug where the menu closes on every click',
+    'fix the problem where exports lose their header row',
   ],
   question: [
     'where is the database connection configured?',
@@ -352,6 +364,8 @@ export const INTENT_PHRASES: Readonly<Record<TaskId, readonly string[]>> = {
     'do we already have code that parses URLs?',
     'how many tests does the project have?',
     'how many implementations of the Cache interface exist?',
+    'how are dates parsed throughout the project?',
+    'how is logging set up across the code?',
   ],
 };
 

@@ -57,12 +57,20 @@ export class AgentRegistry {
 
 const DEFAULT_MODEL = 'gpt-4o-mini';
 
+function offlineAgents(): Agent[] {
+  return [new OfflineDocumentAgent(), new OfflineExplainAgent(), new OfflineRenameAgent(), new OfflineFixAgent(), new OfflineTestScaffoldAgent(), new OfflineImplementAgent(), new OfflineQuestionAgent()];
+}
+
+/** Whether an offline agent exists for the task (disabled or not): the tasks that need no model agent. */
+export function hasOfflineAgent(task: TaskId): boolean {
+  return offlineAgents().some((agent) => agent.tasks.includes(task));
+}
+
 /** Builds the registry; a bad agent entry is reported and left out, the rest still register. */
 export function buildRegistry(settings: AssistantSettings, env: NodeJS.ProcessEnv, extraProblems: readonly string[] = [], previous?: AgentRegistry): AgentRegistry {
   const problems = [...extraProblems];
   // Offline agents that serve no task yet stay out of the registry (and of assistant/agents).
-  const offline: Agent[] = [new OfflineDocumentAgent(), new OfflineExplainAgent(), new OfflineRenameAgent(), new OfflineFixAgent(), new OfflineTestScaffoldAgent(), new OfflineImplementAgent(), new OfflineQuestionAgent()];
-  const agents: Agent[] = offline.filter((agent) => agent.tasks.length > 0);
+  const agents: Agent[] = offlineAgents().filter((agent) => agent.tasks.length > 0);
   const names = new Set(agents.map((a) => a.descriptor.name));
   const add = (agent: Agent): void => {
     if (names.has(agent.descriptor.name)) {

@@ -1,9 +1,10 @@
 // Finds the declarations a request names: in the given document, then the open documents, then the workspace's files the index names.
+import { ts } from 'ts-morph';
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
-import { pathToUri } from '../workspace/documentSnapshot.js';
+import { pathToUri, syntaxFileName } from '../workspace/documentSnapshot.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { simpleNameOf } from './lexical/lexicalIndex.js';
-import { declarationsNamed } from './declarations.js';
+import { declarationsNamed, withSyntaxTree } from './declarations.js';
 import type { DeclarationTarget } from './declarations.js';
 
 /** Most files on disk read for one name (a name declared in more is too common to say which one was meant). */
@@ -47,4 +48,30 @@ export async function findDeclarations(name: string, workspace: Workspace, prefe
     if (document) search(document);
   }
   return results;
+}
+
+/**
+ * Where the document binds a simple name, declaration or not: `export const safeParse = make(…)` binds `safeParse`
+ * though no declaration lists it. Each is the range of the statement (or member) that binds it.
+ */
+export function bindingsNamed(document: DocumentSnapshot, name: string): { start: number; end: number }[] {
+  const simple = simpleNameOf(name);
+  if (!document.text.includes(simple)) return [];
+  return withSyntaxTree(syntaxFileName(document), document.text, (source) => {
+    const found: { start: number; end: number }[] = [];
+    const visit = (node: ts.Node): void => {
+      const named = (ts.isVariableDeclaration(node) || ts.isFunctionDeclaration(node) || ts.isClassDeclaration(node) || ts.isInterfaceDeclaration(node) || ts.isTypeAliasDeclaration(node) || ts.isEnumDeclaration(node) || ts.isMethodDeclaration(node) || ts.isPropertyDeclaration(node)) && node.name !== undefined && ts.isIdentifier(node.name) && node.name.text === simple;
+      if (named) {
+        // A variable's statement, so the range holds its `export const` and its type.
+        const whole = ts.isVariableDeclaration(node) && ts.isVariableDeclarationList(node.parent) && ts.isVariableStatement(node.parent.parent) ? node.parent.parent : node;
+        found.push({ start: whole.getStart(source), end: whole.getEnd() });
+        return;
+      }
+      // Bindings inside function bodies are locals, not what a request names.
+      if (ts.isFunctionLike(node) && !ts.isClassLike(node)) return;
+      ts.forEachChild(node, visit);
+    };
+    ts.forEachChild(source, visit);
+    return found;
+  });
 }

@@ -1,16 +1,20 @@
 // Free-text requests: classify into a task, find the code it is about, run the agents, return candidates unapplied.
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { TASK_DESCRIPTIONS, TASK_IDS, isTaskId } from '../protocol.js';
 import type { AskParams, AskResponse, AskResult, Interaction, TaskId, TaskOrNone } from '../protocol.js';
 import { AssistantError } from '../assistantError.js';
 import { classifyIntent, extractNamedSymbols } from '../agents/intentClassifier.js';
+import { hasOfflineAgent } from '../agents/registry.js';
 import type { ProgressSink } from '../editorPort.js';
 import { isRange, lineStarts, positionToOffset } from '../edits/textEdits.js';
 import { listDeclarations } from '../repo/declarations.js';
-import { findDeclarations } from '../repo/findSymbol.js';
+import { bindingsNamed, findDeclarations } from '../repo/findSymbol.js';
+import { diagnosticsOf, projectPathOf } from '../oracle/typeCheck.js';
 import type { DocumentSnapshot, DocumentSource } from '../workspace/documentSnapshot.js';
-import { syntaxFileName, workspaceSnapshot } from '../workspace/documentSnapshot.js';
+import { isSupportedLanguage, syntaxFileName, workspaceSnapshot } from '../workspace/documentSnapshot.js';
 import { taskDefinition } from './catalogue.js';
+import { cursorContextAt } from './cursorContext.js';
 import { runTask } from './runTask.js';
 import { failureLines } from './failures.js';
 import { answerSummary } from './answerSummary.js';
@@ -22,8 +26,31 @@ export interface AskContext {
   documents: DocumentSource;
   threshold: number;
   log: (message: string) => void;
-  /** The server's own diagnostics of a document, so "fix …" finds its target without the client's. */
-  diagnostics?: (document: DocumentSnapshot) => DiagnosticInfo[];
+  /**
+   * The server's diagnostics of a document already known for its version (the background type-check's, the
+   * listeners'), or undefined when the type-check has not seen this version: then the request checks it itself.
+   */
+  diagnostics?: (document: DocumentSnapshot) => DiagnosticInfo[] | undefined;
+}
+
+/** Diagnostics checked here because the background check had not seen the version, per exact snapshot. */
+const checkedHere = new WeakMap<DocumentSnapshot, DiagnosticInfo[]>();
+
+/**
+ * A document's diagnostics from the server's own type-check, so "fix this error" never depends on what the client
+ * sent: the background check's for this version, else checked now through the project that governs the file.
+ */
+export function documentDiagnostics(context: Pick<AskContext, 'env' | 'diagnostics'>, document: DocumentSnapshot): DiagnosticInfo[] {
+  const known = context.diagnostics?.(document);
+  if (known !== undefined) return known;
+  let checked = checkedHere.get(document);
+  if (checked === undefined) {
+    const projects = context.env.workspace.projects;
+    const fsPath = projectPathOf(projects.workspace, document.uri, document.languageId);
+    checked = isSupportedLanguage(document.languageId) ? diagnosticsOf(projects.forFile(fsPath), fsPath, document.text) : [];
+    checkedHere.set(document, checked);
+  }
+  return checked;
 }
 
 export type Classification = NonNullable<Interaction['classification']> & { task: TaskOrNone };
@@ -32,7 +59,7 @@ export type Classification = NonNullable<Interaction['classification']> & { task
  * The model classifier when one is configured (falling back to the offline one if it fails), else the offline one.
  * The evaluation classifies its questions through it too, so a question it would send elsewhere scores as the user's.
  */
-export async function classifyRequest(context: Pick<AskContext, 'env' | 'threshold' | 'log'>, text: string, document: DocumentSnapshot | undefined, signal: AbortSignal): Promise<Classification> {
+export async function classifyRequest(context: Pick<AskContext, 'env' | 'threshold' | 'log' | 'diagnostics'>, text: string, document: DocumentSnapshot | undefined, signal: AbortSignal, cursor?: { start: number; end: number }): Promise<Classification> {
   const model = context.env.registry.classifier();
   if (model) {
     try {
@@ -52,7 +79,9 @@ export async function classifyRequest(context: Pick<AskContext, 'env' | 'thresho
   // word ("what time is it") does not.
   const aboutWorkspace = document === undefined && index.usedWords(text).length >= 2;
   const symbols = { has: (word: string): boolean => aboutWorkspace || own.has(word) || (word.length >= 3 && index.declarations(() => true, 1, word).length > 0) };
-  const result = classifyIntent(text, { threshold: context.threshold, symbols });
+  // The code at the cursor is context: "correct it" on an error, "fill this in" in an empty body.
+  const at = document && cursor ? cursorContextAt(document, cursor.start, cursor.end, documentDiagnostics(context, document)) : undefined;
+  const result = classifyIntent(text, { threshold: context.threshold, symbols, ...(at ? { cursor: at } : {}) });
   return { task: result.task, confidence: result.confidence, by: 'intent-offline' };
 }
 
@@ -62,12 +91,14 @@ interface Found {
   parameters: Record<string, string>;
 }
 
-function targetAt(context: Pick<AskContext, 'diagnostics'>, task: TaskId, document: DocumentSnapshot, start: number, end: number, text: string): Found | undefined {
+function targetAt(context: Pick<AskContext, 'env' | 'diagnostics'>, task: TaskId, document: DocumentSnapshot, start: number, end: number, text: string): Found | undefined {
   const definition = taskDefinition(task);
   if (!definition) return undefined;
-  const asked = definition.askTarget?.(document, start, end, text);
+  // Only a fix looks at diagnostics; checking a file for the others would cost a type-check for nothing.
+  const diagnostics = task === 'fix' ? documentDiagnostics(context, document) : [];
+  const asked = definition.askTarget?.(document, start, end, text, diagnostics);
   if (asked) return { document, target: asked.target, parameters: asked.parameters ?? {} };
-  const offer = definition.offersAt({ document, start, end, diagnostics: context.diagnostics?.(document) ?? [] })[0];
+  const offer = definition.offersAt({ document, start, end, diagnostics })[0];
   return offer ? { document, target: offer.target, parameters: offer.parameters ?? {} } : undefined;
 }
 
@@ -76,22 +107,21 @@ function targetAt(context: Pick<AskContext, 'diagnostics'>, task: TaskId, docume
  * a name in the text); then plain words naming a declaration of the document.
  */
 async function findTarget(context: Pick<AskContext, 'env' | 'diagnostics'>, task: TaskId, text: string, document: DocumentSnapshot | undefined, params: AskParams, signal: AbortSignal): Promise<Found | undefined> {
-  let cursor: { start: number; end: number } | undefined;
-  if (document && params.range) {
-    const starts = lineStarts(document.text);
-    const start = positionToOffset(document.text, params.range.start, starts);
-    const end = positionToOffset(document.text, params.range.end, starts);
-    cursor = { start: Math.min(start, end), end: Math.max(start, end) };
-    if (cursor.end > cursor.start) {
-      const found = targetAt(context, task, document, cursor.start, cursor.end, text);
-      if (found) return found;
-    }
+  const cursor = document ? cursorOf(document, params) : undefined;
+  if (document && cursor && cursor.end > cursor.start) {
+    const found = targetAt(context, task, document, cursor.start, cursor.end, text);
+    if (found) return found;
   }
   for (const name of extractNamedSymbols(text)) {
-    for (const hit of await findDeclarations(name, context.env.workspace, document, signal)) {
-      const found = targetAt(context, task, hit.document, hit.target.start, hit.target.start, text);
+    const hits = (await findDeclarations(name, context.env.workspace, document, signal)).map((hit) => ({ document: hit.document, start: hit.target.start, end: hit.target.start }));
+    // A name the current document binds (a constant made by a call, which is no declaration to the index) is the one
+    // the user means: another file's declaration of the same name is never taken over it.
+    const own = document && hits[0]?.document.uri !== document.uri ? bindingsNamed(document, name).map((binding) => ({ document, ...binding })) : [];
+    for (const hit of own.length > 0 ? own : hits) {
+      const found = targetAt(context, task, hit.document, hit.start, hit.end, text);
       if (found) return found;
     }
+    if (own.length > 0) break;
   }
   if (document && cursor) {
     const found = targetAt(context, task, document, cursor.start, cursor.end, text);
@@ -105,11 +135,39 @@ async function findTarget(context: Pick<AskContext, 'env' | 'diagnostics'>, task
   return undefined;
 }
 
+/** The request's range as offsets into the document, start before end. */
+function cursorOf(document: DocumentSnapshot, params: AskParams): { start: number; end: number } | undefined {
+  if (!params.range) return undefined;
+  const starts = lineStarts(document.text);
+  const start = positionToOffset(document.text, params.range.start, starts);
+  const end = positionToOffset(document.text, params.range.end, starts);
+  return { start: Math.min(start, end), end: Math.max(start, end) };
+}
+
 /** For workspace-wide tasks: the given document as context, or the workspace folder itself with no text. */
 function workspaceTarget(root: string, document: DocumentSnapshot | undefined, text: string): Found {
   const snapshot: DocumentSnapshot = document ?? workspaceSnapshot(root);
   return { document: snapshot, target: { name: 'the workspace', start: 0, end: 0 }, parameters: { question: text } };
 }
+
+/**
+ * Why nothing serves a task: a task with no offline agent needs a model agent, which the user can configure; one whose
+ * offline agent is disabled in the settings is not available.
+ */
+function unservedMessage(task: TaskId): string {
+  if (hasOfflineAgent(task)) return `The ${task} task is not available yet: no agent serves it (its agents are disabled in the settings).`;
+  return `This needs a model agent: no offline agent can ${TASK_VERBS[task] ?? `do the ${task} task`}. Configure one (see "Models" in the README).`;
+}
+
+/** What a task does, as the needs-a-model message says it. */
+const TASK_VERBS: Partial<Record<TaskId, string>> = {
+  class: 'write a new class',
+  issue: 'work on an issue or a bug described in words',
+  generate: 'write new code',
+  optimize: 'optimise code',
+};
+
+const NO_DIAGNOSTIC = 'No error or warning at or near the cursor: put the cursor on the problem, or describe the bug ("fix the bug where …", which needs a model agent).';
 
 /** A request worded as a question: a question word first, or a question mark last. */
 const QUESTION_FORM = /^\s*(?:how|where|which|what|when|why|who|whose|is there|are there)\b|\?\s*$/i;
@@ -137,9 +195,9 @@ export async function routeRequest(context: Pick<AskContext, 'env' | 'diagnostic
     const question = asQuestion();
     if (question) return question;
   }
-  if (!taskDefinition(task) || !env.registry.serves(task)) return asQuestion() ?? { task, message: `The ${task} task is not available yet: no agent serves it.` };
+  if (!taskDefinition(task) || !env.registry.serves(task)) return asQuestion() ?? { task, message: unservedMessage(task) };
   const found = taskDefinition(task)?.workspaceWide ? workspaceTarget(env.root, document, params.text.trim()) : await findTarget(context, task, intent, document, params, signal);
-  if (!found) return asQuestion() ?? { task, message: 'Which code is this about? Select it, put the cursor on it, or name it (e.g. "document the load method").' };
+  if (!found) return asQuestion() ?? { task, message: task === 'fix' ? NO_DIAGNOSTIC : 'Which code is this about? Select it, put the cursor on it, or name it (e.g. "document the load method").' };
   return { task, found };
 }
 
@@ -159,7 +217,8 @@ export async function askFlow(context: AskContext, params: AskParams, signal: Ab
   if (params.textDocument?.uri && !document) throw new AssistantError('invalid-params', `assistant/ask: cannot read ${params.textDocument.uri}.`);
   if (params.task !== undefined && !isTaskId(params.task)) throw new AssistantError('invalid-params', `assistant/ask: "task" must be one of ${TASK_IDS.join(', ')}.`);
   const intent = text.length > INTENT_CHARS ? text.slice(0, INTENT_CHARS) : text;
-  const classification: Classification = params.task !== undefined ? { task: params.task, confidence: 1, by: 'client' } : await classifyRequest(context, intent, document, signal);
+  const cursor = document ? cursorOf(document, params) : undefined;
+  const classification: Classification = params.task !== undefined ? { task: params.task, confidence: 1, by: 'client' } : await classifyRequest(context, intent, document, signal, cursor);
   const { env } = context;
 
   const unanswered = async (task: TaskOrNone, message: string): Promise<AskResult> => {
@@ -188,7 +247,9 @@ export async function askFlow(context: AskContext, params: AskParams, signal: Ab
   const usable = result.candidates.filter((c) => c.proposal || c.shown).length;
   // With usable answers, the agents that failed beside them are named too (without any, the record's message does).
   const failed = failureLines(result.candidates.map((c) => c.response));
-  const message = result.interaction.message ?? `${usable} candidate${usable === 1 ? '' : 's'} for ${task} on ${found.target.name}; apply one with assistant/apply.${failed.length > 0 ? ` ${failed.join('; ')}.` : ''}`;
+  // A target in another file than the one the user looks at is named with its file, so they know where the edit goes.
+  const elsewhere = found.document.uri !== document?.uri && found.document.fsPath ? ` in ${workspaceRelative(env.root, found.document.fsPath)}` : '';
+  const message = result.interaction.message ?? `${usable} candidate${usable === 1 ? '' : 's'} for ${task} on ${found.target.name}${elsewhere}; apply one with assistant/apply.${failed.length > 0 ? ` ${failed.join('; ')}.` : ''}`;
   return {
     interactionId: result.interaction.id,
     task,
@@ -216,4 +277,10 @@ export function askResponsesOf(candidates: readonly Candidate[]): AskResponse[] 
 function summaryOf(text: string): { summary?: string } {
   const summary = answerSummary(text);
   return summary ? { summary } : {};
+}
+
+/** A path as the user reads it: relative to the workspace, with `/`. */
+export function workspaceRelative(root: string, fsPath: string): string {
+  const relative = path.relative(root, fsPath);
+  return relative.startsWith('..') || path.isAbsolute(relative) ? fsPath : relative.split(path.sep).join('/');
 }

@@ -99,8 +99,38 @@ function allowsJs(context: CheckContext): boolean {
   }
 }
 
+/** How far from the cursor, in lines, a free-text "fix this error" still finds the diagnostic it means. */
+const NEAR_LINES = 10;
+
+/**
+ * The diagnostic a free-text "fix this" means: one at the selection or on the cursor's line, else the nearest within
+ * a few lines, errors before warnings at the same distance.
+ */
+export function nearestDiagnostic(document: DocumentSnapshot, start: number, end: number, diagnostics: readonly DiagnosticInfo[]): DiagnosticInfo | undefined {
+  const starts = lineStarts(document.text);
+  const lineOf = (offset: number): number => offsetToPosition(document.text, offset, starts).line;
+  const first = lineOf(start);
+  const last = lineOf(end);
+  let best: { diagnostic: DiagnosticInfo; distance: number; severity: number } | undefined;
+  for (const diagnostic of diagnostics) {
+    const overlaps = diagnostic.start <= end && diagnostic.end >= start;
+    const from = lineOf(diagnostic.start);
+    const to = lineOf(diagnostic.end);
+    const distance = overlaps ? 0 : to < first ? first - to : from > last ? from - last : 0;
+    if (distance > NEAR_LINES) continue;
+    const severity = diagnostic.severity ?? 1;
+    if (!best || distance < best.distance || (distance === best.distance && severity < best.severity)) best = { diagnostic, distance, severity };
+  }
+  return best?.diagnostic;
+}
+
 export const fixTask: TaskDefinition = {
   id: 'fix',
+
+  askTarget(document, start, end, _text, diagnostics) {
+    const diagnostic = nearestDiagnostic(document, start, end, diagnostics ?? []);
+    return diagnostic ? { target: fixTarget(document, diagnostic) } : undefined;
+  },
 
   offersAt({ document, start, end, diagnostics }): TaskOffer[] {
     if (diagnostics.length === 0) return [];

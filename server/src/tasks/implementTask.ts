@@ -88,6 +88,17 @@ export function freeClassName(sourcePath: string, sourceText: string, wanted: st
 
 const CLASS_NAME = /^[A-Za-z_$][\w$]*$/;
 
+/**
+ * The new class's name when the request gives one: "as Circle", "named X", "called X", or the name before "that
+ * implements" / "extending" ("a class InMemoryRepo that implements Repo", "a Square that extends Shape").
+ */
+export function requestedClassName(text: string): string | undefined {
+  return (
+    /\b(?:as|named|called)\s+(?:class\s+)?`?([A-Z][\w$]*)`?/.exec(text)?.[1] ??
+    /`?([A-Z][\w$]*)`?\s+(?:(?:that|which)\s+)?(?:implements|extends|implementing|extending)\b/.exec(text)?.[1]
+  );
+}
+
 export const implementTask: TaskDefinition = {
   id: 'implement',
 
@@ -108,8 +119,9 @@ export const implementTask: TaskDefinition = {
   askTarget(document, start, end, text): { target: TaskTarget; parameters?: Record<string, string> } | undefined {
     const offer = implementTask.offersAt({ document, start, end, diagnostics: [] })[0];
     if (!offer) return undefined;
-    const named = /\b(?:as|named|called)\s+(?:class\s+)?`?([A-Z][\w$]*)`?/.exec(text)?.[1];
-    return { target: offer.target, ...(named ? { parameters: { className: named } } : {}) };
+    const named = requestedClassName(text);
+    const usable = named !== undefined && named !== offer.target.declaration?.simpleName ? named : undefined;
+    return { target: offer.target, ...(usable ? { parameters: { className: usable } } : {}) };
   },
 
   convertAnswer(answer, run, annotation): TaskAnswer {

@@ -89,9 +89,10 @@ export interface TaskDefinition {
   offersAt(context: OfferContext): TaskOffer[];
   /**
    * The target of a free-text request at a place, with parameters read from the text (e.g. a rename's new name);
-   * without it, the task's first offer at that place.
+   * without it, the task's first offer at that place. `diagnostics` are the document's (the server's own type-check
+   * among them) for the tasks that need them.
    */
-  askTarget?(document: DocumentSnapshot, start: number, end: number, text: string): { target: TaskTarget; parameters?: Record<string, string> } | undefined;
+  askTarget?(document: DocumentSnapshot, start: number, end: number, text: string, diagnostics?: readonly DiagnosticInfo[]): { target: TaskTarget; parameters?: Record<string, string> } | undefined;
   /** Why the parameters a client sent cannot work (e.g. an unknown optimization goal), before any agent runs. */
   invalidParameters?(parameters: Record<string, string>): string | undefined;
   /** The agent's answer as a proposal (or text) on the document it was computed for; `annotation` is absent when annotations are off. */
