@@ -355,6 +355,20 @@ It has no markdown and is never a code fence."
             (plist-get (plist-get response :agent) :name)
             (truncate-string-to-width line 70 nil nil "..."))))
 
+(defun assistant-ls--failure-line (response)
+  "How RESPONSE, an unusable answer, reads, as the server words it.
+An offline agent with nothing to add declined; an answer the oracle
+turned down was rejected; an error or a timeout failed."
+  (let* ((agent (plist-get response :agent))
+         (name (plist-get agent :name))
+         (status (plist-get response :status))
+         (reason (or (plist-get response :error) status)))
+    (cond ((and (equal status "empty") (string-prefix-p "rejected by " reason))
+           (format "%s's answer was %s" name reason))
+          ((and (equal status "empty") (eq (plist-get agent :isLLM) :json-false))
+           (format "%s declined: %s" name reason))
+          (t (format "%s failed: %s" name reason)))))
+
 (defun assistant-ls--failures (responses)
   "One line per agent of RESPONSES that gave nothing usable.
 An agent with a usable answer, or one the user cancelled, did not fail."
@@ -365,9 +379,7 @@ An agent with a usable answer, or one the user cancelled, did not fail."
         (if (member status '("ok" "cancelled"))
             (push agent usable)
           (unless (assoc agent failed)
-            (push (cons agent (format "%s failed: %s" agent
-                                      (or (plist-get response :error) status)))
-                  failed)))))
+            (push (cons agent (assistant-ls--failure-line response)) failed)))))
     (delq nil (mapcar (lambda (entry)
                         (unless (member (car entry) usable) (cdr entry)))
                       (nreverse failed)))))

@@ -316,6 +316,20 @@ local function show_apply_result(result, response)
   end
 end
 
+--- How one agent's unusable answer reads, as the server words it: an offline agent with nothing to add declined, an
+--- answer the oracle turned down was rejected, an error failed.
+function M.failure_line(response)
+  local agent = type(response.agent) == 'table' and response.agent.name or '?'
+  local reason = is_null(response.error) and tostring(response.status) or response.error
+  if response.status == 'empty' and reason:find('^rejected by ') then
+    return ("%s's answer was %s"):format(agent, reason)
+  end
+  if response.status == 'empty' and type(response.agent) == 'table' and response.agent.isLLM == false then
+    return ('%s declined: %s'):format(agent, reason)
+  end
+  return ('%s failed: %s'):format(agent, reason)
+end
+
 --- One line per agent that gave nothing usable ("gpt-4o-mini failed: the endpoint refused the API key (401)"); an
 --- agent with a usable answer, or one the user cancelled, did not fail.
 function M.failure_lines(responses)
@@ -325,7 +339,7 @@ function M.failure_lines(responses)
     if response.status == 'ok' or response.status == 'cancelled' then
       usable[agent] = true
     elseif not failed[agent] then
-      failed[agent] = ('%s failed: %s'):format(agent, is_null(response.error) and tostring(response.status) or response.error)
+      failed[agent] = M.failure_line(response)
       table.insert(order, agent)
     end
   end
