@@ -109,7 +109,9 @@ later declare progress support; 1.9 does not, and gets none.")
 (cl-defmethod eglot-client-capabilities ((_server assistant-ls-server))
   "Eglot's capabilities, and that text answers come as a notification."
   (let ((capabilities (cl-call-next-method)))
-    (plist-put capabilities :experimental '(:assistant (:showAnswer t)))))
+    ;; typeErrors: Eglot runs one server per mode, so none beside this one
+    ;; shows TypeScript's errors; the server publishes them (diagnostics.publish).
+    (plist-put capabilities :experimental '(:assistant (:showAnswer t :typeErrors t)))))
 
 (cl-defmethod eglot-handle-notification
   ((_server assistant-ls-server) (_method (eql assistant/showAnswer))
@@ -721,6 +723,23 @@ the interaction at point), else the last `assistant-ls-ask'."
                           `(:interactionId ,(plist-get interaction :id))))))
     (message "assistant-ls: %s" (plist-get result :message))
     result))
+
+;;;; Checks
+
+;;;###autoload
+(defun assistant-ls-check-types ()
+  "Type-check the whole project, with the unsaved buffers, on the server.
+The errors arrive as Flymake diagnostics of the files they are in and
+follow their text as it changes; the count is shown once done."
+  (interactive)
+  (assistant-ls--send (assistant-ls--server) :workspace/executeCommand
+                      '(:command "assistant.checkTypes" :arguments [])
+                      (lambda (result)
+                        (message "assistant-ls: %s" (plist-get result :message)))
+                      (lambda (error)
+                        (message "assistant-ls: type-check failed: %s"
+                                 (plist-get error :message))))
+  (message "assistant-ls: type-checking the project..."))
 
 ;;;; Preview
 
