@@ -113,7 +113,9 @@ later declare progress support; 1.9 does not, and gets none.")
 (cl-defmethod eglot-client-capabilities ((_server assistant-ls-server))
   "Eglot's capabilities, and that text answers come as a notification."
   (let ((capabilities (cl-call-next-method)))
-    (plist-put capabilities :experimental '(:assistant (:showAnswer t)))))
+    ;; typeErrors: Eglot runs one server per mode, so none beside this one
+    ;; shows TypeScript's errors; the server publishes them (diagnostics.publish).
+    (plist-put capabilities :experimental '(:assistant (:showAnswer t :typeErrors t)))))
 
 (cl-defmethod eglot-handle-notification
   ((_server assistant-ls-server) (_method (eql assistant/showAnswer))
@@ -360,6 +362,20 @@ It has no markdown and is never a code fence."
             (plist-get (plist-get response :agent) :name)
             (truncate-string-to-width line 70 nil nil "..."))))
 
+(defun assistant-ls--failure-line (response)
+  "How RESPONSE, an unusable answer, reads, as the server words it.
+An offline agent with nothing to add declined; an answer the oracle
+turned down was rejected; an error or a timeout failed."
+  (let* ((agent (plist-get response :agent))
+         (name (plist-get agent :name))
+         (status (plist-get response :status))
+         (reason (or (plist-get response :error) status)))
+    (cond ((and (equal status "empty") (string-prefix-p "rejected by " reason))
+           (format "%s's answer was %s" name reason))
+          ((and (equal status "empty") (eq (plist-get agent :isLLM) :json-false))
+           (format "%s declined: %s" name reason))
+          (t (format "%s failed: %s" name reason)))))
+
 (defun assistant-ls--failures (responses)
   "One line per agent of RESPONSES that gave nothing usable.
 An agent with a usable answer, or one the user cancelled, did not fail."
@@ -370,9 +386,7 @@ An agent with a usable answer, or one the user cancelled, did not fail."
         (if (member status '("ok" "cancelled"))
             (push agent usable)
           (unless (assoc agent failed)
-            (push (cons agent (format "%s failed: %s" agent
-                                      (or (plist-get response :error) status)))
-                  failed)))))
+            (push (cons agent (assistant-ls--failure-line response)) failed)))))
     (delq nil (mapcar (lambda (entry)
                         (unless (member (car entry) usable) (cdr entry)))
                       (nreverse failed)))))
@@ -714,6 +728,23 @@ the interaction at point), else the last `assistant-ls-ask'."
                           `(:interactionId ,(plist-get interaction :id))))))
     (message "assistant-ls: %s" (plist-get result :message))
     result))
+
+;;;; Checks
+
+;;;###autoload
+(defun assistant-ls-check-types ()
+  "Type-check the whole project, with the unsaved buffers, on the server.
+The errors arrive as Flymake diagnostics of the files they are in and
+follow their text as it changes; the count is shown once done."
+  (interactive)
+  (assistant-ls--send (assistant-ls--server) :workspace/executeCommand
+                      '(:command "assistant.checkTypes" :arguments [])
+                      (lambda (result)
+                        (message "assistant-ls: %s" (plist-get result :message)))
+                      (lambda (error)
+                        (message "assistant-ls: type-check failed: %s"
+                                 (plist-get error :message))))
+  (message "assistant-ls: type-checking the project..."))
 
 ;;;; Preview
 

@@ -186,6 +186,18 @@ export const SETTINGS = object({
     description:
       "Which edits are shown as a diff to accept or discard before they land (VS Code's refactor preview; the Neovim and Emacs clients' diff; other editors apply at once): `always`; `multiFile`, the default, for edits that touch more than one file or create one (an edit of one file lands in its open buffer, where undo takes it back); `never`. The server never saves an edit: you do.",
   }),
+  diagnostics: object({
+    publish: oneOf(['auto', 'always', 'never'], {
+      default: 'auto',
+      valueDescriptions: [
+        'Only for clients that run no other TypeScript server beside assistant-ls (Emacs with Eglot).',
+        "Publish the compiler's errors of open documents.",
+        'Publish none (the `assistant.checkTypes` command still does).',
+      ],
+      description:
+        "Publish the TypeScript compiler's errors of open documents as diagnostics, checked on open and after each pause in typing, so they show and Fix is offered on them. `auto`, the default, publishes them only to clients that run one language server per buffer (Eglot, which names itself in `clientInfo` or through `assistant-ls.el`): where typescript-language-server runs beside assistant-ls (VS Code, Neovim) it would show each error twice.",
+    }),
+  }),
   progress: object({
     showAfterMs: number({
       default: 100,

@@ -33,6 +33,11 @@ export interface AssistantClientCapabilities {
   pipelineSteps?: boolean;
   /** The client shows `assistant/showAnswer`; without it text answers arrive as `window/showDocument` or `window/showMessage`. */
   showAnswer?: boolean;
+  /**
+   * The client runs no other TypeScript server beside assistant-ls (Eglot runs one per major mode), so the setting
+   * `diagnostics.publish: auto` publishes the compiler's errors of open documents to it.
+   */
+  typeErrors?: boolean;
 }
 
 /**

@@ -174,7 +174,7 @@ export interface TraceResponse {
   id: string;
   agent: AgentDescriptor;
   status: 'ok' | 'empty' | 'error' | 'timeout' | 'cancelled';
-  /** The answer as text (the doc comment, the explanation, …). */
+  /** The answer as text (the doc comment, the explanation, …); of a failed answer cut off at the token limit, what the model wrote. */
   text: string;
   /** The proposed edit, as computed on `context.version`. */
   edit?: WorkspaceEdit;

@@ -87,6 +87,8 @@ export interface AssistantOptions {
   settingsProblems: string[];
   env: NodeJS.ProcessEnv;
   client?: { name: string; version?: string };
+  /** The client runs no other TypeScript server beside this one, so `diagnostics.publish: auto` publishes type errors. */
+  wantsTypeErrors?: boolean;
   log: (message: string) => void;
   /** Publishes the listeners' problems of a document (the LSP layer sends them as diagnostics). */
   publishProblems?: PublishProblems;
@@ -100,6 +102,8 @@ export class Assistant {
   private classifierThreshold: number;
   /** The server's own diagnostics of open documents, computed in the background per version. */
   private readonly ownDiagnostics: DiagnosticsCache;
+  /** Whether the compiler's errors of open documents are published (the setting `diagnostics.publish`). */
+  private publishTypeErrors: boolean;
   /** Pipeline runs being replayed after feedback, by response id. */
   private readonly replaying = new Map<string, PipelineStep>();
   /** The document each recent `assistant/ask` with answers was typed in, so applying says when the edit went elsewhere. */
@@ -148,11 +152,19 @@ export class Assistant {
     };
     this.classifierThreshold = options.settings.classifier.threshold;
     this.completionSettings = options.settings.completion;
+    this.publishTypeErrors = publishesTypeErrors(options.settings, options.wantsTypeErrors === true);
     this.insertions = new InsertionTracker(trace, (uri) => options.documents.get(uri)?.text, readFileOf, options.log);
     this.listeners = new Listeners(this.env, this.workspace.documents, options.publishProblems ?? (() => undefined));
     const checker = findCheckerScript();
     if (!checker) options.log('background type-checks run on the main thread: the worker script diagnosticsWorker.js is not beside the server');
-    this.ownDiagnostics = projectDiagnosticsCache(this.workspace.projects, { script: checker ?? null, onError: (uri, e) => options.log(`diagnostics of ${uri}: ${e instanceof Error ? e.message : String(e)}`) });
+    this.ownDiagnostics = projectDiagnosticsCache(this.workspace.projects, {
+      script: checker ?? null,
+      onError: (uri, e) => options.log(`diagnostics of ${uri}: ${e instanceof Error ? e.message : String(e)}`),
+      onComputed: (uri, version, diagnostics) => {
+        const document = this.workspace.documents.get(uri);
+        if (document && document.version === version) this.listeners.typeErrorsChecked(document, diagnostics, this.publishTypeErrors);
+      },
+    });
     for (const problem of registry.problems) options.log(`settings: ${problem}`);
     reportListingLimits((root, message) => options.log(`workspace files of ${root}: ${message}`));
   }
@@ -200,6 +212,7 @@ export class Assistant {
     this.env.preview = settings.preview;
     this.classifierThreshold = settings.classifier.threshold;
     this.completionSettings = settings.completion;
+    this.publishTypeErrors = publishesTypeErrors(settings, this.options.wantsTypeErrors === true);
     this.completions.reset();
     for (const problem of this.env.registry.problems) this.options.log(`settings: ${problem}`);
   }
@@ -235,7 +248,8 @@ export class Assistant {
   documentChanged(uri: string, edit?: DocumentEdit): void {
     this.workspace.documentChanged(uri, edit);
     const document = this.workspace.documents.get(uri);
-    if (document && this.env.registry.serves('fix')) this.ownDiagnostics.request(document);
+    // Also checked where the type errors are published, or were reported by assistant.checkTypes: they follow the text.
+    if (document && (this.env.registry.serves('fix') || this.publishTypeErrors || this.listeners.reportedTypeErrors(uri))) this.ownDiagnostics.request(document);
     if (edit) this.insertions.changed(uri, edit.after, edit.before, edit.steps);
     else if (document) this.insertions.changed(uri, document.text);
   }
@@ -498,4 +512,9 @@ function safeUserName(): string {
   } catch {
     return process.env.USER ?? 'unknown';
   }
+}
+
+/** `diagnostics.publish`: `auto` publishes only to a client that runs no other TypeScript server beside this one. */
+function publishesTypeErrors(settings: AssistantSettings, clientWantsThem: boolean): boolean {
+  return settings.diagnostics.publish === 'always' || (settings.diagnostics.publish === 'auto' && clientWantsThem);
 }

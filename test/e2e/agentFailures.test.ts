@@ -51,6 +51,29 @@ function reports(editor: TestEditor, token: string): string[] {
 }
 
 describe('failed agents are named', () => {
+  it('keeps the text of an answer cut off at the token limit in the trace, and still counts it as failed', async () => {
+    const { editor, doc } = await start([scriptedAgent(model, 'gpt-4o-mini', { maxRetries: 0 })]);
+    model.setDefault({ kind: 'text', content: '/**\n * Loads the configuration from', finishReason: 'length' });
+    const result = await run(editor, await documentLoad(editor, doc.uri));
+    const trace = await editor.request<TraceResult>('assistant/trace', { id: result.interactionId });
+    const cut = trace.interactions[0]!.responses.find((r) => r.agent.name === 'gpt-4o-mini')!;
+    expect(cut).toMatchObject({ status: 'error', error: 'the answer was cut off at the model’s token limit', text: '/**\n * Loads the configuration from', used: false });
+    await until(() => editor.messages.some((m) => m.type === WARNING), 15_000, 'the warning');
+    expect(editor.messages).toContainEqual({ type: WARNING, message: 'Used the answer of doc-offline; gpt-4o-mini failed: the answer was cut off at the model’s token limit.' });
+  });
+
+  it('says an offline agent with nothing true to add declined, not that it failed', async () => {
+    const { editor, doc } = await start([scriptedAgent(model, 'gpt-4o-mini')]);
+    model.setDefault({ kind: 'text', content: '/** The first item, else the fallback. */' });
+    await editor.setText(doc.uri, `${doc.text}\nexport function same(value: string): string {\n  return value;\n}\n`);
+    const position = editor.position(doc.uri, 'same(value');
+    const actions = await editor.request<CodeAction[]>('textDocument/codeAction', { textDocument: { uri: doc.uri }, range: { start: position, end: position }, context: { diagnostics: [] } });
+    const result = await run(editor, actions.find((a) => a.title.startsWith('Assistant: Document'))!);
+    expect(result).toMatchObject({ applied: true, outcome: 'applied' });
+    await until(() => editor.messages.some((m) => m.type === WARNING), 15_000, 'the warning');
+    expect(editor.messages).toEqual([{ type: WARNING, message: expect.stringMatching(/^Used the answer of gpt-4o-mini; doc-offline declined: nothing true to add to the signature of same/) }]);
+  });
+
   it('applies the offline answer beside a model that answers 401, and warns naming the model and the 401', async () => {
     const { editor, doc } = await start([scriptedAgent(model, 'gpt-4o-mini')]);
     model.setDefault({ kind: 'error', status: 401, message: 'Incorrect API key provided: sk-test' });

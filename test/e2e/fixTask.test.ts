@@ -2,7 +2,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CodeAction, Diagnostic } from 'vscode-languageserver-protocol';
 import type { TaskCommandResult, TraceResult } from '../../protocol/src/index.js';
-import { TestEditor, copyFixture } from '../support/lspClient.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { TestEditor, copyFixture, handleFiles } from '../support/lspClient.js';
 import { startScriptedModel } from '../support/scriptedModel.js';
 import type { ScriptedModel } from '../support/scriptedModel.js';
 
@@ -69,6 +71,34 @@ describe('Fix a diagnostic', () => {
     expect(titles).toEqual([`Assistant: Fix "Cannot find name 'mesage'. Did you mean 'message'?"`]);
     // The built server carries the worker's script; without it the checks would run on the main thread, and say so.
     expect(editor.logs.filter((line) => /type-check/.test(line))).toEqual([]);
+  });
+
+  it('runs the Fix offered at a bare cursor on a problem assistant.checkTypes published: the command carries that diagnostic', async () => {
+    const { editor } = await TestEditor.start({ root: copyFixture('fix') });
+    editors.push(editor);
+    handleFiles(editor);
+    await editor.request('workspace/executeCommand', { command: 'assistant.checkTypes', arguments: [] });
+    // Eglot with point inside the error and no region sends no diagnostics in the context (Flymake finds none in an
+    // empty range); the file is not open, so the listener's problem is the only one the server knows there.
+    const uri = editor.uri('src/main.ts');
+    const text = fs.readFileSync(path.join(editor.root, 'src/main.ts'), 'utf8');
+    const line = text.split('\n').findIndex((l) => l.includes('mesage'));
+    const position = { line, character: text.split('\n')[line]!.indexOf('esage') };
+    const actions = await editor.request<CodeAction[]>('textDocument/codeAction', { textDocument: { uri }, range: { start: position, end: position }, context: { diagnostics: [] } });
+    const action = actions.find((a) => a.kind === 'quickfix' && a.command?.command === 'assistant.fix');
+    expect(action, JSON.stringify(actions.map((a) => a.title))).toBeDefined();
+    expect((action!.command!.arguments![0] as { diagnostic?: Diagnostic }).diagnostic).toMatchObject({ code: 2552, source: 'typescript' });
+    const result = await run(editor, action!);
+    expect(result).toMatchObject({ applied: true, outcome: 'applied' });
+  });
+
+  it('says what is missing, not that the code is gone, when a fix command carries no diagnostic', async () => {
+    const { editor } = await TestEditor.start({ root: copyFixture('fix') });
+    editors.push(editor);
+    const doc = await editor.open('src/main.ts');
+    const position = editor.position(doc.uri, 'mesage');
+    const args = { textDocument: { uri: doc.uri, version: doc.version }, range: { start: position, end: position }, symbol: 'TS2552' };
+    await expect(editor.request('workspace/executeCommand', { command: 'assistant.fix', arguments: [args] })).rejects.toThrow(/needs the diagnostic it fixes/);
   });
 
   it("checks a monorepo package's file with that package's tsconfig: Fix for its real error, none for the root's missing options", async () => {

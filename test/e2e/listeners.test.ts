@@ -2,9 +2,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CodeAction, Diagnostic, PublishDiagnosticsParams } from 'vscode-languageserver-protocol';
+import type { ClientCapabilities, CodeAction, Diagnostic, PublishDiagnosticsParams } from 'vscode-languageserver-protocol';
 import type { FixAllResult, ListenerRunResult, TaskCommandResult, TraceResult } from '../../protocol/src/index.js';
-import { TestEditor, handleFiles } from '../support/lspClient.js';
+import { FULL_CAPABILITIES, TestEditor, handleFiles, until } from '../support/lspClient.js';
 import { scriptedSuite } from '../support/scriptedSuite.js';
 
 const suite = scriptedSuite();
@@ -78,6 +78,42 @@ describe('check commands', { timeout: 240_000 }, () => {
     await editor.setText(cart.uri, original);
     await command(editor, 'assistant.checkTypes');
     expect(published.get(cart.uri), JSON.stringify(published.get(cart.uri))).toEqual([]);
+  });
+
+  it('publishes fresh type errors of a file the type-check reported on once its text changes, without another run', async () => {
+    const { editor, published } = await start('pipelines', { withModel: false });
+    const cart = await editor.open('src/cart.ts');
+    const original = cart.text;
+    await editor.setText(cart.uri, original.replace('  /** Adds a line to the cart. */', "  readonly label: number = 'cart';\n\n  /** Adds a line to the cart. */"));
+    await command(editor, 'assistant.checkTypes');
+    expect((published.get(cart.uri) ?? []).map((d) => d.code)).toEqual([2322]);
+    // The user deletes the bad line (and saves): the error must not stay on the corrected code.
+    await editor.setText(cart.uri, original);
+    await until(() => published.get(cart.uri)?.length === 0, 20_000, 'the fresh diagnostics of cart.ts');
+    // Broken again, and the error comes back on its new line.
+    await editor.setText(cart.uri, original.replace('  /** Adds a line to the cart. */', "  /** Adds a line to the cart. */\n  readonly count: number = 'one';"));
+    await until(() => published.get(cart.uri)?.length === 1, 20_000, 'the new error of cart.ts');
+    expect(published.get(cart.uri)![0]).toMatchObject({ code: 2322, source: 'typescript', range: { start: { line: editor.position(cart.uri, 'readonly count').line } } });
+  });
+
+  it("publishes the compiler's errors of open documents to a client that runs no other TypeScript server (diagnostics.publish auto)", async () => {
+    const root = suite.workspace('pipelines');
+    const open = async (capabilities: ClientCapabilities): Promise<Map<string, Diagnostic[]>> => {
+      const { editor } = await TestEditor.start({ root, capabilities });
+      suite.track(editor);
+      const published = new Map<string, Diagnostic[]>();
+      editor.connection.onNotification('textDocument/publishDiagnostics', (params: PublishDiagnosticsParams) => void published.set(params.uri, params.diagnostics));
+      const cart = await editor.open('src/cart.ts');
+      await editor.setText(cart.uri, cart.text.replace('  /** Adds a line to the cart. */', "  readonly label: number = 'cart';\n\n  /** Adds a line to the cart. */"));
+      // Fix is offered once the server's own check ran, which is when it would publish.
+      await editor.quickfixesOnceChecked(cart.uri, 'label');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return published;
+    };
+    const emacs = await open({ ...FULL_CAPABILITIES, experimental: { assistant: { showAnswer: true, typeErrors: true } } });
+    expect([...emacs.values()].flat().map((d) => [d.code, d.source, d.message])).toEqual([[2322, 'typescript', "Type 'string' is not assignable to type 'number'."]]);
+    // VS Code and Neovim run typescript-language-server beside it: nothing is published twice.
+    expect([...(await open(FULL_CAPABILITIES)).values()].flat()).toEqual([]);
   });
 
   it('asks before running tests when oracle.runTests is off, and runs nothing on "no"', async () => {

@@ -132,6 +132,14 @@ describe('typeCheckProposal', () => {
 });
 
 describe('diagnosticsOf', () => {
+  it('checks each text it is given, back and forth, of a file the project does not hold between checks', () => {
+    // Each check adds the file and takes it out again; added anew it starts at the same version, which the language
+    // service must not take for the text it saw before.
+    const fixed = mainText.replace('mesage.toUpperCase()', 'message.toUpperCase()');
+    const codes = [mainText, fixed, mainText, fixed].map((text) => diagnosticsOf(project, mainPath, text).map((d) => d.code));
+    expect(codes).toEqual([[2304, 2552, 2339], [2304, 2339], [2304, 2552, 2339], [2304, 2339]]);
+  });
+
   it("returns the file's diagnostics with offsets, codes and an LSP diagnostic to hand back", () => {
     const diagnostics = diagnosticsOf(project, mainPath, mainText);
     expect(diagnostics.map((d) => d.code)).toEqual([2304, 2552, 2339]);

@@ -29,6 +29,12 @@ export function failureReason(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** What a failed model wrote before it stopped (an answer cut off at its token limit), else `''`. */
+export function partialText(error: unknown): string {
+  const model = error instanceof ModelError ? error : error instanceof Error && error.cause instanceof ModelError ? error.cause : undefined;
+  return model?.facts.partialText ?? '';
+}
+
 function modelReason(error: ModelError): string {
   const { status, limitMs, cause } = error.facts;
   const code = status !== undefined ? ` (${status})` : '';

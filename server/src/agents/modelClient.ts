@@ -91,6 +91,8 @@ export interface ModelErrorFacts {
   limitMs?: number;
   /** An `incomplete` answer cut off at the model's token limit, or a `bad-request` held back by a content filter. */
   cause?: 'token-limit' | 'content-filter';
+  /** What the model wrote before it was cut off, kept in the trace so the user can see it. */
+  partialText?: string;
 }
 
 /**
@@ -325,7 +327,7 @@ function tooLarge(): ModelError {
 
 /** A completion from its parts; a cut-off or withheld answer is an error, as every model path reports it. */
 export function finishCompletion(text: string, finishReason: string | null | undefined, usage: TokenUsage | undefined, calls: ToolCall[] = []): Completion {
-  if (finishReason === 'length') throw new ModelError('incomplete', 'the model’s answer was cut off at its token limit', { cause: 'token-limit' });
+  if (finishReason === 'length') throw new ModelError('incomplete', 'the model’s answer was cut off at its token limit', { cause: 'token-limit', ...(text ? { partialText: text } : {}) });
   if (finishReason === 'content_filter') throw new ModelError('bad-request', 'the endpoint’s content filter withheld the answer', { cause: 'content-filter' });
   // A call without a name cannot be answered or sent back; one without an id gets one, so its result can refer to it.
   const toolCalls = calls.filter((call) => call.name !== '').map((call, i) => (call.id ? call : { ...call, id: `call_${i}` }));

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { PipelineState, TraceResponse, Verdict } from '../protocol.js';
 import type { Agent, AgentAnswer, AgentRequest, AnswerPlace, TokenUsage } from './agent.js';
 import type { Proposal } from '../edits/proposal.js';
-import { BudgetExceeded, failureReason } from './failureReason.js';
+import { BudgetExceeded, failureReason, partialText } from './failureReason.js';
 
 /** One agent's outcome, before the task turns its text into an edit. */
 export interface AgentOutcome {
@@ -92,7 +92,8 @@ export async function runAgents(agents: readonly Agent[], request: AgentRequest,
         if (options.signal.aborted) return { ...base, status: 'cancelled', text: '', error: 'cancelled', durationMs: elapsed() };
         const reason = failureReason(error);
         const detail = error instanceof Error ? error.message : String(error);
-        return { ...base, status: 'error', text: '', error: reason, ...(detail !== reason ? { errorDetail: detail } : {}), durationMs: elapsed(), ...(error instanceof PipelineFailure ? { pipeline: error.pipeline } : {}) };
+        // A cut-off answer still failed, but what the model wrote stays readable in the trace.
+        return { ...base, status: 'error', text: partialText(error), error: reason, ...(detail !== reason ? { errorDetail: detail } : {}), durationMs: elapsed(), ...(error instanceof PipelineFailure ? { pipeline: error.pipeline } : {}) };
       } finally {
         clearTimeout(timer);
         options.signal.removeEventListener('abort', onAbort);

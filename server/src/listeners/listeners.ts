@@ -3,13 +3,14 @@ import path from 'node:path';
 import type { ApplyOutcome, FixAllResult, ListenerRunResult } from '../protocol.js';
 import type { EditorPort, ProgressSink } from '../editorPort.js';
 import { AssistantError } from '../assistantError.js';
-import { positionToOffset, lineStarts } from '../edits/textEdits.js';
+import { positionToOffset, lineStarts, offsetsToRange } from '../edits/textEdits.js';
+import { redactSecrets } from '../privacy/secrets.js';
 import type { DiagnosticInfo } from '../tasks/task.js';
 import { fixTask } from '../tasks/fixTask.js';
 import { runTask } from '../tasks/runTask.js';
 import type { TaskEnvironment } from '../tasks/runTask.js';
 import { applyResponse } from '../tasks/applyResponse.js';
-import type { DocumentSource } from '../workspace/documentSnapshot.js';
+import type { DocumentSnapshot, DocumentSource } from '../workspace/documentSnapshot.js';
 import { pathToUri, uriToPath } from '../workspace/documentSnapshot.js';
 import { MAX_WORKSPACE_FILES } from '../workspace/workspaceFiles.js';
 import { projectTypeCheck } from './projectTypeCheck.js';
@@ -41,6 +42,8 @@ export class Listeners {
   /** Each document's problems by listener: code-action requests read one document's, so they never scan the rest. */
   private readonly byUri = new Map<string, Map<ListenerKind, ListenedProblem[]>>();
   private queue: LintQueue | undefined;
+  /** The documents the last project type-check reported problems in, until the next one. */
+  private typeChecked = new Set<string>();
 
   constructor(
     private readonly env: TaskEnvironment,
@@ -91,6 +94,38 @@ export class Listeners {
     return document && document.version !== null ? document.text : undefined;
   }
 
+  /** Whether the project type-check reported on the document: its problems there must follow the document's changes. */
+  reportedTypeErrors(uri: string): boolean {
+    return this.typeChecked.has(uri);
+  }
+
+  /**
+   * A document's compiler diagnostics from the server's background check of its current text: they replace the
+   * type-check's problems there when that check reported on the document (so a corrected line loses its error), or,
+   * with `publishAll` (the setting `diagnostics.publish`), in every open document.
+   */
+  typeErrorsChecked(document: DocumentSnapshot, diagnostics: readonly DiagnosticInfo[], publishAll: boolean): void {
+    if (!publishAll && !this.reportedTypeErrors(document.uri)) return;
+    const fsPath = document.fsPath ?? uriToPath(document.uri) ?? document.uri;
+    const starts = lineStarts(document.text);
+    const problems: Problem[] = diagnostics.map((d) => ({
+      uri: document.uri,
+      fsPath,
+      range: offsetsToRange(document.text, d.start, d.end, starts),
+      message: redactSecrets(d.message),
+      severity: d.severity === 2 || d.severity === 3 || d.severity === 4 ? d.severity : 1,
+      source: 'typescript',
+      ...(d.code !== undefined ? { code: d.code } : {}),
+    }));
+    const kinds = this.byUri.get(document.uri) ?? new Map<ListenerKind, ListenedProblem[]>();
+    const listened = problems.map((p) => ({ ...p, listener: 'typecheck' as const, issue: issueText(p, this.env.root) }));
+    if (listened.length > 0) kinds.set('typecheck', listened);
+    else kinds.delete('typecheck');
+    if (kinds.size > 0) this.byUri.set(document.uri, kinds);
+    else this.byUri.delete(document.uri);
+    this.publish(document.uri, this.problemsOf(document.uri));
+  }
+
   private replace(kind: ListenerKind, problems: readonly Problem[]): void {
     const touched = new Set<string>();
     for (const [uri, kinds] of this.byUri) {
@@ -110,6 +145,7 @@ export class Listeners {
     progress.report('type-checking the project', 5);
     const result = await projectTypeCheck(this.env.workspace.projects, signal, { unsaved: this.unsaved() });
     this.replace('typecheck', result.problems);
+    this.typeChecked = new Set(result.problems.map((p) => p.uri));
     const errors = result.problems.filter((p) => p.severity === 1).length;
     const left = result.truncated > 0 ? ` (${result.truncated} more not shown)` : '';
     const unchecked = result.filesLeftOut > 0 ? ` ${result.filesLeftOut} file${result.filesLeftOut === 1 ? '' : 's'} of the project not checked: the workspace has more files than it lists (${MAX_WORKSPACE_FILES}).` : '';

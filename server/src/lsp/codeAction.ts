@@ -1,9 +1,10 @@
 // `textDocument/codeAction` and `codeAction/resolve`: the tasks offered at a range, instantly, and their edits on demand.
 import { CodeActionKind } from 'vscode-languageserver/node';
-import type { CodeAction, CodeActionParams, Diagnostic } from 'vscode-languageserver/node';
+import type { CodeAction, CodeActionParams } from 'vscode-languageserver/node';
 import { Commands, COMMAND_TASKS, isTaskId } from '../protocol.js';
 import type { TaskCommandArgs, ResponseAppliedArgs, TaskId } from '../protocol.js';
 import { isRange } from '../edits/textEdits.js';
+import { diagnosticToLsp } from '../tasks/diagnostics.js';
 import { isSupportedLanguage } from '../workspace/documentSnapshot.js';
 import { handleRequest, handleRequestNow } from './handleRequest.js';
 import { expectTaskArgs, onlyKinds } from './paramShapes.js';
@@ -46,7 +47,8 @@ function actionsAt(ctx: ServerContext, assistant: Assistant, params: CodeActionP
         textDocument: { uri: document.uri, version: document.version ?? 0 },
         range: params.range,
         symbol: offer.target.name,
-        ...(offer.target.diagnostic?.original ? { diagnostic: offer.target.diagnostic.original as Diagnostic } : {}),
+        // The server's own diagnostics (its type-check, the listeners') go back too: the command finds its target by them.
+        ...(offer.target.diagnostic ? { diagnostic: diagnosticToLsp(document.text, offer.target.diagnostic) } : {}),
         ...(offer.parameters ? { parameters: offer.parameters } : {}),
       };
       // A client that cannot show a choice (no window.showMessage, e.g. Helix) gets one action per agent instead.

@@ -9,6 +9,7 @@ import { afterInitialized, rememberInitializationOptions } from './configuration
 import { watchFiles } from './fileEvents.js';
 import type { ServerContext } from './serverContext.js';
 import { problemPublisher } from './publishProblems.js';
+import { assistantCapabilities } from './editorPort.js';
 
 const VERSION = '0.1.0';
 
@@ -24,9 +25,11 @@ export function register(ctx: ServerContext): void {
     const { settings, problems } = rememberInitializationOptions(params.initializationOptions);
     ctx.progress.configure(settings.progress.showAfterMs);
     const client = params.clientInfo ? { client: { name: params.clientInfo.name, ...(params.clientInfo.version ? { version: params.clientInfo.version } : {}) } } : {};
+    // Eglot runs one server per major mode, so no typescript-language-server beside this one shows type errors.
+    const wantsTypeErrors = assistantCapabilities(ctx.capabilities).typeErrors === true || /\beglot\b/i.test(params.clientInfo?.name ?? '');
     ctx.setAssistant(
       import('../assistant.js').then(({ Assistant: Core }): Promise<Assistant> =>
-        Core.create({ root: workspaceRoot(params), documents: ctx.documents, settings, settingsProblems: problems, env: process.env, ...client, log: ctx.log, publishProblems: problemPublisher(ctx) }),
+        Core.create({ root: workspaceRoot(params), documents: ctx.documents, settings, settingsProblems: problems, env: process.env, ...client, wantsTypeErrors, log: ctx.log, publishProblems: problemPublisher(ctx) }),
       ),
     );
     const positionEncodings = params.capabilities?.general?.positionEncodings;

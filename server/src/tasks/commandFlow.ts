@@ -50,7 +50,8 @@ export function locateCommandTarget(documents: DocumentSource, task: TaskId, arg
   const starts = lineStarts(document.text);
   let start = positionToOffset(document.text, args.range.start, starts);
   let end = positionToOffset(document.text, args.range.end, starts);
-  const stale = typeof args.textDocument.version === 'number' && document.version !== args.textDocument.version;
+  // A file read from disk has no version; its code actions carry 0 (lsp/codeAction.ts).
+  const stale = typeof args.textDocument.version === 'number' && (document.version ?? 0) !== args.textDocument.version;
   if (stale && args.symbol) {
     const line = (offset: number): number => document.text.slice(0, offset).split('\n').length - 1;
     const nearest = declarationsNamed(document.fsPath ?? document.uri, document.text, args.symbol).sort((a, b) => Math.abs(line(a.start) - args.range.start.line) - Math.abs(line(b.start) - args.range.start.line))[0];
@@ -61,11 +62,18 @@ export function locateCommandTarget(documents: DocumentSource, task: TaskId, arg
   const diagnostics = args.diagnostic && !stale ? [diagnosticFromLsp(document.text, args.diagnostic, starts)] : [];
   const offers = definition.offersAt({ document, start: Math.min(start, end), end: Math.max(start, end), diagnostics });
   const offer = offers.find((o) => !args.symbol || o.target.name === args.symbol) ?? offers[0];
-  if (!offer) throw new AssistantError('stale', 'That code is no longer there; ask for the code actions again.');
+  if (!offer) throw new AssistantError(stale ? 'stale' : 'invalid-params', notOfferedReason(task, args, stale));
   const parameters = { ...offer.parameters, ...args.parameters };
   const invalid = definition.invalidParameters?.(parameters);
   if (invalid) throw new AssistantError('invalid-params', invalid);
   return { document, target: offer.target, parameters };
+}
+
+/** Why a command found no target: the code changed, or its arguments do not name what the task is offered on. */
+function notOfferedReason(task: TaskId, args: TaskCommandArgs, stale: boolean): string {
+  if (stale) return 'That code is no longer there; ask for the code actions again.';
+  if (task === 'fix' && !args.diagnostic) return 'The fix command needs the diagnostic it fixes, and its arguments carry none; ask for the code actions again at the error.';
+  return `The ${task} task is not offered at that place; ask for the code actions again.`;
 }
 
 type Choice = { kind: 'one'; candidate: Candidate } | { kind: 'none'; message: string; discarded: boolean };

@@ -1,6 +1,6 @@
 // Converts LSP diagnostics (plain data from the client) into offsets on the text they were reported on.
 import type { Diagnostic } from 'vscode-languageserver-protocol';
-import { isRange, lineStarts, positionToOffset } from '../edits/textEdits.js';
+import { isRange, lineStarts, offsetsToRange, positionToOffset } from '../edits/textEdits.js';
 import type { DiagnosticInfo } from './task.js';
 
 export function diagnosticFromLsp(text: string, diagnostic: Diagnostic, starts = lineStarts(text)): DiagnosticInfo {
@@ -30,4 +30,20 @@ export function diagnosticsFromLsp(text: string, diagnostics: unknown): Diagnost
   if (!Array.isArray(diagnostics)) return [];
   const starts = lineStarts(text);
   return diagnostics.filter((d): d is Diagnostic => typeof d === 'object' && d !== null && isRange((d as Diagnostic).range) && typeof (d as Diagnostic).message === 'string').map((d) => diagnosticFromLsp(text, d, starts));
+}
+
+/**
+ * A diagnostic as the client will hand it back in a command's arguments: the one it sent, else (the server's own
+ * type-check, a listener's problem) one made from its offsets on `text`, with the listener's data.
+ */
+export function diagnosticToLsp(text: string, diagnostic: DiagnosticInfo): Diagnostic {
+  if (diagnostic.original) return diagnostic.original as Diagnostic;
+  return {
+    range: offsetsToRange(text, diagnostic.start, diagnostic.end),
+    message: diagnostic.message,
+    ...(diagnostic.code !== undefined ? { code: diagnostic.code } : {}),
+    ...(diagnostic.source !== undefined ? { source: diagnostic.source } : {}),
+    ...(diagnostic.severity === 1 || diagnostic.severity === 2 || diagnostic.severity === 3 || diagnostic.severity === 4 ? { severity: diagnostic.severity } : {}),
+    ...(diagnostic.listener ? { data: { listener: diagnostic.listener, ...(diagnostic.detail ? { issue: diagnostic.detail } : {}) } } : {}),
+  };
 }

@@ -1,19 +1,30 @@
 // Which agents of a run gave nothing usable, and the words that tell the user: in the choice list, and once another answer is used.
 import type { TraceResponse } from '../protocol.js';
 
-/** One line per agent that failed: "gpt-4o-mini failed: the endpoint refused the API key (401)". */
+/** One line per agent that gave nothing usable: "gpt-4o-mini failed: the endpoint refused the API key (401)". */
 export function failureLines(responses: readonly TraceResponse[]): string[] {
   const byAgent = new Map<string, TraceResponse[]>();
   for (const response of responses) byAgent.set(response.agent.name, [...(byAgent.get(response.agent.name) ?? []), response]);
   const lines: string[] = [];
-  for (const [name, own] of byAgent) {
+  for (const own of byAgent.values()) {
     // An agent failed when none of its answers is usable; one answer of several that the oracle rejected is not a
     // failure of the agent. A cancelled agent did what the user asked.
     if (own.some((r) => r.status === 'ok' || r.status === 'cancelled')) continue;
-    const first = own[0] as TraceResponse;
-    lines.push(`${name} failed: ${first.error ?? first.status}`);
+    lines.push(failureLine(own[0] as TraceResponse));
   }
   return lines;
+}
+
+/**
+ * How one agent's unusable answer reads: an offline agent that had nothing true to say declined (status `empty`, no
+ * error of its own); an answer the oracle turned down was rejected; an error or a timeout is a failure.
+ */
+export function failureLine(response: TraceResponse): string {
+  const name = response.agent.name;
+  const reason = response.error ?? response.status;
+  if (response.status === 'empty' && reason.startsWith('rejected by ')) return `${name}'s answer was ${reason}`;
+  if (response.status === 'empty' && !response.agent.isLLM) return `${name} declined: ${reason}`;
+  return `${name} failed: ${reason}`;
 }
 
 /**

@@ -152,11 +152,15 @@ export class WorkspaceProject {
       for (const file of files) if (file.text !== undefined) this.sourceFile(file.path, file.text);
       return use(project);
     } finally {
+      let removed = false;
       for (const { fsPath, text, fromDisk } of saved) {
         try {
           const current = project.getSourceFile(fsPath);
           if (text === undefined) {
-            if (current) project.removeSourceFile(current);
+            if (current) {
+              project.removeSourceFile(current);
+              removed = true;
+            }
           } else if (!current || current.getFullText() !== text) {
             // A file read from the disk is read again, so file events keep refreshing it (its text was the disk's).
             if (current && fromDisk) current.refreshFromFileSystemSync();
@@ -164,6 +168,15 @@ export class WorkspaceProject {
           }
         } catch {
           // A file that cannot be restored is left for the next user of the project to overlay again (sourceFile always does).
+        }
+      }
+      // The language service learns of the removal now: a file added again under the same path starts at the same
+      // version ("0"), and a service that never saw it go would take its program as up to date, with the old text.
+      if (removed) {
+        try {
+          project.getLanguageService().compilerObject.getProgram();
+        } catch {
+          // The next check builds the program anyway.
         }
       }
     }

@@ -19,6 +19,7 @@ M.methods = {
   revert = 'assistant/revert',
   agents = 'assistant/agents',
   document = 'assistant.document',
+  check_types = 'assistant.checkTypes',
   -- Sent by the built-in code-action flow, never by this plugin; listed so the name check covers it.
   response_applied = 'assistant.responseApplied',
   -- Offered by the server as a code action on annotated code; the built-in flow runs it.
@@ -324,6 +325,20 @@ local function show_apply_result(result, response)
   end
 end
 
+--- How one agent's unusable answer reads, as the server words it: an offline agent with nothing to add declined, an
+--- answer the oracle turned down was rejected, an error failed.
+function M.failure_line(response)
+  local agent = type(response.agent) == 'table' and response.agent.name or '?'
+  local reason = is_null(response.error) and tostring(response.status) or response.error
+  if response.status == 'empty' and reason:find('^rejected by ') then
+    return ("%s's answer was %s"):format(agent, reason)
+  end
+  if response.status == 'empty' and type(response.agent) == 'table' and response.agent.isLLM == false then
+    return ('%s declined: %s'):format(agent, reason)
+  end
+  return ('%s failed: %s'):format(agent, reason)
+end
+
 --- One line per agent that gave nothing usable ("gpt-4o-mini failed: the endpoint refused the API key (401)"); an
 --- agent with a usable answer, or one the user cancelled, did not fail.
 function M.failure_lines(responses)
@@ -333,7 +348,7 @@ function M.failure_lines(responses)
     if response.status == 'ok' or response.status == 'cancelled' then
       usable[agent] = true
     elseif not failed[agent] then
-      failed[agent] = ('%s failed: %s'):format(agent, is_null(response.error) and tostring(response.status) or response.error)
+      failed[agent] = M.failure_line(response)
       table.insert(order, agent)
     end
   end
@@ -588,6 +603,21 @@ function M.cancel()
   end
 end
 
+--- :AssistantCheckTypes: type-checks the whole project with the unsaved buffers; the errors arrive as diagnostics of
+--- this client (and follow the text of the files they are in), and the count as a message.
+function M.check_types()
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = M.client(bufnr, true)
+  if not client then
+    notify('no assistant-ls client is running', levels.ERROR)
+    return
+  end
+  notify('type-checking the project...')
+  M.request(client, 'workspace/executeCommand', { command = M.methods.check_types, arguments = {} }, function(result)
+    notify(is_null(result) and 'type-checked' or tostring(result.message), (not is_null(result) and (result.problems or 0) > 0) and levels.WARN or levels.INFO)
+  end, bufnr)
+end
+
 local function define_commands()
   local command = vim.api.nvim_create_user_command
   command('AssistantAsk', M.ask, { nargs = '+', range = true, desc = 'Ask the assistant; apply a chosen candidate' })
@@ -602,6 +632,7 @@ local function define_commands()
   command('AssistantRevert', M.revert, { nargs = 0, desc = 'Revert what the assistant inserted at the cursor' })
   command('AssistantDocument', M.document, { nargs = 0, range = true, desc = 'Document the declaration at the cursor' })
   command('AssistantAgents', M.agents, { nargs = 0, desc = 'List the assistant agents' })
+  command('AssistantCheckTypes', M.check_types, { nargs = 0, desc = 'Type-check the project; errors become diagnostics' })
   command('AssistantCancel', M.cancel, { nargs = 0, desc = 'Stop what the assistant is doing (requests and progress)' })
 end
 

@@ -76,7 +76,16 @@ export function failureLines(result: AskResult): string[] {
   const lines = new Map<string, string>();
   for (const response of result.responses) {
     if (usable.has(response.agent.name) || lines.has(response.agent.name)) continue;
-    lines.set(response.agent.name, `${response.agent.name} failed: ${response.error ?? response.status}`);
+    lines.set(response.agent.name, failureLine(response));
   }
   return [...lines.values()];
+}
+
+/** As the server words it (server/src/tasks/failures.ts): an offline agent with nothing to add declined; an error failed. */
+function failureLine(response: AskResult['responses'][number]): string {
+  const name = response.agent.name;
+  const reason = response.error ?? response.status;
+  if (response.status === 'empty' && reason.startsWith('rejected by ')) return `${name}'s answer was ${reason}`;
+  if (response.status === 'empty' && !response.agent.isLLM) return `${name} declined: ${reason}`;
+  return `${name} failed: ${reason}`;
 }
