@@ -654,6 +654,10 @@ function M.setup(opts)
   -- didChangeConfiguration by itself; 0.8+ answer the server's pull from client.config.settings).
   for _, client in ipairs(all_clients({ name = M.client_name })) do
     client.config.settings = { assistant = object(M.config.settings) }
+    -- 0.10+ answer the pull from `client.settings`, a copy taken when the client started.
+    if client.settings ~= nil then
+      client.settings = client.config.settings
+    end
     notify_server(client, 'workspace/didChangeConfiguration', { settings = client.config.settings })
   end
   local group = vim.api.nvim_create_augroup('assistant_ls', { clear = true })
