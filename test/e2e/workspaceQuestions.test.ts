@@ -65,3 +65,51 @@ describe('workspace questions as typed', () => {
     fs.rmSync(root, { recursive: true, force: true });
   });
 });
+
+/**
+ * A package with a current module its entry reaches, a legacy copy nothing reaches, an overloaded function, and a
+ * parseConfig to make faster.
+ */
+function layeredPackage(): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-layered-'));
+  const write = (relative: string, text: string): void => {
+    fs.mkdirSync(path.dirname(path.join(root, relative)), { recursive: true });
+    fs.writeFileSync(path.join(root, relative), text);
+  };
+  write('package.json', JSON.stringify({ name: 'forms', type: 'module', exports: { '.': { types: './index.d.ts', import: './index.js' } } }));
+  write('src/index.ts', "export { flattenError } from './errors.js';\nexport { toFields } from './fields.js';\nexport { parseConfig } from './config.js';\n");
+  const flatten = '/** Flattens an error tree into form errors and field errors. */\nexport function flattenError(tree: { path: string[]; message: string }[]): Record<string, string[]> {\n  const fields: Record<string, string[]> = {};\n  for (const issue of tree) (fields[issue.path.join(".")] ??= []).push(issue.message);\n  return fields;\n}\n';
+  write('src/errors.ts', flatten);
+  // The legacy copy's folder adds no word and sorts first; an index of its own imports it as often as the current one.
+  write('src/a/errors.ts', flatten);
+  write('src/a/index.ts', "export { flattenError } from './errors.js';\n");
+  write('src/fields.ts', '/** Converts a form to its fields. */\nexport function toFields(form: string): string[];\n/** Converts forms to their fields. */\nexport function toFields(form: string[]): string[][];\nexport function toFields(form: string | string[]): string[] | string[][] {\n  return Array.isArray(form) ? form.map((f) => f.split("&")) : form.split("&");\n}\n');
+  write('src/config.ts', '/** Parses the configuration text. */\nexport function parseConfig(text: string): Record<string, string> {\n  return Object.fromEntries(text.split("\\n").map((line) => line.split("=")));\n}\n');
+  return root;
+}
+
+describe('workspace questions on a package with layers', () => {
+  it('answers an instruction typed as a search, from the code the package exports first, overloads as one place', async () => {
+    const root = layeredPackage();
+    const { editor } = await TestEditor.start({ root });
+    editors.push(editor);
+    const locationsOf = (answer: AskResult): string[] => (answer.responses.find((r) => r.agent.name === 'question-offline')?.text ?? '').split('\n').filter((l) => /^\d+\. /.test(l));
+
+    // No file open, no question word, every word the code's: a search, not a fix or code to generate.
+    const flatten = await editor.request<AskResult>('assistant/ask', { text: 'flatten errors into field errors' });
+    expect(flatten.task, flatten.message).toBe('question');
+    const flattened = locationsOf(flatten);
+    expect(flattened[0]).toMatch(/^1\. src\/errors\.ts:2 — function flattenError/);
+    expect(flattened.some((l) => l.includes('src/a/errors.ts:2'))).toBe(true);
+
+    const convert = await editor.request<AskResult>('assistant/ask', { text: 'convert a form to its fields' });
+    expect(convert.task, convert.message).toBe('question');
+    const converted = locationsOf(convert).filter((l) => l.includes('toFields'));
+    expect(converted).toEqual(['1. src/fields.ts:5 — function toFields']);
+
+    // An instruction about code the workspace declares keeps its task.
+    const faster = await editor.request<AskResult>('assistant/ask', { text: 'make parseConfig faster' });
+    expect(faster.task, faster.message).toBe('optimize');
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+});

@@ -172,20 +172,38 @@ const NO_DIAGNOSTIC = 'No error or warning at or near the cursor: put the cursor
 /** A request worded as a question: a question word first, or a question mark last. */
 const QUESTION_FORM = /^\s*(?:how|where|which|what|when|why|who|whose|is there|are there)\b|\?\s*$/i;
 
+/** Fewest words of a request, all of them the code's, that make it a search when nothing else can answer it. */
+const SEARCH_WORDS = 3;
+
+/**
+ * Whether a request reads as a search of the code base typed as an instruction ("flatten errors into field errors"):
+ * every word it has beyond stop words is one the workspace's code uses, and it has several. It is asked only of a
+ * request with no file at hand whose task found no code to work on (it named none the workspace declares).
+ */
+function readsAsSearch(env: TaskEnvironment, intent: string): boolean {
+  const index = env.workspace.index;
+  const words = index.queryWords(intent);
+  return words.length >= SEARCH_WORDS && index.usedWords(intent).length === words.length;
+}
+
 /**
  * The task a classified request goes to and what it is about, or why there is none. A request the classifier sent to
  * a task that needs code at hand, or to one no agent serves, becomes a question about the workspace when it reads as a
- * question and either came with no file at hand ("how does retry work") or nothing else can answer it. A request
- * worded as an instruction keeps its task ("make parseConfig faster"), and a task the client chose is never changed.
+ * question and either came with no file at hand ("how does retry work") or nothing else can answer it; so does one
+ * with no file at hand that nothing else can answer and that reads as a search of the code (`readsAsSearch`). A request
+ * worded as an instruction about code it names keeps its task ("make parseConfig faster"), and a task the client chose
+ * is never changed.
  */
 export async function routeRequest(context: Pick<AskContext, 'env' | 'diagnostics'>, params: AskParams, classification: Classification, document: DocumentSnapshot | undefined, intent: string, signal: AbortSignal): Promise<{ task: TaskId; found: Found } | { task: TaskOrNone; message: string }> {
   const { env } = context;
   const task = classification.task;
   const asQuestion = (): { task: TaskId; found: Found } | undefined =>
-    params.task === undefined && QUESTION_FORM.test(intent) && env.registry.serves('question') ? { task: 'question', found: workspaceTarget(env.root, document, params.text.trim()) } : undefined;
+    params.task === undefined && (QUESTION_FORM.test(intent) || (document === undefined && readsAsSearch(env, intent))) && env.registry.serves('question')
+      ? { task: 'question', found: workspaceTarget(env.root, document, params.text.trim()) }
+      : undefined;
   // The offline classifier's none with some confidence is a request about code whose task it could not tell apart.
   const unsure = task === 'none' && classification.by === 'intent-offline' && classification.confidence > 0;
-  if (unsure && document === undefined && QUESTION_FORM.test(intent)) {
+  if (unsure && document === undefined) {
     const question = asQuestion();
     if (question) return question;
   }

@@ -19,7 +19,9 @@ export async function retrieveLocations(request: AgentRequest, options: SearchOp
   const { document } = request;
   // Only an open editor buffer differs from the disk; the workspace stand-in (the folder itself) has no text.
   if (document.fsPath && document.version !== null && isSupportedLanguage(document.languageId)) index.updateDocument(document.fsPath, document.text);
-  const locations = await index.search(questionOf(request), options, signal);
+  // With a file open, the code it uses is what "safeParse" in the question most likely means.
+  const near = document.fsPath && document.version !== null ? index.relativePath(document.fsPath) : undefined;
+  const locations = await index.search(questionOf(request), { ...options, ...(near !== undefined ? { near } : {}) }, signal);
   return { index, locations };
 }
 

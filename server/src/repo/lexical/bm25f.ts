@@ -1,7 +1,7 @@
 // BM25F ranking for the lexical index: the vocabulary, the collection's statistics per field, and each document's score for a query.
 import type { DocumentDraft } from './documentExtraction.js';
 import type { IndexedDocument, IndexedFile } from './indexedDocuments.js';
-import { terms } from './terms.js';
+import { queryCompounds, terms } from './terms.js';
 
 /** Fields in boost order; a document's terms carry one count per field. */
 const FIELDS = ['name', 'signature', 'comment', 'context', 'body'] as const;
@@ -11,6 +11,11 @@ const FIELD_WEIGHTS = [6, 2.5, 2, 1, 1] as const;
 /** Length normalisation per field: names are short by nature, bodies vary wildly. */
 const FIELD_B = [0.3, 0.5, 0.6, 0.3, 0.75] as const;
 const K1 = 1.2;
+/** The first field that surrounds a declaration, and the most a term found only there counts, as a share of one the declaration says. */
+const CONTEXT = FIELDS.indexOf('context');
+const BODY_SHARE = 0.5;
+/** What a compound of the question's words (`queryCompounds`) weighs beside one word. */
+const COMPOUND_WEIGHT = 0.5;
 
 /** Binary search in an ascending Uint32Array; -1 when absent. */
 function indexOfTerm(sorted: Uint32Array, id: number): number {
@@ -28,6 +33,33 @@ function indexOfTerm(sorted: Uint32Array, id: number): number {
 
 function isTestPath(relativePath: string): boolean {
   return /(^|\/)(test|tests|__tests__|spec|specs|e2e)\//i.test(relativePath) || /\.(test|spec)\.[cm]?[jt]sx?$/i.test(relativePath);
+}
+
+/**
+ * Kinds that describe data rather than do anything: their doc comments tell of behaviour at length (an options
+ * interface's fields), and outrank the code that has it unless the question is about shapes.
+ */
+const SHAPES: ReadonlySet<string> = new Set(['interface', 'type', 'property', 'enum']);
+const SHAPE_PRIOR = 0.8;
+const ABOUT_SHAPES = /\b(types?|typed|typing|interfaces?|shapes?|options?|fields?|propert(?:y|ies)|props|enums?|params?|parameters?|signatures?|returns?|generics?|structure)\b/i;
+
+/** A declaration whose name the question writes as it is declared. */
+const NAMED_PRIOR = 1.3;
+
+function simpleName(name: string): string {
+  return name.slice(name.lastIndexOf('.') + 1);
+}
+
+/** Kinds a file may declare several times under one name as overloads. */
+const CALLABLE: ReadonlySet<string> = new Set(['function', 'method', 'constructor']);
+
+/** Among a function's declarations of one name in its file (overloads), the one with a body: the longest. */
+function implementationOf(document: IndexedDocument, file: IndexedFile | undefined): IndexedDocument {
+  let best = document;
+  for (const other of file?.documents ?? []) {
+    if (other.kind === document.kind && other.name === document.name && other.endLine - other.startLine > best.endLine - best.startLine) best = other;
+  }
+  return best;
 }
 
 /** A document that matched a query: its score, and the query terms it matched. */
@@ -150,56 +182,92 @@ export class TermStatistics {
     return { terms: termArray, counts: countArray, lengths };
   }
 
-  /** The documents of `files` that match `query`, best first: at most `limit`, and at most `maxPerFile` of one file. */
-  rank(query: string, files: Iterable<IndexedFile>, limit: number, maxPerFile: number | undefined): RankedDocument[] {
+  /**
+   * The documents of `files` that match `query`, best first: at most `limit`, and at most `maxPerFile` of one file.
+   * `prior` weighs a file's documents (its place in the import graph, `fileReach.ts`); 1 when absent. `named` are the
+   * words of the question that are names the code declares, as written (`switchMap`, `retry`).
+   */
+  rank(query: string, files: Iterable<IndexedFile>, limit: number, maxPerFile: number | undefined, prior?: (file: IndexedFile) => number, named?: ReadonlySet<string>): RankedDocument[] {
     const queryTerms = [...new Set(terms(query, 'query'))];
-    const known = queryTerms.map((term) => ({ term, id: this.termIds.get(term) })).filter((q): q is { term: string; id: number } => q.id !== undefined && (this.df[q.id] as number) > 0);
+    const isKnown = (q: { term: string; id: number | undefined }): q is { term: string; id: number } => q.id !== undefined && (this.df[q.id] as number) > 0;
+    const known = queryTerms.map((term) => ({ term, id: this.termIds.get(term) })).filter(isKnown);
     if (known.length === 0 || this.documentCount === 0 || limit <= 0) return [];
+    // Words of the question that spell an identifier together add its whole-name term, which only that identifier
+    // has; they are a bonus, not words a location must match to cover the question.
+    const compounds = queryCompounds(query)
+      .filter((term) => !queryTerms.includes(term))
+      .map((term) => ({ term, id: this.termIds.get(term) }))
+      .filter(isKnown);
     const n = this.documentCount;
-    const weighted = known.map((q) => {
+    const weighted = [...known, ...compounds].map((q, i) => {
       const df = this.df[q.id] as number;
-      return { ...q, idf: Math.log(1 + (n - df + 0.5) / (df + 0.5)) };
+      const counted = i < known.length;
+      // A compound is rare by nature: at full weight it would outweigh the question's words it is made of.
+      return { ...q, idf: Math.log(1 + (n - df + 0.5) / (df + 0.5)) * (counted ? 1 : COMPOUND_WEIGHT), counted };
     });
     const averages = Array.from(this.lengthSums, (sum) => Math.max(sum / n, 1));
     // Questions about tests should find tests; other questions want the code under test first.
     const aboutTests = /\b(test|tests|tested|testing|spec|specs)\b/i.test(query);
+    // Questions about what a value looks like want its types; the others want the code that does the work.
+    const aboutShapes = ABOUT_SHAPES.test(query);
 
     const scored: RankedDocument[] = [];
+    const fileOf = new Map<string, IndexedFile>();
     for (const file of files) {
-      const filePenalty = !aboutTests && isTestPath(file.relativePath) ? 0.5 : 1;
+      const filePenalty = (!aboutTests && isTestPath(file.relativePath) ? 0.5 : 1) * (prior?.(file) ?? 1);
+      fileOf.set(file.relativePath, file);
       for (const document of file.documents) {
         let score = 0;
+        let covered = 0;
         const matched: string[] = [];
         for (const q of weighted) {
           const at = indexOfTerm(document.terms, q.id);
           if (at < 0) continue;
-          let tf = 0;
+          // What a declaration says of itself (name, signature, comment) and what surrounds it (its file's path and
+          // header, the words its body happens to use) are saturated apart: a word repeated all over a long body, or
+          // one its file's header has, must not count as much as a declaration named or documented for it.
+          let said = 0;
+          let used = 0;
           for (let field = 0; field < FIELD_COUNT; field++) {
             const count = document.counts[at * FIELD_COUNT + field] as number;
             if (count === 0) continue;
             const b = FIELD_B[field] as number;
-            tf += ((FIELD_WEIGHTS[field] as number) * count) / (1 - b + (b * (document.lengths[field] as number)) / (averages[field] as number));
+            const tf = ((FIELD_WEIGHTS[field] as number) * count) / (1 - b + (b * (document.lengths[field] as number)) / (averages[field] as number));
+            if (field >= CONTEXT) used += tf;
+            else said += tf;
           }
-          score += (q.idf * tf) / (K1 + tf);
+          score += q.idf * (said / (K1 + said) + (BODY_SHARE * used) / (K1 + used));
           matched.push(q.term);
+          if (q.counted) covered++;
         }
         if (score <= 0) continue;
         // A location matching more of the question's words beats one matching a single word very often.
-        const coverage = matched.length / weighted.length;
-        const kindPrior = document.kind === 'comment' ? 0.8 : document.kind === 'module' ? 0.9 : 1;
-        scored.push({ document, score: score * (0.5 + 0.5 * coverage) * kindPrior * filePenalty, matched });
+        const coverage = covered / known.length;
+        const kindPrior = document.kind === 'comment' ? 0.8 : document.kind === 'module' ? 0.9 : !aboutShapes && SHAPES.has(document.kind) ? SHAPE_PRIOR : 1;
+        // A declaration the question names outright is what it asks about, more than those that mention it.
+        const namedPrior = named?.has(simpleName(document.name)) && document.kind !== 'comment' && document.kind !== 'module' ? NAMED_PRIOR : 1;
+        scored.push({ document, score: score * (0.5 + 0.5 * coverage) * kindPrior * namedPrior * filePenalty, matched });
       }
     }
     scored.sort((a, b) => b.score - a.score || a.document.file.localeCompare(b.document.file) || a.document.startLine - b.document.startLine);
 
     const perFile = new Map<string, number>();
     const chosen: typeof scored = [];
+    const places = new Set<string>();
     for (const hit of scored) {
       if (chosen.length >= limit) break;
       const count = perFile.get(hit.document.file) ?? 0;
       if (maxPerFile !== undefined && count >= maxPerFile) continue;
+      // A function's overload signatures and its implementation are one place, shown at the implementation.
+      let { document } = hit;
+      if (CALLABLE.has(document.kind)) {
+        const place = `${document.file}\0${document.kind}\0${document.name}`;
+        if (places.has(place)) continue;
+        places.add(place);
+        document = implementationOf(document, fileOf.get(document.file));
+      }
       perFile.set(hit.document.file, count + 1);
-      chosen.push(hit);
+      chosen.push(document === hit.document ? hit : { ...hit, document });
     }
     return chosen;
   }

@@ -168,12 +168,26 @@ function movedBlock(block: DetachedComment, by: number): DetachedComment {
  * Like `extractDocuments`, taking the statements unchanged since `earlier` from it; returns the memo for the next
  * version, and where the text differs from `earlier`'s when there was one.
  */
-export function extractDocumentsReusing(relativePath: string, text: string, parsed: ts.SourceFile | undefined, earlier: StatementMemo | undefined): { drafts: DocumentDraft[]; memo: StatementMemo; span?: ChangedSpan } {
-  const { drafts, memo, span } = extract(relativePath, text, parsed, earlier, true);
-  return { drafts, memo: memo as StatementMemo, ...(span ? { span } : {}) };
+export function extractDocumentsReusing(relativePath: string, text: string, parsed: ts.SourceFile | undefined, earlier: StatementMemo | undefined): { drafts: DocumentDraft[]; imports: string[]; memo: StatementMemo; span?: ChangedSpan } {
+  const { drafts, imports, memo, span } = extract(relativePath, text, parsed, earlier, true);
+  return { drafts, imports, memo: memo as StatementMemo, ...(span ? { span } : {}) };
 }
 
-function extract(relativePath: string, text: string, parsed: ts.SourceFile | undefined, earlier: StatementMemo | undefined, remember: boolean): { drafts: DocumentDraft[]; memo: StatementMemo | undefined; span?: ChangedSpan } {
+/** A file's documents, as `extractDocuments`, and the relative modules it imports or re-exports (`./x.js`), in order. */
+export function extractFile(relativePath: string, text: string, parsed?: ts.SourceFile): { drafts: DocumentDraft[]; imports: string[] } {
+  const { drafts, imports } = extract(relativePath, text, parsed, undefined, false);
+  return { drafts, imports };
+}
+
+/** The module a top-level import, re-export or `import x = require()` names, when it is relative to the file. */
+function relativeModuleOf(statement: ts.Statement): string | undefined {
+  let specifier: ts.Expression | undefined;
+  if (ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) specifier = statement.moduleSpecifier;
+  else if (ts.isImportEqualsDeclaration(statement) && ts.isExternalModuleReference(statement.moduleReference)) specifier = statement.moduleReference.expression;
+  return specifier && ts.isStringLiteral(specifier) && specifier.text.startsWith('.') ? specifier.text : undefined;
+}
+
+function extract(relativePath: string, text: string, parsed: ts.SourceFile | undefined, earlier: StatementMemo | undefined, remember: boolean): { drafts: DocumentDraft[]; imports: string[]; memo: StatementMemo | undefined; span?: ChangedSpan } {
   // No parent pointers: `visit` passes the parent itself, which saves a pass over every node. An open document's
   // parse comes from the code-action path's trees (`parsed`), which has them; nothing here reads them.
   const source = parsed ?? ts.createSourceFile(relativePath, text, ts.ScriptTarget.Latest, false, scriptKindOf(relativePath));
@@ -400,7 +414,10 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
       if (part && release.has(part.generation)) found.parts[j] = undefined;
     });
   }
+  const imports: string[] = [];
   statements.forEach((statement, i) => {
+    const imported = relativeModuleOf(statement);
+    if (imported !== undefined && !imports.includes(imported)) imports.push(imported);
     const at = statement.pos;
     const found = members[i];
     const part = taken[i] ?? (found ? readClass(statement as ts.ClassDeclaration, found.parts, found.keys) : read(statement));
@@ -439,5 +456,5 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
     const base = path.posix.basename(relativePath);
     declared.push({ kind: 'module', name: base, start: looseStart, end: text.length, commentStart: looseStart, fields: [base.replace(/\.[^.]+$/, ''), '', headerText, pathTerms, looseText] });
   }
-  return { drafts: declared, memo, ...(span ? { span } : {}) };
+  return { drafts: declared, imports, memo, ...(span ? { span } : {}) };
 }

@@ -33,6 +33,8 @@ export interface IndexedFile {
   /** The editor's text, when an open document was given; it wins over the disk until the file changes on disk. */
   overlay?: string;
   documents: IndexedDocument[];
+  /** The relative modules the file imports or re-exports (`./x.js`), for the import graph (`fileReach.ts`). */
+  imports: string[];
   /**
    * An open document's documents by their body: its next version keeps every document whose kind, name and fields it
    * did not change, as it is, with its lines updated, instead of tokenising the whole file again. The statements it

@@ -11,7 +11,8 @@ import type { ChangedSpan } from '../../edits/textEdits.js';
 import { withSyntaxTree } from '../declarations.js';
 import { TermStatistics } from './bm25f.js';
 import { terms } from './terms.js';
-import { extractDocuments, extractDocumentsReusing } from './documentExtraction.js';
+import { extractDocumentsReusing, extractFile } from './documentExtraction.js';
+import { FileReach } from './fileReach.js';
 import type { DocumentDraft, LocationKind, StatementMemo } from './documentExtraction.js';
 import { WALK_SLICE_MS, yieldToEventLoop } from './eventLoop.js';
 import type { IndexedDocument, IndexedFile } from './indexedDocuments.js';
@@ -60,6 +61,8 @@ export interface SearchOptions {
   snippetLines?: number;
   /** Check the files for changes first (default true); false answers from the index as it is. */
   refresh?: boolean;
+  /** The open document's file: the code it imports, directly or not, weighs as the package's main code does. */
+  near?: string;
 }
 
 /** How much the index holds; which files, and how many at most, is the workspace's listing's to say (`workspaceFiles`). */
@@ -118,6 +121,8 @@ export class LexicalIndex {
   private readonly savedIndex: SavedIndex;
   /** Files the last walk took from the saved index, without reading or parsing them. */
   private fromCache = 0;
+  /** The import graph's weights of the files, made on the first search after a file's imports or the manifest changed. */
+  private reach: { weights: FileReach; manifest: string } | undefined;
 
   constructor(
     readonly root: string,
@@ -173,6 +178,11 @@ export class LexicalIndex {
     }
     this.indexFile(relative, text, mtimeMs, size, text, fsPath);
     return true;
+  }
+
+  /** The words of a text as a question's are searched for (stop words and question wording left out), each once. */
+  queryWords(text: string): string[] {
+    return [...new Set(terms(text, 'query'))];
   }
 
   /** The words of a text that the indexed code uses (in a name, a comment or a body), as the index normalises them. */
@@ -313,16 +323,19 @@ export class LexicalIndex {
     const previous = this.files.get(relative);
     const earlier = overlay !== undefined ? previous : undefined;
     // An open document changes a statement or two between tasks: its extraction takes the others from the last one.
-    const read = (source?: ts.SourceFile): { drafts: DocumentDraft[]; memo?: StatementMemo; span?: ChangedSpan } =>
-      overlay === undefined ? { drafts: extractDocuments(relative, text, source) } : extractDocumentsReusing(relative, text, source, earlier?.statements);
+    const read = (source?: ts.SourceFile): { drafts: DocumentDraft[]; imports: string[]; memo?: StatementMemo; span?: ChangedSpan } =>
+      overlay === undefined ? extractFile(relative, text, source) : extractDocumentsReusing(relative, text, source, earlier?.statements);
     let drafts: DocumentDraft[];
+    let imports: string[];
     let statements: StatementMemo | undefined;
     let span: ChangedSpan | undefined;
     try {
-      ({ drafts, memo: statements, span } = syntaxName === undefined ? read() : withSyntaxTree(syntaxName, text, read));
+      ({ drafts, imports, memo: statements, span } = syntaxName === undefined ? read() : withSyntaxTree(syntaxName, text, read));
     } catch {
       drafts = [];
+      imports = [];
     }
+    if (!previous || previous.imports.join('\n') !== imports.join('\n')) this.reach = undefined;
     // The documents of the last version that this one has unchanged stay as they are, in the buckets and the counts.
     const kept = new Set<IndexedDocument>();
     const same = drafts.map((draft) => {
@@ -335,7 +348,7 @@ export class LexicalIndex {
     const byBody = overlay !== undefined ? new Map<string, IndexedDocument[]>() : undefined;
     // The line starts of the text the memo was made from, moved by what changed since, when there are both.
     const starts = span && earlier?.starts && earlier.statements?.text === earlier.overlay ? movedLineStarts(earlier.starts, span, text) : lineStartsOf(text);
-    const file: IndexedFile = { relativePath: relative, fsPath: path.join(this.root, relative), mtimeMs, size, documents: [], ...(overlay !== undefined ? { overlay, byBody, statements, starts } : {}) };
+    const file: IndexedFile = { relativePath: relative, fsPath: path.join(this.root, relative), mtimeMs, size, documents: [], imports, ...(overlay !== undefined ? { overlay, byBody, statements, starts } : {}) };
     drafts.forEach((draft, i) => {
       let document = same[i];
       if (document) {
@@ -399,9 +412,10 @@ export class LexicalIndex {
   private takeSaved(relative: string, saved: string, stat: FileStamp): boolean {
     const found = savedDocuments(saved, stat);
     if (!found) return false;
-    const { stamp, rows } = found;
+    const { stamp, imports, rows } = found;
     if (this.statistics.documents + rows.length > this.limits.maxDocuments) return false;
-    const file: IndexedFile = { relativePath: relative, fsPath: path.join(this.root, relative), mtimeMs: stat.mtimeMs, size: stat.size, savedStamp: stamp, documents: [] };
+    const file: IndexedFile = { relativePath: relative, fsPath: path.join(this.root, relative), mtimeMs: stat.mtimeMs, size: stat.size, savedStamp: stamp, documents: [], imports };
+    this.reach = undefined;
     for (const row of rows) {
       const [kind, name, startLine, endLine, commentLine, signature] = row;
       const { terms: termArray, counts: countArray, lengths } = savedTerms(row, this.statistics);
@@ -426,6 +440,7 @@ export class LexicalIndex {
     this.savedIndex.changed();
     this.forget(file.documents);
     this.files.delete(relative);
+    this.reach = undefined;
   }
 
   /** Takes documents out of the counts and the name buckets. */
@@ -440,8 +455,38 @@ export class LexicalIndex {
     }
   }
 
+  /** The words of a question that name a declaration of the index exactly as written (case included). */
+  private namedIn(query: string): Set<string> {
+    const named = new Set<string>();
+    for (const [word] of query.matchAll(/[A-Za-z_$][\w$]*/g)) {
+      if (word.length < 3 || named.has(word)) continue;
+      if ((this.byName.get(word.toLowerCase()) ?? []).some((document) => simpleNameOf(document.name) === word)) named.add(word);
+    }
+    return named;
+  }
+
+  /** The import graph's weights, made again when a file's imports, the package.json or the tsconfig.json changed. */
+  private fileReach(): FileReach {
+    const manifest = ['package.json', 'tsconfig.json']
+      .map((name) => {
+        try {
+          const stat = fs.statSync(path.join(this.root, name));
+          return `${stat.mtimeMs}:${stat.size}`;
+        } catch {
+          return '-';
+        }
+      })
+      .join(',');
+    if (this.reach?.manifest !== manifest) {
+      this.reach = { weights: new FileReach(this.root, new Map([...this.files.values()].map((file) => [file.relativePath, file.imports]))), manifest };
+    }
+    return this.reach.weights;
+  }
+
   private rank(query: string, options: SearchOptions): CodeLocation[] {
-    const chosen = this.statistics.rank(query, this.files.values(), options.limit ?? 10, options.maxPerFile);
+    const reach = this.fileReach();
+    const near = options.near !== undefined && this.files.has(options.near) ? reach.importedBy(options.near) : undefined;
+    const chosen = this.statistics.rank(query, this.files.values(), options.limit ?? 10, options.maxPerFile, (file) => reach.weight(file.relativePath, near), this.namedIn(query));
     const texts = new Map<string, string | undefined>();
     return chosen.map(({ document, score, matched }) => {
       const file = this.files.get(document.file) as IndexedFile;

@@ -11,12 +11,12 @@ import type { LocationKind } from './documentExtraction.js';
 import { WALK_SLICE_MS, yieldToEventLoop } from './eventLoop.js';
 import type { IndexedDocument, IndexedFile } from './indexedDocuments.js';
 
-// One line per file (`"path"\tmtimeMs\tsize\tctimeMs:inode\t[documents]`) after a line naming the format, the build that
+// One line per file (`"path"\tmtimeMs\tsize\tctimeMs:inode\t[imports]\t[documents]`) after a line naming the format, the build that
 // wrote it and the limits; a file whose mtime, size, status-change time or inode differs is read again, and a file
 // read within moments of its last change is not saved (see `fileTimes.ts`).
 
 /** Bumped when what a saved line holds changes shape. */
-const SAVED_FORMAT = 1;
+const SAVED_FORMAT = 2;
 /** The first save waits this long after the walk, so it never competes with the task that asked for the walk. */
 const SAVE_DELAY_MS = 2_000;
 /** Later saves (after files changed) come at most this often. */
@@ -240,7 +240,7 @@ export class SavedIndex {
       }
       if (file.overlay !== undefined || file.savedStamp === undefined || files.get(file.relativePath) !== file) continue;
       const rows = file.documents.map((d) => [d.kind, d.name, d.startLine, d.endLine, d.commentLine, d.signature, Array.from(d.terms, (id) => statistics.termName(id)), Array.from(d.counts), Array.from(d.lengths)]);
-      lines.push(`${JSON.stringify(file.relativePath)}\t${file.mtimeMs}\t${file.size}\t${file.savedStamp}\t${JSON.stringify(rows)}`);
+      lines.push(`${JSON.stringify(file.relativePath)}\t${file.mtimeMs}\t${file.size}\t${file.savedStamp}\t${JSON.stringify(file.imports)}\t${JSON.stringify(rows)}`);
     }
     const temporary = `${target}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
     try {
@@ -259,17 +259,19 @@ export class SavedIndex {
  * A file's documents as the saved index has them, with the stamp of the line, when it was saved at this very stamp;
  * undefined when the entry does not match or cannot be read (the file is then read and parsed as usual).
  */
-export function savedDocuments(saved: string, stat: FileStamp): { stamp: string; rows: SavedDocument[] } | undefined {
-  const [mtimeMs, size, stamp, json] = splitFields(saved, 4);
-  if (Number(mtimeMs) !== stat.mtimeMs || Number(size) !== stat.size || stamp !== savedStampOf(stat) || json === undefined) return undefined;
+export function savedDocuments(saved: string, stat: FileStamp): { stamp: string; imports: string[]; rows: SavedDocument[] } | undefined {
+  const [mtimeMs, size, stamp, importsJson, json] = splitFields(saved, 5);
+  if (Number(mtimeMs) !== stat.mtimeMs || Number(size) !== stat.size || stamp !== savedStampOf(stat) || importsJson === undefined || json === undefined) return undefined;
   let rows: unknown;
+  let imports: unknown;
   try {
+    imports = JSON.parse(importsJson);
     rows = JSON.parse(json);
   } catch {
     return undefined;
   }
-  if (!Array.isArray(rows) || !rows.every(isSavedDocument)) return undefined;
-  return { stamp, rows };
+  if (!Array.isArray(imports) || !imports.every((i) => typeof i === 'string') || !Array.isArray(rows) || !rows.every(isSavedDocument)) return undefined;
+  return { stamp, imports: imports as string[], rows };
 }
 
 /** A saved document's term ids, counts and lengths in this process's vocabulary. */

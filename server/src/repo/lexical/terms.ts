@@ -56,6 +56,7 @@ const SYNONYM_GROUPS: Record<string, readonly string[]> = {
   app: ['app', 'apps', 'application', 'applications'],
   fn: ['fn', 'func', 'callback', 'callbacks', 'cb'],
   attempt: ['attempt', 'attempts', 'attempted', 'tries', 'try'],
+  gc: ['gc', 'garbage'],
 };
 
 const SYNONYMS: ReadonlyMap<string, string> = new Map(Object.entries(SYNONYM_GROUPS).flatMap(([canonical, words]) => words.map((w) => [w, canonical] as const)));
@@ -80,7 +81,14 @@ export function stem(word: string): string {
   if (w.endsWith('ied') && w.length > 4) return `${w.slice(0, -3)}y`;
   if (w.endsWith('sses')) w = w.slice(0, -2);
   else if (w.endsWith('s') && !/(ss|us|is)$/.test(w)) w = w.slice(0, -1);
-  for (const suffix of ['ation', 'ing', 'ion', 'ed', 'er', 'ly']) {
+  // A noun in -ation or -ization keeps the stem of its verb: validation and validated are both `validat`, normalization
+  // and normalize both `normaliz`; so does an agent noun in -ator (validator).
+  if (w.length >= 8) {
+    if (w.endsWith('ization')) return w.slice(0, -5);
+    if (w.endsWith('ation')) return w.slice(0, -3);
+    if (w.endsWith('ator')) return w.slice(0, -2);
+  }
+  for (const suffix of ['ing', 'ion', 'ed', 'er', 'ly']) {
     if (w.endsWith(suffix) && w.length - suffix.length >= (suffix === 'ion' ? 4 : 3)) {
       w = w.slice(0, -suffix.length);
       // mapping → mapp → map, logged → logg → log
@@ -135,4 +143,28 @@ function wordTerms(word: string): readonly string[] {
   if (wordMemo.size >= WORD_MEMO_SIZE) wordMemo.clear();
   wordMemo.set(word, cached);
   return cached;
+}
+
+/**
+ * Identifiers a question spells as separate words: "to JSON Schema" is `toJSONSchema`, "global registry" is
+ * `globalRegistry`. Runs of two or three adjacent words, joined and lower-cased as the index keeps whole identifiers
+ * (see `terms`), each also with its last word's plural `s` dropped ("field errors" for `fieldError`). Stop words
+ * count in a run, since identifiers hold them (`toJSONSchema`, `isStaleByTime`).
+ */
+export function queryCompounds(text: string): string[] {
+  const out = new Set<string>();
+  // Words separated by spaces or hyphens only: punctuation ends a run.
+  for (const run of text.split(/[^A-Za-z0-9_$\s-]+/)) {
+    const words = run.split(/[\s-]+/).filter((word) => /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(word));
+    for (let i = 0; i < words.length; i++) {
+      // A leading function word joins an identifier with two words after it (`toJSONSchema`), not one ("is email").
+      const leading = STOP_WORDS.has((words[i] as string).toLowerCase());
+      for (let size = leading ? 3 : 2; size <= 3 && i + size <= words.length; size++) {
+        const joined = words.slice(i, i + size).join('').toLowerCase();
+        out.add(joined);
+        if (/[^s]s$/.test(joined)) out.add(joined.slice(0, -1));
+      }
+    }
+  }
+  return [...out];
 }

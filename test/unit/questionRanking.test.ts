@@ -1,0 +1,165 @@
+// Unit tests of what ranks a workspace question's locations beyond word matches: the package's entries and import graph, overloads, identifiers a question spells in words, names written as declared, and bodies against declarations' own words.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LexicalIndex } from '../../server/src/repo/lexical/lexicalIndex.js';
+import { FileReach, packageEntries } from '../../server/src/repo/lexical/fileReach.js';
+import { queryCompounds, stem, terms } from '../../server/src/repo/lexical/terms.js';
+
+const roots: string[] = [];
+afterEach(() => {
+  for (const root of roots.splice(0)) fs.rmSync(root, { recursive: true, force: true });
+});
+
+/** A workspace of the given files (workspace-relative path → text). */
+function workspaceOf(files: Record<string, string>): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ranking-'));
+  roots.push(root);
+  for (const [relative, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(root, relative)), { recursive: true });
+    fs.writeFileSync(path.join(root, relative), text);
+  }
+  return root;
+}
+
+async function ranked(root: string, question: string, options: { near?: string; cacheFile?: string } = {}): Promise<string[]> {
+  const index = new LexicalIndex(root, {}, options.cacheFile ? { cacheFile: options.cacheFile } : {});
+  const locations = await index.search(question, { limit: 10, ...(options.near ? { near: options.near } : {}) });
+  if (options.cacheFile) await index.saveNow();
+  return locations.map((l) => `${l.path}:${l.startLine} ${l.name}`);
+}
+
+/**
+ * The same parser twice: the package's current one, reached from its entry, and a legacy copy reached from none, tied
+ * with it on words (its folder's name adds none) and imported as often, and first by path.
+ */
+const LEGACY_PACKAGE = {
+  'package.json': JSON.stringify({ name: 'shapes', exports: { '.': { types: './dist/index.d.ts', import: './dist/index.js' }, './package.json': './package.json' } }),
+  'src/index.ts': "export { parseShape } from './parse.js';\n",
+  'src/parse.ts': '/** Parses a shape. */\nexport function parseShape(input: string): string {\n  return input.trim();\n}\n',
+  'src/1/index.ts': "export { parseShape } from './parse.js';\n",
+  'src/1/parse.ts': '/** Parses a shape. */\nexport function parseShape(input: string): string {\n  return input.trim();\n}\n',
+};
+
+describe('the package entries and the import graph', () => {
+  it('ranks the code the package exports above a legacy copy it does not reach, which stays in the answer', async () => {
+    const root = workspaceOf(LEGACY_PACKAGE);
+    const found = await ranked(root, 'how is a shape parsed');
+    expect(found[0]).toBe('src/parse.ts:2 parseShape');
+    expect(found).toContain('src/1/parse.ts:2 parseShape');
+  });
+
+  it('reads the imports back from a saved index', async () => {
+    const root = workspaceOf(LEGACY_PACKAGE);
+    // A file read moments after its last change is not saved (`fileTimes.ts`).
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const cacheFile = path.join(root, '..', `${path.basename(root)}.index`);
+    roots.push(cacheFile);
+    const first = new LexicalIndex(root, {}, { cacheFile });
+    await first.refresh();
+    await first.saveNow();
+    // The second index takes every file from the saved one, imports included, as the first read them.
+    const second = new LexicalIndex(root, {}, { cacheFile });
+    const found = await second.search('how is a shape parsed');
+    expect(second.stats().fromCache).toBe(Object.keys(LEGACY_PACKAGE).length - 1);
+    expect(`${found[0]?.path}:${found[0]?.startLine}`).toBe('src/parse.ts:2');
+  });
+
+  it('weighs a subpath export between the main entry and unreached code, and the open document’s imports as the main entry', () => {
+    const root = workspaceOf({ 'package.json': JSON.stringify({ main: './dist/cjs/index.js', exports: { '.': './dist/index.js', './old': './dist/old/index.js' } }) });
+    const reach = new FileReach(
+      root,
+      new Map([
+        ['src/index.ts', ['./core.js']],
+        ['src/core.ts', []],
+        ['src/old/index.ts', ['./v1']],
+        ['src/old/v1.ts', []],
+        ['src/bench/run.ts', ['../old/v1.js']],
+        ['src/tests/core.test.ts', ['../core.js']],
+      ]),
+    );
+    expect(reach.weight('src/core.ts')).toBeGreaterThan(reach.weight('src/old/v1.ts'));
+    expect(reach.weight('src/old/v1.ts')).toBeGreaterThan(reach.weight('src/bench/run.ts'));
+    expect(reach.weight('src/tests/core.test.ts')).toBeGreaterThanOrEqual(1);
+    expect(reach.weight('src/old/v1.ts', reach.importedBy('src/bench/run.ts'))).toBeGreaterThanOrEqual(1);
+    expect(packageEntries(root)).toEqual([
+      { target: 'dist/cjs/index.js', main: true },
+      { target: 'dist/index.js', main: true },
+      { target: 'dist/old/index.js', main: false },
+    ]);
+  });
+
+  it('prefers the declaration the open document imports when two files declare the name', async () => {
+    const root = workspaceOf({
+      'src/a/retry.ts': '/** Retries a call with a fixed delay between attempts. */\nexport function retryCall(): void {}\n',
+      'src/b/retry.ts': '/** Retries a call with a fixed delay between attempts: the fixed delay retry. */\nexport function retryCall(): void {}\n',
+      'src/app.ts': "import { retryCall } from './a/retry.js';\nexport const run = () => retryCall();\n",
+    });
+    const question = 'where is retryCall with a fixed delay';
+    expect((await ranked(root, question))[0]).toBe('src/b/retry.ts:2 retryCall');
+    expect((await ranked(root, question, { near: 'src/app.ts' }))[0]).toBe('src/a/retry.ts:2 retryCall');
+  });
+});
+
+/** Declarations about something else, so that the words of a question are rare as in a real code base. */
+const TEXT_HELPERS =
+  '/** Trims a text. */\nexport function trimText(text: string): string {\n  return text.trim();\n}\n/** Joins lines of text. */\nexport function joinLines(lines: string[]): string {\n  return lines.join("\\n");\n}\n/** Counts the words of a text. */\nexport function countWords(text: string): number {\n  return text.split(" ").length;\n}\n';
+
+describe('what a location is', () => {
+  it('shows a function’s overload signatures and implementation as one place, at the implementation', async () => {
+    const root = workspaceOf({
+      'src/widget.ts':
+        '/** Converts a record to a widget. */\nexport function toWidget(value: string): number;\n/** Converts a record list to widgets. */\nexport function toWidget(value: string[]): number[];\nexport function toWidget(value: string | string[]): number | number[] {\n  return Array.isArray(value) ? value.map((v) => v.length) : value.length;\n}\n',
+    });
+    const found = (await ranked(root, 'convert a record to a widget')).filter((l) => l.endsWith(' toWidget'));
+    expect(found).toEqual(['src/widget.ts:5 toWidget']);
+  });
+
+  it('ranks the code that does the work above the options interface that describes it, unless asked about options', async () => {
+    const root = workspaceOf({
+      'src/cache.ts':
+        '/** Options of the cache. */\nexport interface CacheOptions {\n  /** After how long an unused entry is evicted from the cache, in milliseconds. */\n  evictAfterMs: number;\n}\n/** Evicts the unused entries. */\nexport function sweep(entries: Map<string, number>, now: number): void {\n  for (const [key, at] of entries) if (now - at > 1000) entries.delete(key);\n}\n',
+    });
+    expect((await ranked(root, 'how are unused entries evicted'))[0]).toBe('src/cache.ts:7 sweep');
+    expect((await ranked(root, 'which option says when unused entries are evicted'))[0]).toBe('src/cache.ts:2 CacheOptions');
+  });
+
+  it('ranks a declaration the question names as declared above one that mentions it more', async () => {
+    const root = workspaceOf({
+      'src/ops.ts':
+        '/** Maps each value to an inner stream, dropping the last one. */\nexport function switchMap(): void {}\n/** Like switchMap, to a constant inner stream: switchMap with the previous inner stream dropped. */\nexport function switchMapTo(): void {}\n',
+      'src/text.ts': TEXT_HELPERS,
+    });
+    expect((await ranked(root, 'how does switchMap drop the previous inner stream'))[0]).toBe('src/ops.ts:2 switchMap');
+  });
+
+  it('counts a word all over a body for less than a declaration named and documented for it', async () => {
+    const root = workspaceOf({
+      'src/store.ts':
+        '/** Takes the current state of a draft. */\nexport function snapshot(value: object): object {\n  return { ...value };\n}\ntype Holder = any;\nexport function readTrap(h: Holder) {\n  const draft = h.state.draft;\n  const current = h.state.current;\n  return current ?? draft ?? h.state.current ?? h.state.draft ?? h.state;\n}\n',
+    });
+    expect((await ranked(root, 'the current state of a draft'))[0]).toBe('src/store.ts:2 snapshot');
+  });
+});
+
+describe('the words of a question', () => {
+  it('joins the words that spell an identifier, a leading function word only with two more', () => {
+    expect(queryCompounds('convert a schema to JSON Schema')).toEqual(expect.arrayContaining(['jsonschema', 'tojsonschema']));
+    expect(queryCompounds('flatten errors into field errors')).toEqual(expect.arrayContaining(['fielderrors', 'fielderror']));
+    expect(queryCompounds('where is email validated?')).not.toContain('isemail');
+    // An abbreviation code uses for what questions spell out.
+    expect(terms('where are unused queries garbage collected')).toContain(terms('scheduleGc')[1]);
+  });
+
+  it('finds the function a question spells in words, and the nouns of its verbs', async () => {
+    const root = workspaceOf({
+      'src/schema.ts':
+        '/** Converts a JSON value to a schema. */\nexport function fromValue(value: object): object {\n  return value;\n}\nexport function toJSONSchema(schema: object): object {\n  return { ...schema };\n}\n',
+      'src/regexes.ts': '/** Practical email validation. */\nexport const email = /^[^@]+@[^@]+$/;\n/** Validates the phone number of a user. */\nexport function validatePhone(): void {}\n',
+    });
+    expect((await ranked(root, 'convert a schema to JSON Schema'))[0]).toBe('src/schema.ts:5 toJSONSchema');
+    expect(stem('validation')).toBe(stem('validated'));
+    expect((await ranked(root, 'where is email validated?'))[0]).toBe('src/regexes.ts:2 email');
+  });
+});
