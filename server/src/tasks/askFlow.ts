@@ -47,7 +47,12 @@ export function documentDiagnostics(context: Pick<AskContext, 'env' | 'diagnosti
   if (checked === undefined) {
     const projects = context.env.workspace.projects;
     const fsPath = projectPathOf(projects.workspace, document.uri, document.languageId);
-    checked = isSupportedLanguage(document.languageId) ? diagnosticsOf(projects.forFile(fsPath), fsPath, document.text) : [];
+    try {
+      checked = isSupportedLanguage(document.languageId) ? diagnosticsOf(projects.forFile(fsPath), fsPath, document.text) : [];
+    } catch {
+      // A document the compiler cannot take (a name no file system accepts) has no diagnostics to fix.
+      checked = [];
+    }
     checkedHere.set(document, checked);
   }
   return checked;
