@@ -51,6 +51,7 @@ local clients_by_root = {}
 
 local function notify(message, level)
   vim.notify('assistant-ls: ' .. message, level or levels.INFO)
+  progress.said()
 end
 
 -- An empty Lua table encodes as a JSON array; the server wants objects for settings and queries.

@@ -191,13 +191,10 @@ local function apply(edit, offset_encoding)
   end
 end
 
---- Whether an apply result is the user's discard in the preview: they chose it, so it is noted, not warned of.
+--- Whether an apply result is a discard: the user's own choice, already said (by the preview, or the server for its
+--- picker), so neither noted again nor warned of.
 function P.discarded(result)
-  if type(result) ~= 'table' or result.outcome ~= 'discarded' then
-    return false
-  end
-  vim.notify('assistant-ls: discarded; nothing changed', vim.log.levels.INFO)
-  return true
+  return type(result) == 'table' and result.outcome == 'discarded'
 end
 
 --- The `workspace/applyEdit` handler of the assistant-ls client: an edit that needs confirmation is shown as a diff
@@ -233,7 +230,10 @@ function P.handler(err, params, ctx, config)
     vim.api.nvim_set_current_win(source_win)
   end
   if not accepted then
-    -- No reason: the user saw the edit and chose not to take it.
+    -- Said here, whichever request led to the preview (a code action's result says nothing of it); no reason to the
+    -- server: the user saw the edit and chose not to take it.
+    vim.notify('assistant-ls: discarded; nothing changed', vim.log.levels.INFO)
+    require('assistant.progress').said()
     return { applied = false }
   end
   local applied, failure = pcall(apply, edit, offset_encoding)

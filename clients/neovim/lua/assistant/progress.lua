@@ -8,6 +8,15 @@ P.cancel_hint = ' · :AssistantCancel stops it'
 
 -- Titles come only with `begin`; `report` and `end` name the token, so remember each token's title.
 local titles = {}
+-- How many messages the plugin has shown, and the count when each token began: an outcome said during the work
+-- (no usable answer, a discard) must stay on screen, not be covered by the progress that follows it.
+local said = 0
+local said_at_begin = {}
+
+--- Notes that the plugin showed the user a message (an outcome), which a later `done` must not cover.
+function P.said()
+  said = said + 1
+end
 
 --- `text` cut to fit the command line with `tail` after it, so the tail (how to cancel) is never what is cut.
 function P.fit(text, tail)
@@ -21,6 +30,9 @@ end
 
 --- Shows one progress line; a function of its own so a status line plugin (or a test) can take it over.
 function P.echo(text)
+  -- Right after a picker (inputlist on 0.7) the message area is still scrolled, and each echo would add a line and
+  -- end in a hit-enter prompt; a redraw first makes it one line that the next one replaces.
+  vim.cmd('redraw')
   vim.api.nvim_echo({ { text } }, false, {})
 end
 
@@ -41,10 +53,19 @@ function P.handler(err, result, ctx, config)
   cancel.progress(ctx and ctx.client_id, result.token, value)
   if value.kind == 'begin' then
     titles[key] = value.title
+    said_at_begin[key] = said
   end
   local title = titles[key] or value.title or 'assistant-ls'
+  -- Once the work's outcome was said, a step still queued behind it or a plain `done` would cover it; `cancelled` or
+  -- `failed` still says how the work ended.
+  local plain = value.message == nil or value.message == vim.NIL or value.message == 'done'
+  local covered = (value.kind == 'report' or plain) and said_at_begin[key] ~= nil and said_at_begin[key] ~= said
   if value.kind == 'end' then
     titles[key] = nil
+    said_at_begin[key] = nil
+  end
+  if covered then
+    return returned
   end
   local message = value.message
   if message == nil or message == vim.NIL then
