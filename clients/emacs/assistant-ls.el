@@ -540,11 +540,14 @@ result, the answer buffer, or ANSWER when there is nothing to use."
                          (plist-get response :text)
                          (plist-get response :locations))
                    ;; Shown here, not by the server, which warns of the
-                   ;; failed agents when it applies an answer.
-                   (when failures
-                     (message "assistant-ls: Used the answer of %s; %s."
-                              (plist-get (plist-get response :agent) :name)
-                              (string-join failures "; ")))))))
+                   ;; failed agents when it applies an answer.  Either
+                   ;; way it replaces "asking...", which is over.
+                   (if failures
+                       (message "assistant-ls: Used the answer of %s; %s."
+                                (plist-get (plist-get response :agent) :name)
+                                (string-join failures "; "))
+                     (message "assistant-ls: answer shown in %s"
+                              assistant-ls-answer-buffer))))))
     (setq assistant-ls--last
           (cons server (list :id id :responses responses)))
     (cond

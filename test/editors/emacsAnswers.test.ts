@@ -1,9 +1,12 @@
 // Text answers in the real Emacs with Eglot: a workspace question, Explain from the code actions and "explain this function", shown whole, their places through xref.
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { TestContext } from 'vitest';
-import { readInteractions as interactions, requireEmacs, runEmacs } from './harness/emacs.js';
+import { copyFixture } from '../support/lspClient.js';
+import { EL, Terminal, offlineEnv, readInteractions as interactions, removeQuietly, requireEmacs, runEmacs, serverBin } from './harness/emacs.js';
 import type { BaseReport } from './harness/emacs.js';
 
 /** Jumps from the xref buffer to the entry whose label is LABEL, as RET does, and reports where point landed. */
@@ -36,6 +39,14 @@ async function run(ctx: TestContext, fixture: string, file: string, scenario: st
 function lineOf(root: string, file: string, needle: string): number {
   return fs.readFileSync(path.join(root, file), 'utf8').split('\n').findIndex((l) => l.includes(needle)) + 1;
 }
+
+const sockets: string[] = [];
+const temporary: string[] = [];
+afterEach(() => {
+  // Only the tmux server a test started, by its own socket; Emacs and the language server end with it.
+  for (const socket of sockets.splice(0)) spawnSync('tmux', ['-S', socket, 'kill-server']);
+  for (const dir of temporary.splice(0)) removeQuietly(dir);
+});
 
 describe('text answers in Emacs (eglot)', () => {
   it('assistant-ls-ask "where is the retry logic implemented?" shows the ranked places in *assistant-ls answer* and xref, and RET jumps to withRetry', async (ctx) => {
@@ -133,5 +144,46 @@ describe('text answers in Emacs (eglot)', () => {
     expect(recorded).toMatchObject({ task: 'explain', context: { symbol: 'parseConfig' } });
     expect(report.answer).toBe(`Explain: explain this function\n\n${recorded.responses[0]!.text}\n`);
     expect(report.answer).toContain('**function `parseConfig`** in `src/config.ts`');
+  }, 100_000);
+
+  it('M-x assistant-ls-ask in a terminal: once the answer is on screen, the echo area no longer says "asking..."', async (ctx) => {
+    requireEmacs(ctx, { tmux: true });
+    const root = copyFixture('question');
+    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-emacs-asking-'));
+    temporary.push(root, scratch);
+    const bin = serverBin(scratch);
+    fs.writeFileSync(
+      path.join(scratch, 'init.el'),
+      String.raw`;;; init.el --- a user's setup  -*- lexical-binding: t; -*-
+(setq inhibit-startup-screen t)
+(load ${JSON.stringify(EL)} nil t)
+(unless (fboundp 'typescript-mode)
+  (define-derived-mode typescript-mode prog-mode "TypeScript"))
+(add-to-list 'auto-mode-alist '("\\.ts\\'" . typescript-mode))
+(let ((root ${JSON.stringify(`${root}/`)}))
+  (add-hook 'project-find-functions (lambda (_dir) (cons 'transient root))))
+(assistant-ls-setup)
+(add-hook 'typescript-mode-hook #'eglot-ensure)
+`,
+    );
+    const socket = path.join(scratch, 'tmux.sock');
+    sockets.push(socket);
+    const env = offlineEnv(bin, { HOME: scratch, TERM: 'xterm-256color' });
+    for (const key of Object.keys(env)) if (key.startsWith('TMUX')) delete env[key];
+    execFileSync('tmux', ['-S', socket, '-f', '/dev/null', 'new-session', '-d', '-x', '120', '-y', '40', '-c', root, 'emacs', '-nw', '-q', '-l', path.join(scratch, 'init.el'), 'src/main.ts'], { env });
+    const term = new Terminal(socket, Date.now() + 80_000);
+    await term.screenShowing('Eglot connected', /\[eglot:[^\]/]+\]/);
+    term.keys('M-x');
+    term.type('assistant-ls-ask');
+    term.keys('Enter');
+    term.type('where is the retry logic implemented?');
+    term.keys('Enter');
+    // Emacs first hints at a key for the command (suggest-key-bindings) for a while.
+    await term.screenShowing('the answer', '*assistant-ls answer*', 'You can run the command');
+    // Past any redraw of the echo area that follows.
+    await new Promise((r) => setTimeout(r, 1_000));
+    const screen = term.screen();
+    expect(screen).not.toContain('asking...');
+    expect(screen.replace(/\n$/, '').split('\n').at(-1)!.trimEnd()).toBe('assistant-ls: answer shown in *assistant-ls answer*');
   }, 100_000);
 });
