@@ -25,6 +25,8 @@ afterEach(async () => {
 /** The user's init: the package, a TypeScript mode where Emacs 28 has none, the project, the scripted endpoint as the model agent, Eglot for TypeScript buffers. */
 function initFile(root: string): string {
   return String.raw`;;; init.el --- a user's setup for the inline completion journey  -*- lexical-binding: t; -*-
+;; Native compilation of Debian's packages would pop a *Warnings* window over the journey on a fresh machine.
+(setq native-comp-async-report-warnings-errors 'silent native-comp-deferred-compilation nil)
 (setq inhibit-startup-screen t)
 (load ${JSON.stringify(EL)} nil t)
 (unless (fboundp 'typescript-mode)

@@ -21,6 +21,8 @@ afterEach(() => {
  */
 function initFile(root: string): string {
   return String.raw`;;; init.el --- a user's setup for the preview journey  -*- lexical-binding: t; -*-
+;; Native compilation of Debian's packages would pop a *Warnings* window over the journey on a fresh machine.
+(setq native-comp-async-report-warnings-errors 'silent native-comp-deferred-compilation nil)
 (setq inhibit-startup-screen t)
 (load ${JSON.stringify(EL)} nil t)
 (unless (fboundp 'typescript-mode)

@@ -12,10 +12,15 @@ local titles = {}
 -- (no usable answer, a discard) must stay on screen, not be covered by the progress that follows it.
 local said = 0
 local said_at_begin = {}
+-- When the last outcome was said: a plain `done` of another token that began just after it (the server may report
+-- applying the chosen answer under a token of its own) would cover it as well.
+local said_last = -math.huge
+local OUTCOME_KEPT_MS = 2000
 
 --- Notes that the plugin showed the user a message (an outcome), which a later `done` must not cover.
 function P.said()
   said = said + 1
+  said_last = vim.loop.now()
 end
 
 --- `text` cut to fit the command line with `tail` after it, so the tail (how to cancel) is never what is cut.
@@ -59,7 +64,8 @@ function P.handler(err, result, ctx, config)
   -- Once the work's outcome was said, a step still queued behind it or a plain `done` would cover it; `cancelled` or
   -- `failed` still says how the work ended.
   local plain = value.message == nil or value.message == vim.NIL or value.message == 'done'
-  local covered = (value.kind == 'report' or plain) and said_at_begin[key] ~= nil and said_at_begin[key] ~= said
+  local covered = (value.kind == 'report' or plain)
+    and ((said_at_begin[key] ~= nil and said_at_begin[key] ~= said) or vim.loop.now() - said_last < OUTCOME_KEPT_MS)
   if value.kind == 'end' then
     titles[key] = nil
     said_at_begin[key] = nil
