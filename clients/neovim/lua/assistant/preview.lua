@@ -88,22 +88,27 @@ function P.diff_lines(edit, offset_encoding)
   return out
 end
 
--- The version the client last sent for a buffer: changedtick from 0.11 (where util.buf_versions is deprecated), the
--- client's own counter before.
-local function buffer_version(bufnr)
-  if vim.fn.has('nvim-0.11') == 1 then
-    return vim.b[bufnr].changedtick
+-- The version the client last sent for a buffer, or nil when it sent none. Through 0.11 that is util.buf_versions,
+-- not changedtick: a buffer opens as version 0 (0.11 reads it from the table's default of 0, never stored) and takes
+-- changedtick only at its first change. A release without the table sends changedtick.
+local function buffer_version(bufnr, client_id)
+  if not vim.lsp.buf_is_attached(bufnr, client_id) then
+    return nil
   end
-  return type(util.buf_versions) == 'table' and util.buf_versions[bufnr] or nil
+  local versions = rawget(util, 'buf_versions')
+  if type(versions) == 'table' then
+    return versions[bufnr]
+  end
+  return vim.b[bufnr].changedtick
 end
 
 -- A document the edit names whose buffer moved on since the server computed the edit.
-local function changed_document(edit)
+local function changed_document(edit, client_id)
   for _, change in ipairs(edit.documentChanges or {}) do
     local version = change.textDocument and change.textDocument.version
     if type(version) == 'number' then
       local bufnr = vim.uri_to_bufnr(change.textDocument.uri)
-      local current = buffer_version(bufnr)
+      local current = buffer_version(bufnr, client_id)
       if vim.api.nvim_buf_is_loaded(bufnr) and type(current) == 'number' and current ~= version then
         return vim.uri_to_fname(change.textDocument.uri)
       end
@@ -208,7 +213,7 @@ function P.handler(err, params, ctx, config)
   end
   local client = vim.lsp.get_client_by_id(ctx.client_id)
   local offset_encoding = client and client.offset_encoding or 'utf-16'
-  local moved = changed_document(edit)
+  local moved = changed_document(edit, ctx.client_id)
   if moved then
     return { applied = false, failureReason = moved .. ' changed since the edit was made' }
   end
