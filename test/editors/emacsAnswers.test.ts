@@ -157,6 +157,9 @@ describe('text answers in Emacs (eglot)', () => {
       String.raw`;;; init.el --- a user's setup  -*- lexical-binding: t; -*-
 ;; Native compilation of Debian's packages would pop a *Warnings* window over the journey on a fresh machine.
 (setq native-comp-async-report-warnings-errors 'silent native-comp-deferred-compilation nil)
+;; M-x would say "You can run the command … with M-x a-as" over the echo area the journey reads, when it happens to
+;; come after the answer.
+(setq suggest-key-bindings nil)
 (setq inhibit-startup-screen t)
 (load ${JSON.stringify(EL)} nil t)
 (unless (fboundp 'typescript-mode)
