@@ -1,4 +1,5 @@
 // Offline intent classifier: maps a free-text request to a task by TF-IDF similarity with training phrases, or to `none`.
+import { editDistance } from '../repo/lexical/terms.js';
 import { TASK_IDS } from '../protocol.js';
 import type { TaskId, TaskOrNone } from '../protocol.js';
 import { INTENT_PHRASES, OUT_OF_SCOPE_PHRASES } from './intentPhrases.js';
@@ -412,28 +413,6 @@ function getModel(): Model {
 
 // ---------------------------------------------------------------------------------------------------------------
 // Misspellings
-
-/** Edit distance with adjacent transpositions ("explian"), giving up above `max`. */
-function editDistance(a: string, b: string, max: number): number {
-  if (Math.abs(a.length - b.length) > max) return max + 1;
-  let previous2: number[] = [];
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    let best = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let value = Math.min((previous[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, (previous2[j - 2] ?? 0) + 1);
-      row.push(value);
-      best = Math.min(best, value);
-    }
-    if (best > max) return max + 1;
-    previous2 = previous;
-    previous = row;
-  }
-  return previous[b.length] ?? max + 1;
-}
 
 /**
  * The corrector of one request: a word no phrase or vocabulary knows, and no declaration is named, becomes the

@@ -10,6 +10,7 @@ import type { DiagnosticInfo } from '../../tasks/task.js';
 import { diagnosticsOf, projectPathOf } from '../../oracle/typeCheck.js';
 import { pathToUri } from '../../workspace/documentSnapshot.js';
 import { eslintFix } from './lintFix.js';
+import { editDistance } from '../../repo/lexical/terms.js';
 
 /** An answer with the reason it is empty; the orchestrator records `error: 'the agent had nothing to offer'` until it reads `reason`. */
 type ReasonedAnswer = AgentAnswer & { reason?: string };
@@ -166,20 +167,6 @@ function suggestedSpelling(project: WorkspaceProject, fileName: string, text: st
   return undefined;
 }
 
-/** Edits between two names, a swap of neighbouring letters counting as one (optimal string alignment distance). */
-export function typoDistance(a: string, b: string): number {
-  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[i - 2]![j - 2]! + 1);
-      rows[i]![j] = best;
-    }
-  }
-  return rows[a.length]![b.length]!;
-}
-
 /**
  * The member a misspelt property access meant, where the compiler suggests none (TS2339: it skips short names, and
  * a swap of two letters counts twice in its measure): the one member of the object's type one typo away (two for
@@ -213,7 +200,7 @@ function nearMember(project: WorkspaceProject, fileName: string, diagnostic: Dia
   }
   if (members.includes(written)) return undefined;
   const reach = written.length >= 8 ? 2 : 1;
-  const scored = members.map((name) => ({ name, distance: typoDistance(written, name) })).filter((m) => m.distance <= reach);
+  const scored = members.map((name) => ({ name, distance: editDistance(written, name, reach) })).filter((m) => m.distance <= reach);
   const best = Math.min(...scored.map((m) => m.distance));
   const nearest = scored.filter((m) => m.distance === best);
   if (nearest.length !== 1) return undefined;

@@ -168,3 +168,28 @@ export function queryCompounds(text: string): string[] {
   }
   return [...out];
 }
+
+/**
+ * Edits between two words, a swap of neighbouring letters counting as one ("explian"; optimal string alignment),
+ * giving up above `max` (then `max + 1`).
+ */
+export function editDistance(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  let previous2: number[] = [];
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    let best = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let value = Math.min((previous[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, (previous2[j - 2] ?? 0) + 1);
+      row.push(value);
+      best = Math.min(best, value);
+    }
+    if (best > max) return max + 1;
+    previous2 = previous;
+    previous = row;
+  }
+  return previous[b.length] ?? max + 1;
+}
