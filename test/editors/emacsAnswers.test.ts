@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TestContext } from 'vitest';
 import { copyFixture } from '../support/lspClient.js';
-import { EL, Terminal, offlineEnv, readInteractions as interactions, removeQuietly, requireEmacs, runEmacs, serverBin } from './harness/emacs.js';
+import { Terminal, terminalInit, offlineEnv, readInteractions as interactions, removeQuietly, requireEmacs, runEmacs, serverBin } from './harness/emacs.js';
 import type { BaseReport } from './harness/emacs.js';
 
 /** Jumps from the xref buffer to the entry whose label is LABEL, as RET does, and reports where point landed. */
@@ -154,22 +154,7 @@ describe('text answers in Emacs (eglot)', () => {
     const bin = serverBin(scratch);
     fs.writeFileSync(
       path.join(scratch, 'init.el'),
-      String.raw`;;; init.el --- a user's setup  -*- lexical-binding: t; -*-
-;; Native compilation of Debian's packages would pop a *Warnings* window over the journey on a fresh machine.
-(setq native-comp-async-report-warnings-errors 'silent native-comp-deferred-compilation nil)
-;; M-x would say "You can run the command … with M-x a-as" over the echo area the journey reads, when it happens to
-;; come after the answer.
-(setq suggest-key-bindings nil)
-(setq inhibit-startup-screen t)
-(load ${JSON.stringify(EL)} nil t)
-(unless (fboundp 'typescript-mode)
-  (define-derived-mode typescript-mode prog-mode "TypeScript"))
-(add-to-list 'auto-mode-alist '("\\.ts\\'" . typescript-mode))
-(let ((root ${JSON.stringify(`${root}/`)}))
-  (add-hook 'project-find-functions (lambda (_dir) (cons 'transient root))))
-(assistant-ls-setup)
-(add-hook 'typescript-mode-hook #'eglot-ensure)
-`,
+      terminalInit(root),
     );
     const socket = path.join(scratch, 'tmux.sock');
     sockets.push(socket);

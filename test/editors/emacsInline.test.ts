@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { copyFixture } from '../support/lspClient.js';
 import { startScriptedModel } from '../support/scriptedModel.js';
 import type { ScriptedModel } from '../support/scriptedModel.js';
-import { EL, Terminal, offlineEnv, readInteractions as interactions, removeQuietly, requireEmacs, serverBin } from './harness/emacs.js';
+import { Terminal, terminalInit, offlineEnv, readInteractions as interactions, removeQuietly, requireEmacs, serverBin } from './harness/emacs.js';
 
 let model: ScriptedModel;
 const sockets: string[] = [];
@@ -21,27 +21,6 @@ afterEach(async () => {
   for (const dir of temporary.splice(0)) removeQuietly(dir);
   await model.close();
 });
-
-/** The user's init: the package, a TypeScript mode where Emacs 28 has none, the project, the scripted endpoint as the model agent, Eglot for TypeScript buffers. */
-function initFile(root: string): string {
-  return String.raw`;;; init.el --- a user's setup for the inline completion journey  -*- lexical-binding: t; -*-
-;; Native compilation of Debian's packages would pop a *Warnings* window over the journey on a fresh machine.
-(setq native-comp-async-report-warnings-errors 'silent native-comp-deferred-compilation nil)
-(setq inhibit-startup-screen t)
-(load ${JSON.stringify(EL)} nil t)
-(unless (fboundp 'typescript-mode)
-  (define-derived-mode typescript-mode prog-mode "TypeScript"))
-(add-to-list 'auto-mode-alist '("\\.ts\\'" . typescript-mode))
-(let ((root ${JSON.stringify(`${root}/`)}))
-  (add-hook 'project-find-functions (lambda (_dir) (cons 'transient root))))
-(setq-default eglot-workspace-configuration
-              '(:assistant (:useEnvironment :json-false
-                            :agents [(:name "scripted-coder" :baseURL ${JSON.stringify(model.baseURL)} :apiKey "sk-test" :model "scripted-coder" :tasks ["document"])]
-                            :completion (:debounceMs 0))))
-(assistant-ls-setup)
-(add-hook 'typescript-mode-hook #'eglot-ensure)
-`;
-}
 
 const LINE = /^ {2}return values\.reduce\(.*$/m;
 // eslint-disable-next-line no-control-regex
@@ -57,7 +36,12 @@ describe('clients/emacs/assistant-ls.el: inline completion', () => {
     const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-emacs-inline-'));
     temporary.push(root, scratch);
     const bin = serverBin(scratch);
-    fs.writeFileSync(path.join(scratch, 'init.el'), initFile(root));
+    fs.writeFileSync(path.join(scratch, 'init.el'), terminalInit(
+        root,
+        `(:useEnvironment :json-false
+          :agents [(:name "scripted-coder" :baseURL ${JSON.stringify(model.baseURL)} :apiKey "sk-test" :model "scripted-coder" :tasks ["document"])]
+          :completion (:debounceMs 0))`,
+      ));
     const socket = path.join(scratch, 'tmux.sock');
     sockets.push(socket);
     const env = offlineEnv(bin, { HOME: scratch, TERM: 'xterm-256color' });

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { copyFixture } from '../support/lspClient.js';
-import { EL, Terminal, offlineEnv, readInteractions as interactions, removeQuietly, requireEmacs, serverBin } from './harness/emacs.js';
+import { Terminal, terminalInit, offlineEnv, readInteractions as interactions, removeQuietly, requireEmacs, serverBin } from './harness/emacs.js';
 
 const sockets: string[] = [];
 const temporary: string[] = [];
@@ -15,27 +15,6 @@ afterEach(() => {
   for (const dir of temporary.splice(0)) removeQuietly(dir);
 });
 
-/**
- * The user's init: the package from the repository, a TypeScript mode where Emacs 28 has none, the fixture copy as
- * the project, `preview: "always"` in the workspace configuration, and Eglot started for TypeScript buffers.
- */
-function initFile(root: string): string {
-  return String.raw`;;; init.el --- a user's setup for the preview journey  -*- lexical-binding: t; -*-
-;; Native compilation of Debian's packages would pop a *Warnings* window over the journey on a fresh machine.
-(setq native-comp-async-report-warnings-errors 'silent native-comp-deferred-compilation nil)
-(setq inhibit-startup-screen t)
-(load ${JSON.stringify(EL)} nil t)
-(unless (fboundp 'typescript-mode)
-  (define-derived-mode typescript-mode prog-mode "TypeScript"))
-(add-to-list 'auto-mode-alist '("\\.ts\\'" . typescript-mode))
-(let ((root ${JSON.stringify(`${root}/`)}))
-  (add-hook 'project-find-functions (lambda (_dir) (cons 'transient root))))
-(setq-default eglot-workspace-configuration '(:assistant (:preview "always")))
-(assistant-ls-setup)
-(add-hook 'typescript-mode-hook #'eglot-ensure)
-`;
-}
-
 describe('clients/emacs/assistant-ls.el: the preview', () => {
   it('shows the Document edit as a diff buffer; q discards it (traced as discarded), a applies it to the buffer, unsaved', async (ctx) => {
     requireEmacs(ctx, { tmux: true });
@@ -43,7 +22,7 @@ describe('clients/emacs/assistant-ls.el: the preview', () => {
     const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-emacs-preview-'));
     temporary.push(root, scratch);
     const bin = serverBin(scratch);
-    fs.writeFileSync(path.join(scratch, 'init.el'), initFile(root));
+    fs.writeFileSync(path.join(scratch, 'init.el'), terminalInit(root, '(:preview "always")'));
     const original = fs.readFileSync(path.join(root, 'src/config.ts'), 'utf8');
     const socket = path.join(scratch, 'tmux.sock');
     sockets.push(socket);

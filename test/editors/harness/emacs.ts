@@ -199,6 +199,30 @@ export function readInteractions(root: string): Interaction[] {
   return segmentFiles(path.join(root, '.assistant', 'trace')).flatMap((file) => (readSegment(file) as unknown as { interactions: Interaction[] }).interactions);
 }
 
+/**
+ * The init file of a user who runs `emacs -nw` (the terminal journeys): the package, a TypeScript mode where Emacs 28
+ * has none, `root` as the project, the workspace `configuration` (an Elisp plist) when given, and Eglot started for
+ * TypeScript buffers. Native compilation's warnings and M-x's key-binding hints stay off the screen the journeys read.
+ */
+export function terminalInit(root: string, configuration?: string): string {
+  return String.raw`;;; init.el --- a user's setup for a terminal journey  -*- lexical-binding: t; -*-
+;; Native compilation of Debian's packages would pop a *Warnings* window over the journey on a fresh machine.
+(setq native-comp-async-report-warnings-errors 'silent native-comp-deferred-compilation nil)
+;; M-x would say "You can run the command … with M-x a-as" over the echo area a journey reads.
+(setq suggest-key-bindings nil)
+(setq inhibit-startup-screen t)
+(load ${JSON.stringify(EL)} nil t)
+(unless (fboundp 'typescript-mode)
+  (define-derived-mode typescript-mode prog-mode "TypeScript"))
+(add-to-list 'auto-mode-alist '("\\.ts\\'" . typescript-mode))
+(let ((root ${JSON.stringify(`${root}/`)}))
+  (add-hook 'project-find-functions (lambda (_dir) (cons 'transient root))))
+${configuration === undefined ? '' : `(setq-default eglot-workspace-configuration '(:assistant ${configuration}))`}
+(assistant-ls-setup)
+(add-hook 'typescript-mode-hook #'eglot-ensure)
+`;
+}
+
 /** Emacs in a terminal of its own tmux server (by its socket): what the screen shows, and keys typed into it. */
 export class Terminal {
   constructor(
