@@ -101,8 +101,7 @@ describe.skipIf(skipVscode)(`a model agent in VS Code 1.139 (code-server)${skipR
       const toast = vscode.page.locator('.notification-toast').filter({ hasText: 'Assistant: write documentation for firstOf' });
       const cancel = toast.getByRole('button', { name: 'Cancel' });
       await cancel.waitFor({ timeout: 10_000 });
-      const cancelledAt = Date.now();
-      await cancel.click({ timeout: 5_000 });
+      const cancelledAt = await vscode.clickedAt(cancel);
       const closedAt = await model.waitForClose(count + 1, 2_000);
       expect(closedAt - cancelledAt).toBeLessThan(500);
       await toast.waitFor({ state: 'hidden', timeout: 10_000 });
@@ -131,8 +130,7 @@ describe.skipIf(skipVscode)(`a model agent in VS Code 1.139 (code-server)${skipR
       const toast = vscode.page.locator('.notification-toast').filter({ hasText: 'Assistant: document greet' });
       await toast.getByText(/1 of 2 agents done · gpt-4o-mini: \d+ s/).first().waitFor({ timeout: 10_000 });
       const cancel = toast.getByRole('button', { name: 'Cancel' });
-      const cancelledAt = Date.now();
-      await cancel.click({ timeout: 5_000 });
+      const cancelledAt = await vscode.clickedAt(cancel);
       const closedAt = await model.waitForClose(count, 2_000);
       expect(closedAt - cancelledAt).toBeLessThan(500);
       await toast.waitFor({ state: 'hidden', timeout: 10_000 });

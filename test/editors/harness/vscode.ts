@@ -79,6 +79,7 @@ export interface Locator {
   count(): Promise<number>;
   waitFor(options: { state?: 'visible' | 'attached' | 'hidden' | 'detached'; timeout: number }): Promise<void>;
   click(options?: { timeout: number }): Promise<void>;
+  evaluate<R>(fn: (element: DomElement) => R): Promise<R>;
   isVisible(): Promise<boolean>;
   textContent(): Promise<string | null>;
   allTextContents(): Promise<string[]>;
@@ -87,6 +88,12 @@ export interface Locator {
   getByText(text: string | RegExp, options?: { exact: boolean }): Locator;
   getByRole(role: string, options?: { name: string | RegExp }): Locator;
   filter(options: { hasText: string | RegExp }): Locator;
+}
+/** The little of the DOM that a function run in the page touches (the project compiles without the DOM library). */
+interface DomElement {
+  ownerDocument: { documentElement: DomElement };
+  setAttribute(name: string, value: string): void;
+  addEventListener(type: string, listener: () => void, options: { capture: boolean; once: boolean }): void;
 }
 export interface Page {
   goto(url: string, options: { timeout: number }): Promise<unknown>;
@@ -245,6 +252,20 @@ export class Workbench {
     await this.page.locator('.quick-input-widget input').waitFor({ timeout: 10_000 });
     await this.page.keyboard.type(lineColumn);
     await this.page.keyboard.press('Enter');
+  }
+
+  /**
+   * Clicks `target` and returns the browser's clock (the same system clock as the test's `Date.now()`) when the
+   * click event fired, so a latency is measured from the user's click, not from Playwright's actionability waits.
+   */
+  async clickedAt(target: Locator): Promise<number> {
+    await target.evaluate((element) => {
+      const root = element.ownerDocument.documentElement;
+      element.addEventListener('click', () => root.setAttribute('data-clicked-at', String(Date.now())), { capture: true, once: true });
+    });
+    await target.click({ timeout: 5_000 });
+    const at = await this.page.locator('html').getAttribute('data-clicked-at');
+    return at === null ? Date.now() : Number(at);
   }
 
   /** Saves until the file on disk satisfies `check` (an edit reaches the buffer asynchronously). */
