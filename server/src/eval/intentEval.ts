@@ -23,6 +23,11 @@ export interface IntentSet {
   name: string;
   /** The accuracy the set should reach, shown beside its figure. */
   target?: number;
+  /**
+   * A held-out set: its report carries the score only, never the misses, so whoever changes the classifier cannot
+   * read what to tune toward (the figure would then measure the tuning, not the classifier).
+   */
+  heldOut?: boolean;
   cases: IntentCase[];
 }
 
@@ -42,13 +47,15 @@ export interface IntentSetReport {
   accuracy: number;
   target?: number;
   met?: boolean;
+  /** A held-out set's report: `confusion` and `misses` are left empty. */
+  heldOut?: boolean;
   /** Misses counted by `expected → got`. */
   confusion: Record<string, number>;
   misses: IntentMiss[];
 }
 
 /** Reads a set file: `{ "purpose": "…", "cases": [{ "text", "task", "file"?, "at"? }] }`; a malformed case is an error naming it. */
-export function readIntentSet(file: string, name: string, target?: number): IntentSet {
+export function readIntentSet(file: string, name: string, options: { target?: number; heldOut?: boolean } = {}): IntentSet {
   const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as { cases?: unknown };
   if (!Array.isArray(parsed.cases)) throw new Error(`${file}: expected { "cases": [...] }`);
   const cases = parsed.cases.map((raw: unknown, index): IntentCase => {
@@ -56,7 +63,7 @@ export function readIntentSet(file: string, name: string, target?: number): Inte
     if (typeof c.text !== 'string' || typeof c.task !== 'string' || !(c.task === 'none' || isTaskId(c.task))) throw new Error(`${file}: case ${index} needs "text" and a task id or "none" as "task"`);
     return { text: c.text, task: c.task, ...(typeof c.file === 'string' ? { file: c.file } : {}), ...(typeof c.at === 'string' ? { at: c.at } : {}) };
   });
-  return { name, ...(target !== undefined ? { target } : {}), cases };
+  return { name, ...(options.target !== undefined ? { target: options.target } : {}), ...(options.heldOut ? { heldOut: true } : {}), cases };
 }
 
 /**
@@ -90,7 +97,8 @@ export async function evaluateIntents(root: string, sets: readonly IntentSet[]):
     const total = set.cases.length;
     const correct = total - misses.length;
     const accuracy = total === 0 ? 0 : correct / total;
-    reports.push({ name: set.name, total, correct, accuracy, ...(set.target !== undefined ? { target: set.target, met: accuracy >= set.target } : {}), confusion, misses });
+    const scored = { name: set.name, total, correct, accuracy, ...(set.target !== undefined ? { target: set.target, met: accuracy >= set.target } : {}) };
+    reports.push(set.heldOut ? { ...scored, heldOut: true, confusion: {}, misses: [] } : { ...scored, confusion, misses });
   }
   return reports;
 }
@@ -100,7 +108,8 @@ export function formatIntentReport(reports: readonly IntentSetReport[]): string 
   const lines: string[] = [];
   for (const r of reports) {
     const target = r.target === undefined ? '' : `  target ≥ ${Math.round(r.target * 100)}%: ${r.met ? 'met' : 'NOT met'}`;
-    lines.push(`${r.name.padEnd(10)} ${(r.accuracy * 100).toFixed(1).padStart(5)}% (${r.correct}/${r.total})${target}`);
+    const sealed = r.heldOut ? '  (held out: misses not shown)' : '';
+    lines.push(`${r.name.padEnd(10)} ${(r.accuracy * 100).toFixed(1).padStart(5)}% (${r.correct}/${r.total})${target}${sealed}`);
   }
   for (const r of reports) {
     if (r.misses.length === 0) continue;
