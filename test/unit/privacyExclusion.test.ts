@@ -108,6 +108,11 @@ describe('ignore rules', () => {
     for (const file of ['.env', '.env.local.ts', 'config/.env.production', 'src/secrets.ts', 'id_rsa', 'certs/server.pem', '.npmrc', 'prod.tfvars', 'service-account-prod.json', 'home/.aws/config']) expect(isSecretPath(file), file).toBe(true);
     for (const file of ['src/env.ts', 'src/config.ts', 'src/secretary.ts', 'docs/keyboard.md']) expect(isSecretPath(file), file).toBe(false);
   });
+
+  it('keeps code named for what it handles (password-reset.ts), and stores named as such out', () => {
+    for (const file of ['src/auth/password-reset.ts', 'tools/secret_scanner.py', 'src/credentials-provider.js', 'src/reset-password.tsx']) expect(isSecretPath(file), file).toBe(false);
+    for (const file of ['src/secrets.ts', 'src/secret.ts', 'config/secrets.prod.ts', 'src/credentials.js', 'db-password.txt', 'app.secrets.json', 'secrets.yaml', 'password_store.json', 'secret-secrets.ts']) expect(isSecretPath(file), file).toBe(true);
+  });
 });
 
 describe('workspace values kept from models', () => {

@@ -13,10 +13,25 @@ export function isSecretPath(relativePath: string): boolean {
     /\.(pem|key|p12|pfx|keystore|jks|crt|cer|der|asc|gpg|kdbx|tfvars|tfstate|ovpn)$/.test(base) ||
     /^id_(rsa|dsa|ecdsa|ed25519)/.test(base) ||
     ['.npmrc', '.netrc', '.pypirc', '.htpasswd', '.pgpass', '.git-credentials', '.dockercfg'].includes(base) ||
-    /(^|[._-])(secrets?|credentials?|passwords?)([._-]|$)/.test(base) ||
+    (/(^|[._-])(secrets?|credentials?|passwords?)([._-]|$)/.test(base) && !isCodeAboutSecrets(base)) ||
     /^service[-_]?account.*\.json$/.test(base) ||
     /(^|\/)\.(aws|ssh|gnupg|docker)\//.test(posix.toLowerCase())
   );
+}
+
+/** Extensions of source code: a file of code named for what it handles is code, not a store of what it names. */
+const CODE_EXTENSION = /\.(?:[cm]?[jt]sx?|py|go|rs|java|kt|rb|php|cs|swift)$/;
+
+/**
+ * `password-reset.ts`, `secret_scanner.py`, `credentials-provider.js`: code whose name joins the word to others with
+ * `-` or `_` is about secrets (it resets passwords, scans for secrets); values it holds are redacted like any code's.
+ * `secrets.ts`, `credentials.js` and dotted variants (`secrets.prod.ts`) are named as stores and stay out.
+ */
+function isCodeAboutSecrets(base: string): boolean {
+  const extension = CODE_EXTENSION.exec(base);
+  if (!extension) return false;
+  const stem = base.slice(0, extension.index);
+  return !stem.includes('.') && /[-_]/.test(stem) && stem.split(/[-_]/).some((word) => word !== '' && !/^(secrets?|credentials?|passwords?)$/.test(word));
 }
 
 interface IgnoreRule {
