@@ -113,6 +113,24 @@ describe('InsertionTracker', () => {
     await store.close();
   });
 
+  it('does not take a short accepted word for code of the file once the buffer is reloaded from disk without it', async () => {
+    // Upstream code, then `  const` accepted from a completion on the blank line between two of its statements.
+    const disk = 'function f(o: object) {\n  const a = 1;\n\n  const objectPrototype = Object.getPrototypeOf(o);\n}\n';
+    const at = disk.indexOf('\n\n') + 1;
+    let text = `${disk.slice(0, at)}  const${disk.slice(at)}`;
+    const store = await storeWith(text, at, '  const');
+    const tracker = new InsertionTracker(store, () => text, () => disk, () => undefined);
+    tracker.changed(URI, text);
+    // `:e!`: the editor replaces the whole buffer with the file; then the user saves it.
+    const before = text;
+    text = disk;
+    tracker.changed(URI, text, before, [{ start: 0, end: before.length, text: disk }]);
+    expect(trackedOffsets(tracker, store, text)).toMatchObject({ state: 'removed' });
+    tracker.saved(URI);
+    expect(trackedOffsets(tracker, store, text)).toMatchObject({ state: 'removed' });
+    await store.close();
+  });
+
   it('finds the inserted text again in a text it did not see change: nearest to where it was, and a short one where the others moved', async () => {
     const text = 'one\n/** Doc. */\nfunction fooBar() {}\nfooBar();\n/** Doc. */\nfunction g() { fooBar(); }\n';
     const name = text.indexOf('fooBar();');

@@ -61,6 +61,8 @@ const REASON = {
 
 /** An undone removal puts the text back about where it was: looked for this far around the place. */
 const REVIVE_SLACK = 64;
+/** Below this many characters (white space aside) an insertion's text is too common to be recognised by its text near its place. */
+const SHORT_TEXT = 16;
 
 /** Names one insertion: its interaction, response and index in `insertedAt`. */
 function key(interactionId: string, responseId: string, index: number): string {
@@ -126,6 +128,23 @@ function moveThrough(item: Tracked, change: TextChange): boolean {
  */
 function near(item: Tracked, change: TextChange): boolean {
   return item.removed && change.text.length > 0 && change.start <= item.start + REVIVE_SLACK && change.start + change.text.length >= item.start - item.text.length - REVIVE_SLACK;
+}
+
+interface Span {
+  start: number;
+  end: number;
+}
+
+/** Where each change's new text lies in the text after all of them (the changes do not overlap). */
+function insertedSpans(changes: readonly TextChange[]): Span[] {
+  const spans: Span[] = [];
+  let shift = 0;
+  for (const change of [...changes].sort((a, b) => a.start - b.start)) {
+    const start = change.start + shift;
+    if (change.text.length > 0) spans.push({ start, end: start + change.text.length });
+    shift += change.text.length - (change.end - change.start);
+  }
+  return spans;
 }
 
 /** The one change that takes `before` to `after`, found by comparing them. */
@@ -209,7 +228,8 @@ export class InsertionTracker {
     }
     file.text = after;
     this.track(file, uri, later, after);
-    for (const item of touched) this.revive(item, after);
+    const spans = insertedSpans(steps);
+    for (const item of touched) this.revive(item, after, spans);
     // The buffer taken back to the file on disk without the edit (a reload, an undo to the saved text): settled now.
     if (newlyRemoved && file.items.some((item) => item.removed && item.settles && !item.reverted && item.fate !== 'kept') && this.onDisk(uri) === after) {
       this.settle(uri, after, REASON.removed);
@@ -474,11 +494,17 @@ export class InsertionTracker {
     item.removed = true;
   }
 
-  /** A removed insertion whose text is back about where it was (an undo, a redo) is there again. */
-  private revive(item: Tracked, text: string): void {
+  /**
+   * A removed insertion whose text is back about where it was (an undo, a redo) is there again. A short text (a word
+   * taken from a completion) is found in code everywhere, so it counts only back at its very place.
+   */
+  private revive(item: Tracked, text: string, inserted: readonly Span[] = []): void {
     if (item.reverted || item.text === '') return;
-    const from = Math.max(0, item.start - item.text.length - REVIVE_SLACK);
-    const at = text.indexOf(item.text, from);
+    const short = item.text.trim().length < SHORT_TEXT;
+    // An occurrence of a short text counts at the insertion's very place, or inside text a change just put back.
+    const counts = (at: number): boolean => !short || at === item.start || inserted.some((span) => span.start <= at && at + item.text.length <= span.end);
+    let at = text.indexOf(item.text, Math.max(0, item.start - item.text.length - REVIVE_SLACK));
+    while (at >= 0 && at <= item.start + REVIVE_SLACK && !counts(at)) at = text.indexOf(item.text, at + 1);
     if (at < 0 || at > item.start + REVIVE_SLACK) return;
     item.start = at;
     item.end = at + item.text.length;
