@@ -7,7 +7,7 @@ import { ModelError } from '../agents/modelClient.js';
 import type { ChatClient } from '../agents/modelClient.js';
 import { snippetHeader } from './completionContext.js';
 import type { CompletionContext } from './completionContext.js';
-import { insertionFromChat, shapeCompletion, stopsFor } from './completionText.js';
+import { insertionFromChat, insertionFromFill, stopsFor } from './completionText.js';
 import type { CompletionShape } from './completionText.js';
 
 /** How the model was asked: `fim` (an endpoint's `/completions` with `suffix`), `infill` (a local model's FIM tokens), `chat`. */
@@ -64,7 +64,7 @@ export async function askForCompletion(server: CompletionServer, context: Comple
     try {
       const prompt = `${snippetHeader(context.snippets)}${context.prefix}`;
       const answer = await server.client.fill({ prompt, suffix: context.suffix, ...(server.local ? {} : { model }), maxTokens: settings.maxTokens, stop: stopsFor(shape, settings.stop) }, signal, { knownSecrets: context.knownSecrets });
-      return { text: shapeCompletion(answer.text, context.prefix, context.suffix, shape), mode: server.local ? 'infill' : 'fim', model };
+      return { text: insertionFromFill(answer.text, context.prefix, context.suffix, shape), mode: server.local ? 'infill' : 'fim', model };
     } catch (error) {
       signal.throwIfAborted();
       if (settings.mode !== 'auto' || !(error instanceof ModelError) || !noFimEndpoint(error)) throw error;

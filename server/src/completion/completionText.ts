@@ -45,18 +45,67 @@ export function shapeCompletion(text: string, prefix: string, suffix: string, sh
       .split('\n')
       .slice(restOfLine.trim() === '' ? 1 : 0)
       .filter((line) => line.trim() !== '');
+    const closing = unclosedBlockIndent(prefix, base, following);
     let end = lines.length;
     for (let j = 1; j < lines.length; j++) {
       const line = lines[j] as string;
       if (line.trim() === '') continue;
-      if (indentOf(line) < base || repeatsSuffix(lines.slice(j), following)) {
+      if (repeatsSuffix(lines.slice(j), following)) {
         end = j;
+        break;
+      }
+      if (indentOf(line) < base) {
+        // The closer of the block the cursor is in, when nothing after the cursor closes it, ends the completion.
+        end = closing !== undefined && indentOf(line) === closing && CLOSERS_ONLY.test(line) ? j + 1 : j;
         break;
       }
     }
     out = lines.slice(0, end).join('\n').replace(/\s+$/, '');
   }
-  return trimRestOfLine(out.replace(/[ \t]+$/, ''), restOfLine);
+  out = trimRestOfLine(out.replace(/[ \t]+$/, ''), restOfLine);
+  return shape === 'line' ? withoutUnopenedClosers(out, restOfLine) : out;
+}
+
+/** A line of closing brackets and their punctuation only: `}`, `})`, `);`. */
+const CLOSERS_ONLY = /^\s*[)\]}]+[;,]?\s*$/;
+
+/**
+ * The indentation of the line that opened the block the cursor is in (the last line before it left of `base`), when
+ * the code after the cursor does not close that block: its first line left of `base` is not a closer (the next
+ * declaration, or nothing). Undefined when the block is closed after the cursor or no such line is known.
+ */
+function unclosedBlockIndent(prefix: string, base: number, following: readonly string[]): number | undefined {
+  const outer = following.find((line) => indentOf(line) < base);
+  if (outer !== undefined && CLOSERS_ONLY.test(outer)) return undefined;
+  const before = prefix.split('\n').slice(0, -1).reverse();
+  const opener = before.find((line) => line.trim() !== '' && indentOf(line) < base);
+  return opener !== undefined && /[{([]\s*$/.test(opener) ? indentOf(opener) : undefined;
+}
+
+/**
+ * Mid-line, when the rest of the line closes brackets opened before the cursor (`Math.max(u|, 0)`), a completion
+ * that closes them too would leave the rest's closers unbalanced: it is cut where it first closes one it did not open.
+ */
+function withoutUnopenedClosers(text: string, restOfLine: string): string {
+  if (bracketBalance(restOfLine) >= 0) return text;
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] as string;
+    if (c === '(' || c === '[' || c === '{') depth++;
+    else if (c === ')' || c === ']' || c === '}') depth--;
+    if (depth < 0) return text.slice(0, i).replace(/[ \t]+$/, '');
+  }
+  return text;
+}
+
+/**
+ * A filled-in middle's answer cut to the insertion: on a blank line the cursor already stands at its indentation,
+ * and a model that writes it again (small ones do) would indent the first line twice.
+ */
+export function insertionFromFill(answer: string, prefix: string, suffix: string, shape: CompletionShape): string {
+  const current = prefix.slice(prefix.lastIndexOf('\n') + 1);
+  const text = current !== '' && current.trim() === '' && shape === 'block' ? answer.replace(new RegExp(`^[ \\t]{0,${current.length}}`), '') : answer;
+  return shapeCompletion(text, prefix, suffix, shape);
 }
 
 /** Whether the completion's lines from here are the suffix's next non-blank lines (as far as both go, two at most). */
