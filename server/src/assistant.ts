@@ -73,6 +73,7 @@ import type { DocumentEdit, Workspace } from './workspace/workspace.js';
 import type { EditorPort, ProgressSink } from './editorPort.js';
 import { AssistantError } from './assistantError.js';
 import { InlineCompletions } from './completion/inlineCompletions.js';
+import type { CompletionEnvironment } from './completion/inlineCompletions.js';
 import { acceptCompletion } from './completion/acceptCompletion.js';
 import type { InlineCompletionList } from 'vscode-languageserver-protocol';
 
@@ -242,8 +243,9 @@ export class Assistant {
   }
 
   /**
-   * A document opened or changed: the workspace hears where (`edit`, when the editor said it), and the document's
-   * background type-check is scheduled (only useful when some agent fixes diagnostics).
+   * A document opened or changed: the workspace hears where (`edit`, when the editor said it), the document's
+   * background type-check is scheduled (only useful when some agent fixes diagnostics), and a local completion model
+   * starts loading.
    */
   documentChanged(uri: string, edit?: DocumentEdit): void {
     this.workspace.documentChanged(uri, edit);
@@ -252,6 +254,8 @@ export class Assistant {
     if (document && (this.env.registry.serves('fix') || this.publishTypeErrors || this.listeners.reportedTypeErrors(uri))) this.ownDiagnostics.request(document);
     if (edit) this.insertions.changed(uri, edit.after, edit.before, edit.steps);
     else if (document) this.insertions.changed(uri, document.text);
+    // A local model serving completions starts loading with the first document, not with the first suggestion.
+    if (document) this.completions.warm(this.completionEnvironment());
   }
 
   /** The editor opened a document. */
@@ -393,8 +397,12 @@ export class Assistant {
     const document = this.workspace.documents.get(uri);
     if (!document) throw new AssistantError('invalid-params', `textDocument/inlineCompletion: cannot read ${uri}.`);
     if (!isPosition(position)) throw new AssistantError('invalid-params', 'textDocument/inlineCompletion needs a "position".');
-    return this.completions.complete({ workspace: this.workspace, registry: this.env.registry, settings: this.completionSettings, recent: this.env.recent, log: this.options.log }, document, position, signal);
+    return this.completions.complete(this.completionEnvironment(), document, position, signal);
   }
+  private completionEnvironment(): CompletionEnvironment {
+    return { workspace: this.workspace, registry: this.env.registry, settings: this.completionSettings, recent: this.env.recent, log: this.options.log };
+  }
+
 
   /** Records an accepted inline completion in the trace (`assistant.acceptCompletion`). */
   acceptCompletion(args: AcceptCompletionArgs): Promise<AcceptCompletionResult> {

@@ -1,4 +1,7 @@
 // End-to-end inline completion over --stdio: fill-in-the-middle and the chat fallback against the scripted endpoint, supersession, the cache, trimming, and acceptance recorded in the trace.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { InitializeResult, InlineCompletionItem, InlineCompletionList, Position } from 'vscode-languageserver-protocol';
 import { CancellationTokenSource } from 'vscode-jsonrpc/node';
@@ -38,6 +41,27 @@ function complete(editor: TestEditor, uri: string, position: Position, token?: C
 const CURSOR = 'values.reduce(';
 
 describe('inline completion', () => {
+  it('starts loading a local model that serves completions when a document opens, before any request', async () => {
+    // A file that is no model: the load fails at once, and says so in the log, without a completion request.
+    const root = copyFixture('completion');
+    const modelPath = path.join(os.tmpdir(), `assistant-ls-broken-${process.pid}.gguf`);
+    fs.writeFileSync(modelPath, 'not a model\n');
+    const { editor } = await TestEditor.start({
+      root,
+      env: {},
+      initializationOptions: { assistant: { useEnvironment: false, agents: [{ name: 'local', modelPath }], completion: { debounceMs: 0 } } },
+    });
+    editors.push(editor);
+    await editor.open('src/main.ts');
+    const started = Date.now();
+    while (!editor.logs.some((l) => l.startsWith('inline completion by local: ')) && Date.now() - started < 20_000) await new Promise((r) => setTimeout(r, 50));
+    expect(editor.logs.filter((l) => l.startsWith('inline completion by local: ')), editor.logs.join('\n')).toHaveLength(1);
+    // Opening another document does not try again.
+    await editor.open('src/util.ts');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(editor.logs.filter((l) => l.startsWith('inline completion by local: '))).toHaveLength(1);
+  });
+
   it('advertises inlineCompletionProvider', async () => {
     const { result } = await start();
     expect((result as InitializeResult).capabilities.inlineCompletionProvider).toBe(true);

@@ -27,6 +27,10 @@ afterAll(async () => {
 describe.skipIf(!modelPath)('inline completion with the real local model', () => {
   it('completes mid-line through infill, and the acceptance is found from the code', async () => {
     const doc = await editor.open('src/main.ts');
+    // Opening the document starts loading the model, before any completion is asked for.
+    const started = Date.now();
+    while (!editor.logs.some((l) => l.startsWith('inline completion by local: ')) && Date.now() - started < 120_000) await new Promise((r) => setTimeout(r, 100));
+    expect(editor.logs.find((l) => l.startsWith('inline completion by local: '))).toMatch(/^inline completion by local: the model is loaded \(\d+ ms\)$/);
     await editor.setText(doc.uri, doc.text.replace('ADD', ''));
     const at = editor.position(doc.uri, 'values.reduce(', 'values.reduce('.length);
     const list = await editor.request<InlineCompletionList>('textDocument/inlineCompletion', { textDocument: { uri: doc.uri }, position: at, context: { triggerKind: 1 } });

@@ -3,6 +3,7 @@ import type { InlineCompletionItem, InlineCompletionList, Position } from 'vscod
 import { Commands } from '../protocol.js';
 import type { AcceptCompletionArgs, AssistantSettings } from '../protocol.js';
 import type { AgentRegistry } from '../agents/registry.js';
+import { LocalModelClient } from '../agents/local/localModelClient.js';
 import type { RecentPositions } from '../context/recentPositions.js';
 import { positionToOffset } from '../edits/textEdits.js';
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
@@ -45,6 +46,8 @@ export class InlineCompletions {
   private readonly cache = new CompletionCache<Origin>();
   /** Problems already logged, so a bad setting is said once, not per keystroke. */
   private readonly told = new Set<string>();
+  /** A local model failed to load when warmed: opening documents does not try again (a request still may). */
+  private coldAfterFailure = false;
 
   /**
    * The completions at a position: none at once without a model agent (or with completion off), the rest of a
@@ -96,6 +99,23 @@ export class InlineCompletions {
     }
   }
 
+  /**
+   * A document opened with a local model serving completions: the model is loaded now, while the user reads, so the
+   * first suggestion does not wait the seconds a load takes. A load that failed is not tried again until new settings.
+   */
+  warm(env: CompletionEnvironment): void {
+    const server = completionServer(env.registry, env.settings);
+    if (!server || 'problem' in server || !(server.client instanceof LocalModelClient) || server.client.started || this.coldAfterFailure) return;
+    const started = Date.now();
+    server.client.info().then(
+      () => env.log(`inline completion by ${server.agent}: the model is loaded (${Date.now() - started} ms)`),
+      (error: unknown) => {
+        this.coldAfterFailure = true;
+        this.tell(env, `inline completion by ${server.agent}: ${error instanceof Error ? error.message : String(error)}`);
+      },
+    );
+  }
+
   /** Requests whose model call may still be running, for tests and the bench (0 once every request answered). */
   get inFlight(): number {
     return this.running.size;
@@ -111,6 +131,7 @@ export class InlineCompletions {
   reset(): void {
     this.cache.clear();
     this.told.clear();
+    this.coldAfterFailure = false;
   }
 
   private tell(env: CompletionEnvironment, message: string): void {

@@ -60,6 +60,11 @@ export class LocalModelClient implements ChatClient {
     private readonly script: URL | undefined = findLocalModelWorker(),
   ) {}
 
+  /** Whether the model is loaded or loading (its worker runs). */
+  get started(): boolean {
+    return this.worker !== undefined;
+  }
+
   /** The model's facts, loading it if need be. */
   info(): Promise<LocalModelInfo> {
     this.start().postMessage({ type: 'load' } satisfies WorkerRequest);
