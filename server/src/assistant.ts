@@ -90,6 +90,8 @@ export interface AssistantOptions {
   client?: { name: string; version?: string };
   /** The client runs no other TypeScript server beside this one, so `diagnostics.publish: auto` publishes type errors. */
   wantsTypeErrors?: boolean;
+  /** The client declared inline completion: a local model serving it is loaded before the first request. */
+  showsInlineCompletions?: boolean;
   log: (message: string) => void;
   /** Publishes the listeners' problems of a document (the LSP layer sends them as diagnostics). */
   publishProblems?: PublishProblems;
@@ -254,8 +256,9 @@ export class Assistant {
     if (document && (this.env.registry.serves('fix') || this.publishTypeErrors || this.listeners.reportedTypeErrors(uri))) this.ownDiagnostics.request(document);
     if (edit) this.insertions.changed(uri, edit.after, edit.before, edit.steps);
     else if (document) this.insertions.changed(uri, document.text);
-    // A local model serving completions starts loading with the first document, not with the first suggestion.
-    if (document) this.completions.warm(this.completionEnvironment());
+    // A local model serving completions starts loading with the first document, not with the first suggestion, in
+    // clients that show completions (a client that never asks would reload it after every idle unload).
+    if (document && (this.options.showsInlineCompletions === true || this.completions.asked)) this.completions.warm(this.completionEnvironment());
   }
 
   /** The editor opened a document. */

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { InitializeResult, InlineCompletionItem, InlineCompletionList, Position } from 'vscode-languageserver-protocol';
 import { CancellationTokenSource } from 'vscode-jsonrpc/node';
 import type { AcceptCompletionArgs, AcceptCompletionResult, TraceResult } from '../../protocol/src/index.js';
-import { TestEditor, copyFixture } from '../support/lspClient.js';
+import { FULL_CAPABILITIES, TestEditor, copyFixture } from '../support/lspClient.js';
 import { startScriptedModel } from '../support/scriptedModel.js';
 import type { ScriptedModel } from '../support/scriptedModel.js';
 
@@ -39,6 +39,7 @@ function complete(editor: TestEditor, uri: string, position: Position, token?: C
 }
 
 const CURSOR = 'values.reduce(';
+const SHOWS_INLINE = { ...FULL_CAPABILITIES, textDocument: { ...FULL_CAPABILITIES.textDocument, inlineCompletion: {} } };
 
 describe('inline completion', () => {
   it('starts loading a local model that serves completions when a document opens, before any request', async () => {
@@ -46,11 +47,12 @@ describe('inline completion', () => {
     const root = copyFixture('completion');
     const modelPath = path.join(os.tmpdir(), `assistant-ls-broken-${process.pid}.gguf`);
     fs.writeFileSync(modelPath, 'not a model\n');
-    const { editor } = await TestEditor.start({
-      root,
-      env: {},
-      initializationOptions: { assistant: { useEnvironment: false, agents: [{ name: 'local', modelPath }], completion: { debounceMs: 0 } } },
-    });
+    const initializationOptions = { assistant: { useEnvironment: false, agents: [{ name: 'local', modelPath }], completion: { debounceMs: 0 } } };
+    // A client that does not show inline completions (Helix today) has no model loaded for them.
+    const { editor: other } = await TestEditor.start({ root, env: {}, initializationOptions });
+    editors.push(other);
+    await other.open('src/main.ts');
+    const { editor } = await TestEditor.start({ root, env: {}, capabilities: SHOWS_INLINE, initializationOptions });
     editors.push(editor);
     await editor.open('src/main.ts');
     const started = Date.now();
@@ -60,6 +62,7 @@ describe('inline completion', () => {
     await editor.open('src/util.ts');
     await new Promise((r) => setTimeout(r, 300));
     expect(editor.logs.filter((l) => l.startsWith('inline completion by local: '))).toHaveLength(1);
+    expect(other.logs.filter((l) => l.startsWith('inline completion by local: '))).toHaveLength(0);
   });
 
   it('advertises inlineCompletionProvider', async () => {

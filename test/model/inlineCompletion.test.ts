@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InlineCompletionItem, InlineCompletionList } from 'vscode-languageserver-protocol';
 import type { AcceptCompletionResult, TraceResult } from '../../protocol/src/index.js';
-import { TestEditor, copyFixture } from '../support/lspClient.js';
+import { FULL_CAPABILITIES, TestEditor, copyFixture } from '../support/lspClient.js';
 import { testModelPath } from './testModel.js';
 
 const modelPath = testModelPath();
@@ -15,6 +15,7 @@ beforeAll(async () => {
   root = copyFixture('completion');
   ({ editor } = await TestEditor.start({
     root,
+    capabilities: { ...FULL_CAPABILITIES, textDocument: { ...FULL_CAPABILITIES.textDocument, inlineCompletion: {} } },
     initializationOptions: { assistant: { useEnvironment: false, agents: [{ name: 'local', modelPath, threads: 1, contextSize: 2048, temperature: 0 }], completion: { debounceMs: 0, maxTokens: 32 } } },
   }));
 }, 60_000);

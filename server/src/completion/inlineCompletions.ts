@@ -46,6 +46,8 @@ export class InlineCompletions {
   private readonly cache = new CompletionCache<Origin>();
   /** Problems already logged, so a bad setting is said once, not per keystroke. */
   private readonly told = new Set<string>();
+  /** Whether the client asked for a completion in this session (it shows them, whether or not it said so). */
+  asked = false;
   /** A local model failed to load when warmed: opening documents does not try again (a request still may). */
   private coldAfterFailure = false;
 
@@ -55,6 +57,7 @@ export class InlineCompletions {
    * reason when the client cancels; a request superseded by a newer one for the same document gets an empty list.
    */
   async complete(env: CompletionEnvironment, document: DocumentSnapshot, position: Position, signal: AbortSignal): Promise<InlineCompletionList> {
+    this.asked = true;
     const server = completionServer(env.registry, env.settings);
     if (!server) return EMPTY;
     if ('problem' in server) {

@@ -27,9 +27,11 @@ export function register(ctx: ServerContext): void {
     const client = params.clientInfo ? { client: { name: params.clientInfo.name, ...(params.clientInfo.version ? { version: params.clientInfo.version } : {}) } } : {};
     // Eglot runs one server per major mode, so no typescript-language-server beside this one shows type errors.
     const wantsTypeErrors = assistantCapabilities(ctx.capabilities).typeErrors === true || /\beglot\b/i.test(params.clientInfo?.name ?? '');
+    // LSP 3.18's capability; the project's own Neovim and Emacs clients declare it too.
+    const showsInlineCompletions = ctx.capabilities.textDocument?.inlineCompletion !== undefined;
     ctx.setAssistant(
       import('../assistant.js').then(({ Assistant: Core }): Promise<Assistant> =>
-        Core.create({ root: workspaceRoot(params), documents: ctx.documents, settings, settingsProblems: problems, env: process.env, ...client, wantsTypeErrors, log: ctx.log, publishProblems: problemPublisher(ctx) }),
+        Core.create({ root: workspaceRoot(params), documents: ctx.documents, settings, settingsProblems: problems, env: process.env, ...client, wantsTypeErrors, showsInlineCompletions, log: ctx.log, publishProblems: problemPublisher(ctx) }),
       ),
     );
     const positionEncodings = params.capabilities?.general?.positionEncodings;
