@@ -1,4 +1,5 @@
 // Which tsconfig governs a file of the workspace, chosen as tsserver chooses: the nearest one up from the file, or, through project references, the project that includes it.
+import fs from 'node:fs';
 import path from 'node:path';
 import { ts } from 'ts-morph';
 
@@ -148,4 +149,39 @@ export function configFileNames(config: string): string[] {
 
 function listFiles(config: string): Set<string> {
   return new Set(configFileNames(config).map((f) => path.resolve(f)));
+}
+
+/** A TypeScript file that may be a script: one whose declarations are globals when it has no import or export. */
+const SCRIPT_CAPABLE = /\.tsx?$/i;
+const DECLARATION_FILE = /\.d\.[cm]?ts$/i;
+
+/**
+ * Whether a file of a config declares for files that do not import it, so a file's program must hold it to answer
+ * as the config's whole program does: a declaration file, a TypeScript file with `declare global` or `declare module`
+ * (an augmentation, or an ambient module), or a script (no top-level import or export: its declarations are globals).
+ * A text scan, no parse: a false positive only adds a file the whole program holds anyway.
+ */
+export function declaresForOtherFiles(fileName: string, text: string): boolean {
+  if (DECLARATION_FILE.test(fileName)) return true;
+  if (/\bdeclare\s+(?:global|module)\b/.test(text)) return true;
+  // Top-level imports and exports start their line; an indented `export` is inside a namespace or a block.
+  return SCRIPT_CAPABLE.test(fileName) && !/^(?:import|export)\b/m.test(text);
+}
+
+/**
+ * The config's files (at most `limit`) that declare for files that do not import them (`declaresForOtherFiles`).
+ * Declaration files are taken by name; other TypeScript files are read; unreadable ones are left out.
+ */
+export function ambientFileNames(config: string, limit: number): string[] {
+  return configFileNames(config)
+    .slice(0, limit)
+    .filter((fileName) => {
+      if (DECLARATION_FILE.test(fileName)) return true;
+      if (!/\.[cm]?tsx?$/i.test(fileName)) return false;
+      try {
+        return declaresForOtherFiles(fileName, fs.readFileSync(fileName, 'utf8'));
+      } catch {
+        return false;
+      }
+    });
 }

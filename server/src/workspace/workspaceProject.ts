@@ -5,15 +5,19 @@ import { Project, ts } from 'ts-morph';
 import type { SourceFile } from 'ts-morph';
 import { MAX_WORKSPACE_FILES, WorkspaceFiles } from './workspaceFiles.js';
 import type { FileEvent } from './workspaceFiles.js';
-import { ConfigLocator, configFileNames } from './projectConfigs.js';
+import { ConfigLocator, ambientFileNames, configFileNames } from './projectConfigs.js';
 
 /** Compiler options for files no tsconfig or jsconfig governs. */
 const DEFAULT_OPTIONS: ts.CompilerOptions = { allowJs: true, checkJs: false, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true };
 
 /**
  * One ts-morph project of a workspace folder, with the compiler options of one config file (by default the root's
- * tsconfig.json). Creating it reads only the compiler options; files enter when a task asks for them, and their
- * imports resolve lazily through the type checker.
+ * tsconfig.json). Creating it reads only the compiler options. Its program grows in two steps:
+ * - a file's program, which answers for the files in it as the config's whole program would: the files tasks asked
+ *   for (`sourceFile`), what they import, the config's files that declare for every file (`ambientFileNames`:
+ *   declaration files, `declare global` or `declare module`, scripts) and what the options' `types` name;
+ * - the whole program (`loadWorkspaceFiles`, `loadConfigFiles('all')`), for answers about other files: references,
+ *   renames across files, auto-imports, the project's type check. Once loaded, every task uses it.
  */
 export class WorkspaceProject {
   private project: Project | undefined;
@@ -21,7 +25,7 @@ export class WorkspaceProject {
   /** The proposal checks queued on the project (`inTurn`). */
   private checks: Promise<unknown> = Promise.resolve();
   /** Which of the config's files were added (`loadConfigFiles`), so each kind is read once. */
-  private readonly loaded = new Set<'declarations' | 'all'>();
+  private readonly loaded = new Set<'ambient' | 'all'>();
   /** The workspace's listing: the files a project without a tsconfig's list loads. */
   readonly files: WorkspaceFiles;
 
@@ -59,8 +63,12 @@ export class WorkspaceProject {
     return this.project;
   }
 
-  /** The source file at `fsPath` with exactly `text` as its content (the editor's buffer wins over the disk). */
+  /**
+   * The source file at `fsPath` with exactly `text` as its content (the editor's buffer wins over the disk), in a
+   * program that holds at least the file's program (the class comment).
+   */
   sourceFile(fsPath: string, text: string): SourceFile {
+    this.loadConfigFiles('ambient');
     const project = this.get();
     const existing = project.getSourceFile(fsPath);
     if (existing) {
@@ -76,18 +84,17 @@ export class WorkspaceProject {
   }
 
   /**
-   * Adds the config's files to the project: its declaration files (global types a file's diagnostics depend on)
-   * or all of them (what auto-import fixes search). The project otherwise holds only the files tasks asked for and
-   * what they import. Files already in the project keep their (editor) text. Does nothing without a config.
+   * Adds the config's files to the project: those that declare for every file (`ambient`: what any file's types and
+   * diagnostics may depend on without importing it) or all of them (what auto-import fixes search). Files already in
+   * the project keep their (editor) text. Does nothing without a config.
    */
-  loadConfigFiles(which: 'declarations' | 'all'): void {
+  loadConfigFiles(which: 'ambient' | 'all'): void {
     if (this.loaded.has(which) || this.loaded.has('all')) return;
     this.loaded.add(which);
     const config = this.configFile;
     if (!config || !ts.sys.fileExists(config)) return;
     const project = this.get();
-    for (const fileName of configFileNames(config)) {
-      if (which === 'declarations' && !/\.d\.[cm]?ts$/i.test(fileName)) continue;
+    for (const fileName of which === 'ambient' ? ambientFileNames(config, MAX_WORKSPACE_FILES) : configFileNames(config)) {
       if (project.getSourceFile(fileName)) continue;
       project.addSourceFileAtPathIfExists(fileName);
     }
@@ -141,8 +148,8 @@ export class WorkspaceProject {
    * never throws, so `use`'s own error surfaces.
    */
   withOverlay<T>(files: readonly OverlayText[], use: (project: Project) => T): T {
-    // The global types a file's diagnostics depend on.
-    this.loadConfigFiles('declarations');
+    // The file's program, for files the overlay frees without setting (`use` sets them through `sourceFile`).
+    this.loadConfigFiles('ambient');
     const project = this.get();
     const saved = files.map(({ path: fsPath }) => {
       const file = project.getSourceFile(fsPath);
