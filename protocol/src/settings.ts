@@ -15,7 +15,7 @@ const MODEL_AGENT = object({
   modelPath: string({
     nonBlank: 'path',
     description:
-      'An absolute path (or `~/…`) to a GGUF model file: the agent runs it in the server\'s process, on a worker thread, through the optional package `node-llama-cpp`, instead of calling an endpoint. Loaded on first use, unloaded after `unloadAfterMs` idle.',
+      'An absolute path (or `~/…`) to a GGUF model file: the agent runs it in the server\'s process, on a worker thread, through the optional package `node-llama-cpp`, instead of calling an endpoint. Loaded on first use (when it serves inline completion to a client that declares `textDocument.inlineCompletion` or has asked for one: when a document opens), unloaded after `unloadAfterMs` idle.',
   }),
   name: string({ description: 'Unique agent name; defaults to `<model>@<host>`, or the file name for a local model.' }),
   baseURL: string({ url: true, description: 'Endpoint base URL, e.g. `http://localhost:11434/v1`; defaults to OpenAI.' }),
