@@ -53,9 +53,9 @@ describe('a fresh line in a function nothing after the cursor closes yet', () =>
 });
 
 describe('a completion mid-line', () => {
-  it('does not close brackets that the rest of the line closes', () => {
+  it('does not end by closing brackets that the rest of the line closes', () => {
     expect(shapeCompletion('pdatedAt / 1000)', '  return Math.max(u', ', 0)', 'line')).toBe('pdatedAt / 1000');
-    expect(shapeCompletion('pdatedAt(now))', '  return Math.max(u', ', 0)', 'line')).toBe('pdatedAt(now)');
+    expect(shapeCompletion('pdatedAt(now));', '  return Math.max(u', ', 0)', 'line')).toBe('pdatedAt(now)');
     // Nothing for the rest of the line to close: the completion's own closers stay.
     expect(shapeCompletion('lamp(x))', 'const y = c', '', 'line')).toBe('lamp(x))');
   });

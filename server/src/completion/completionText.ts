@@ -84,18 +84,18 @@ function unclosedBlockIndent(prefix: string, base: number, following: readonly s
 
 /**
  * Mid-line, when the rest of the line closes brackets opened before the cursor (`Math.max(u|, 0)`), a completion
- * that closes them too would leave the rest's closers unbalanced: it is cut where it first closes one it did not open.
+ * that ends by closing one it did not open (`pdatedAt / 1000)`) would leave the rest's closer unmatched: such closers
+ * at its end are taken off. One in its middle is the completion's own structure and stays.
  */
 function withoutUnopenedClosers(text: string, restOfLine: string): string {
   if (bracketBalance(restOfLine) >= 0) return text;
-  let depth = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i] as string;
-    if (c === '(' || c === '[' || c === '{') depth++;
-    else if (c === ')' || c === ']' || c === '}') depth--;
-    if (depth < 0) return text.slice(0, i).replace(/[ \t]+$/, '');
+  let out = text;
+  for (let depth = bracketBalance(out); depth < 0; depth++) {
+    const closer = /[)\]}][;,]?[ \t]*$/.exec(out);
+    if (!closer) break;
+    out = out.slice(0, closer.index).replace(/[ \t]+$/, '');
   }
-  return text;
+  return out;
 }
 
 /**
