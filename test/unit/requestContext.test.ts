@@ -331,12 +331,16 @@ describe('open documents', () => {
     expect(inProject()).toBe(disk);
   });
 
-  it('shows the head of a long document that shares no name with the target, never the whole file', async () => {
+  it('leaves out an open document that shares nothing with the target, and shows only the head of a long one its file imports', async () => {
     const lines = ['// A long generated table.', ...Array.from({ length: 300 }, (_, i) => `export const row${i} = ${i};`)];
     fs.writeFileSync(path.join(root, 'src/table.ts'), `${lines.join('\n')}\n`);
+    fs.writeFileSync(path.join(root, 'src/rows.ts'), "// Rows by number.\nimport * as table from './table.js';\n\nexport function rowCount(): number {\n  return Object.keys(table).length;\n}\n");
     const format = snapshot('src/format.ts');
+    const rows = snapshot('src/rows.ts');
     const table = snapshot('src/table.ts');
-    const context = await build(input(format, declarationTarget(format, 'padLeft'), { openDocuments: [format, table], budgetTokens: 5_000 }));
+    const unrelated = await build(input(format, declarationTarget(format, 'padLeft'), { openDocuments: [format, table], budgetTokens: 5_000 }));
+    expect(unrelated.openDocuments).toEqual([]);
+    const context = await build(input(rows, declarationTarget(rows, 'rowCount'), { openDocuments: [rows, table], budgetTokens: 5_000 }));
     expect(context.openDocuments).toHaveLength(1);
     expect(context.openDocuments[0]).toMatchObject({ file: 'src/table.ts', startLine: 0, endLine: 24 });
     expect(context.openDocuments[0]?.text.split('\n')).toEqual(lines.slice(0, 25));
@@ -344,22 +348,28 @@ describe('open documents', () => {
 });
 
 describe('recent positions in the context', () => {
-  it('shows a few lines around each, the target and what the context already holds left out, clamped to the current text', async () => {
+  it('shows a few lines around each related place, the target, unrelated places and what the context already holds left out, clamped to the current text', async () => {
     const format = snapshot('src/format.ts');
     const accounts = snapshot('src/accounts.ts');
     const ledger = snapshot('src/ledger.ts');
-    const target = declarationTarget(format, 'padLeft');
+    const report = snapshot('src/report.ts');
+    const settings = snapshot('src/settings.ts');
+    // The report imports the accounts and the format; the ledger declares the `balance` it calls.
+    const target = declarationTarget(report, 'totalOf');
     const recent = [
-      visit(format, 'text.length >= width'), // the target itself
-      visit(accounts, 'to.ledger.deposit'),
+      visit(report, 'accounts.reduce'), // the target itself
+      visit(accounts, 'to.ledger.deposit'), // in the class the context shows whole
       { uri: ledger.uri, range: { start: { line: 500, character: 0 }, end: { line: 510, character: 0 } }, at: 0, version: 1 }, // from a longer version
-      visit(accounts, 'this.ledger.withdraw'), // near the earlier one: shown once
+      visit(settings, 'return new URL'), // in a file the report does not import, naming nothing it uses
+      visit(format, 'text.length >= width'), // in a file it imports
+      visit(format, "' '.repeat"), // near the earlier one: shown once
     ];
-    const context = await build(input(format, target, { recent, openDocuments: [format, accounts] }));
-    expect(context.recent.map((r) => `${r.file}:${r.startLine + 1}-${r.endLine + 1} ${r.label ?? ''}`)).toEqual(['src/accounts.ts:9-12 Account.transfer', 'src/ledger.ts:33-35 ']);
+    const context = await build(input(report, target, { recent, openDocuments: [report, accounts] }));
+    expect(context.symbols.map((s) => s.name)).toContain('Account');
+    expect(context.recent.map((r) => `${r.file}:${r.startLine + 1}-${r.endLine + 1} ${r.label ?? ''}`)).toEqual(['src/ledger.ts:33-35 ', 'src/format.ts:11-14 padLeft']);
     // Blank lines at the edges of a window are left out.
-    expect(context.recent[0]?.text).toBe('transfer(to: Account, amount: number): void {\n  this.ledger.withdraw(amount, `to ${to.owner}`);\n  to.ledger.deposit(amount, `from ${this.owner}`);\n}');
-    expect(context.recent[1]?.text).toBe('  }\n}\n');
+    expect(context.recent[0]?.text).toBe('  }\n}\n');
+    expect(context.recent[1]?.text).toBe("/** Pads a label on the left to a fixed width. */\nexport function padLeft(text: string, width: number): string {\n  return text.length >= width ? text : ' '.repeat(width - text.length) + text;\n}");
   });
 });
 
@@ -487,9 +497,11 @@ describe('the budget', () => {
   it('cuts a one-line (minified) document by characters, within the budget', async () => {
     const minified = `export const table={${Array.from({ length: 400 }, (_, i) => `k${i}:${i}`).join(',')}};`;
     fs.writeFileSync(path.join(root, 'src/table.min.js'), minified);
-    const format = snapshot('src/format.ts');
+    fs.writeFileSync(path.join(root, 'src/lookup.ts'), "// Looks up the minified table.\n// @ts-expect-error: no declarations for it.\nimport { table } from './table.min.js';\n\nexport function lookup(key: string): unknown {\n  return (table as Record<string, unknown>)[key];\n}\n");
+    const lookup = snapshot('src/lookup.ts');
     const table = { ...snapshot('src/table.min.js'), languageId: 'javascript' };
-    const context = await build(input(format, declarationTarget(format, 'padLeft'), { openDocuments: [format, table], budgetTokens: 200 }));
+    // The open documents' share of the budget is a quarter of it.
+    const context = await build(input(lookup, declarationTarget(lookup, 'lookup'), { openDocuments: [lookup, table], budgetTokens: 800 }));
     const text = context.openDocuments[0]?.text ?? '';
     expect(text).toMatch(/^export const table=\{k0:0,k1:1,[^\n]*\n\/\* … \d+ characters cut … \*\/\n[^\n]*k399:399\};$/);
     expect(context.omitted).toEqual(['the open document src/table.min.js: cut to fit the budget']);
@@ -505,7 +517,8 @@ describe('privacy', () => {
     const env = snapshot('.env');
     const settings = snapshot('src/settings.ts', `${fs.readFileSync(path.join(root, 'src/settings.ts'), 'utf8')}export const copied = '${ENV_CANARY}';\n`);
     const request = input(secure, declarationTarget(secure, 'sealStatement'), {
-      text: 'use the Vault class and its seal method, like formatAmount does',
+      // `serviceHost` makes the settings file one the context draws on, so the place visited there is related.
+      text: 'use the Vault class and its seal method, like formatAmount does, and `serviceHost`',
       openDocuments: [secure, vault, env, settings],
       recent: [visit(vault, 'seal(text'), visit(env, 'LEDGER_API_TOKEN'), visit(settings, 'copied')],
       budgetTokens: 20_000,

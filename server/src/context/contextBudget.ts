@@ -30,9 +30,16 @@ const NOUNS: Record<Category, [string, string]> = {
 };
 
 /**
- * Fills the budget in priority order (enclosing, symbols, recent positions, open documents, references). A piece
- * that does not fit whole is tried as its outline, then cut in the middle to what is left; after a cut (or a piece
- * that cannot be cut small enough) the budget is spent and the rest is counted in the omissions.
+ * Most of the budget recent places and other open documents may take: they are the user's surroundings, not the
+ * code the request is about, and must leave room for what is.
+ */
+const SHARE: Partial<Record<Category, number>> = { recent: 0.2, open: 0.25 };
+
+/**
+ * Fills the budget in priority order (enclosing, symbols, recent positions, open documents, references), recent
+ * positions and open documents within their share of it. A piece that does not fit whole is tried as its outline,
+ * then cut in the middle to what is left; after a cut (or a piece that cannot be cut small enough) the budget, or the
+ * category's share, is spent and the rest is counted in the omissions.
  */
 export function fill(plan: Planned[], files: ContextFiles, redactor: Redactor, budgetTokens: number): RequestContext {
   const maxChars = Math.max(0, Math.floor(Number.isFinite(budgetTokens) ? budgetTokens : 0)) * 4;
@@ -40,6 +47,9 @@ export function fill(plan: Planned[], files: ContextFiles, redactor: Redactor, b
   const privacy: string[] = [];
   const notes: string[] = [];
   const left = new Map<Category, number>();
+  /** Characters placed of the categories with a share, and those whose share is spent. */
+  const usedBy = new Map<Category, number>();
+  const full = new Set<Category>();
   /** Lines the context shows: whole (every line visible) or in part (an outline, a cut). */
   const shown: { fsPath: string; startLine: number; endLine: number; whole: boolean }[] = [];
   const shownShare = (piece: Piece, range: { startLine: number; endLine: number }, wholeOnly: boolean): number => {
@@ -77,26 +87,35 @@ export function fill(plan: Planned[], files: ContextFiles, redactor: Redactor, b
       left.set(step.category, (left.get(step.category) ?? 0) + 1);
       continue;
     }
+    // A category with a share fits its pieces within what is left of it; one that fills it stops there, not the rest.
+    const share = SHARE[step.category];
+    const limit = share === undefined ? maxChars : Math.min(maxChars, renderedLength(context) + Math.floor(share * maxChars) - (usedBy.get(step.category) ?? 0));
+    if (full.has(step.category)) {
+      left.set(step.category, (left.get(step.category) ?? 0) + 1);
+      continue;
+    }
     const snippet = toSnippet(piece, files, redactor.redact(piece.text));
     let next: RequestContext | undefined = place(context, step, snippet, at);
-    if (renderedLength(next) > maxChars) next = undefined;
+    if (renderedLength(next) > limit) next = undefined;
     // Only a piece shown whole (not an outline, not cut) covers its lines.
     const whole = next !== undefined && !piece.partial;
     const outline = !next && piece.outline !== undefined ? redactor.redact(piece.outline) : undefined;
     if (!next && outline !== undefined) {
       next = place(context, step, { ...snippet, text: outline }, at);
-      if (renderedLength(next) <= maxChars) notes.push(`${piece.describe}: shown as an outline for the budget`);
+      if (renderedLength(next) <= limit) notes.push(`${piece.describe}: shown as an outline for the budget`);
       else next = undefined;
     }
     if (!next) {
-      spent = true;
-      next = cutToFit(context, step, { ...snippet, text: outline ?? snippet.text }, at, maxChars, piece.code, outline !== undefined ? piece.outlineKeep : piece.keep);
+      if (limit < maxChars) full.add(step.category);
+      else spent = true;
+      next = cutToFit(context, step, { ...snippet, text: outline ?? snippet.text }, at, limit, piece.code, outline !== undefined ? piece.outlineKeep : piece.keep);
       if (next) notes.push(`${piece.describe}: cut to fit the budget`);
     }
     if (!next) {
       left.set(step.category, (left.get(step.category) ?? 0) + 1);
       continue;
     }
+    if (share !== undefined) usedBy.set(step.category, (usedBy.get(step.category) ?? 0) + renderedLength(next) - renderedLength(context));
     context = next;
     shown.push({ fsPath: piece.fsPath, startLine: piece.startLine, endLine: piece.endLine, whole });
     if (step.category === 'symbol' && step.symbol) placed.set(step.symbol, context.symbols.length - 1);

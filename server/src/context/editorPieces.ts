@@ -10,14 +10,31 @@ import { capped, dedent, stub, windowAround, withCuts } from './contextPieces.js
 import type { Piece } from './contextPieces.js';
 import type { RequestContextInput } from './contextShapes.js';
 import { classBodiesAt } from './enclosingDeclaration.js';
-import type { RequestName } from './requestNames.js';
+
+/**
+ * What a recent place or another open document must share with the target to be worth its tokens: a file (the
+ * target's own, one its file imports, one declaring a symbol of the context), or a name the target uses or the user
+ * wrote (or, for a recent place, the target's own).
+ */
+export interface Relation {
+  files: ReadonlySet<string>;
+  names: ReadonlySet<string>;
+}
+
+function sharesName(text: string, names: ReadonlySet<string>): boolean {
+  for (const name of names) if (nextWordAt(text, name) >= 0) return true;
+  return false;
+}
 
 /**
  * A few lines around each visited place, most recent first: not the target's own lines, not a place next to one
- * already taken, nothing outside the workspace. A place in an excluded file becomes a stub, which is not read.
+ * already taken, nothing outside the workspace, nothing unrelated to the target. A place in an excluded file
+ * becomes a stub, which is not read.
  */
-export function recentPieces(input: RequestContextInput, files: ContextFiles, target: { fileName: string; startLine: number; endLine: number }): Piece[] {
+export function recentPieces(input: RequestContextInput, files: ContextFiles, target: { fileName: string; startLine: number; endLine: number }, relation: Relation): Piece[] {
   const pieces: Piece[] = [];
+  const simple = input.target.name.split('.').pop() ?? '';
+  const ownName = /^[A-Za-z_$][\w$]*$/.test(simple) ? simple : undefined;
   for (const visit of input.recent) {
     if (pieces.filter((p) => !p.stub).length >= MAX_RECENT) break;
     const fsPath = visit.uri === input.document.uri ? input.document.fsPath : uriToPath(visit.uri);
@@ -39,6 +56,7 @@ export function recentPieces(input: RequestContextInput, files: ContextFiles, ta
     const focusEnd = Math.min(end, first + MAX_RECENT_SPAN - 1);
     const { startLine, endLine } = windowAround(lines, first, focusEnd, RECENT_AROUND);
     if (pieces.some((p) => p.fsPath === fileName && p.startLine <= endLine && startLine <= p.endLine)) continue;
+    if (!relation.files.has(fileName) && !sharesName(lines.slice(startLine, endLine), relation.names) && !(ownName && nextWordAt(lines.slice(startLine, endLine), ownName) >= 0)) continue;
     const indent = /^\s*/.exec(text.slice(lines.start(first), lines.end(first)))?.[0].length ?? 0;
     const at = lines.start(first) + indent;
     pieces.push({
@@ -57,11 +75,12 @@ export function recentPieces(input: RequestContextInput, files: ContextFiles, ta
 
 /**
  * Each other open document's best parts, best first: declarations that share a name with the target (declaring what
- * it uses or the user names, or using the target's own name), smaller before larger; then the head of the file.
+ * it uses or the user names, or using the target's own name), smaller before larger; then the head of the file when
+ * the target's file imports it. A document with none of these is left out.
  */
-export function openDocumentPieces(input: RequestContextInput, files: ContextFiles, identifiers: Set<string>, requested: RequestName[]): Piece[][] {
+export function openDocumentPieces(input: RequestContextInput, files: ContextFiles, relation: Relation): Piece[][] {
   const targetName = input.target.name.split('.').pop() ?? input.target.name;
-  const named = new Set([...identifiers, ...requested.map((n) => n.simple)]);
+  const named = relation.names;
   const wordName = /^[A-Za-z_$][\w$]*$/.test(targetName);
   const recency = new Map<string, number>();
   input.recent.forEach((visit, i) => {
@@ -100,7 +119,9 @@ export function openDocumentPieces(input: RequestContextInput, files: ContextFil
     ranked.sort((a, b) => b.score - a.score || a.size - b.size || a.start - b.start);
     const headEnd = Math.min(lines.count - 1, HEAD_LINES - 1);
     const head: Piece = { fsPath, startLine: 0, endLine: headEnd, text: lines.slice(0, headEnd), code, describe: `the open document ${relative}` };
-    scored.push({ document, score: ranked[0]?.score ?? 0, choices: [...ranked.slice(0, 3).map((r) => r.piece), head] });
+    const imported = relation.files.has(fsPath);
+    if (ranked.length === 0 && !imported) continue;
+    scored.push({ document, score: ranked[0]?.score ?? 0, choices: [...ranked.slice(0, 3).map((r) => r.piece), ...(imported ? [head] : [])] });
   }
   const visited = (document: DocumentSnapshot): number => recency.get(document.uri) ?? Number.MAX_SAFE_INTEGER;
   scored.sort((a, b) => b.score - a.score || visited(a.document) - visited(b.document) || a.document.uri.localeCompare(b.document.uri));

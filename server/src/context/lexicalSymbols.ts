@@ -7,9 +7,8 @@ import type { LexicalIndex } from '../repo/lexical/lexicalIndex.js';
 import { nextWordAt } from './wordSearch.js';
 import { inside, isCode } from './contextFiles.js';
 import type { Lines, ContextFiles } from './contextFiles.js';
-import { MAX_SYMBOLS } from './contextLimits.js';
+import { ImportGraph, MAX_SECOND_HOP, targetUses, topLevelBindings } from './importedSymbols.js';
 import type { Piece } from './contextPieces.js';
-import type { RequestContextInput } from './contextShapes.js';
 import type { RequestName } from './requestNames.js';
 import { chooseReferences, describeDeclaration, kindOf, nameOf, requestKey, symbolOf, workspaceFile } from './symbolCandidates.js';
 import type { CandidateSymbol, FoundDeclaration, Site, SymbolSearch } from './symbolCandidates.js';
@@ -40,32 +39,68 @@ function declarationNodeOnLine(source: ts.SourceFile, from: number, to: number, 
 }
 
 /**
- * Names the program did not resolve, from the lexical index (files the project has not loaded), and, when there is
- * no program at all, the target's code-shaped identifiers too. References are then found by name in the texts at
- * hand (the open documents and the program's files), never by reading the workspace.
+ * Names the program did not resolve. Without a program, the target's names are first resolved through its file's
+ * imports (`importedSymbols.ts`): the declaration the code uses, wherever other copies of the name live. What that
+ * leaves (the names the user wrote, methods called on values, a script's globals) is looked up by name in the
+ * lexical index, in the files the document's imports reach when any declares it. References are then found by name
+ * in the texts at hand (the open documents and the program's files), never by reading the workspace.
  */
 export function lexicalSymbols(search: SymbolSearch, names: RequestName[], withoutProgram: DocumentSnapshot | undefined, program: ts.Program | undefined): CandidateSymbol[] {
   const { files, index } = search;
-  const wanted: { name: RequestName; fromRequest: boolean; order: number }[] = names.map((name) => ({ name, fromRequest: true, order: search.requested.indexOf(name) }));
+  let wanted: Wanted[] = names.map((name) => ({ name, fromRequest: true, order: search.requested.indexOf(name) }));
+  const out: CandidateSymbol[] = [];
   // The trees here are lent (`withSyntaxTree`), not handed out: nothing of them outlives the call, so the tree of a
   // file being edited stays its tree of edits, and the next keystroke is parsed incrementally instead of whole.
   if (withoutProgram) {
-    withSyntaxTree(files.nameOf(withoutProgram), withoutProgram.text, (source) => codeShapedIdentifiers(source, search.input.target)).forEach((simple, i) => {
-      if (!wanted.some((w) => w.name.simple === simple)) wanted.push({ name: { simple }, fromRequest: false, order: 1_000 + i });
+    wanted = withSyntaxTree(files.nameOf(withoutProgram), withoutProgram.text, (source) => {
+      const graph = new ImportGraph({ root: files.root, has: (relative) => index.has(relative), text: (fsPath) => files.text(fsPath) }, source);
+      const { uses, byName } = targetUses(source, search.input.target);
+      const bindings = topLevelBindings(source);
+      const resolved: { declaration: FoundDeclaration; fromRequest: boolean; order: number; requestName?: string }[] = [];
+      const add = (declaration: FoundDeclaration | undefined, entry: { fromRequest: boolean; order: number; requestName?: string }): boolean => {
+        if (!declaration || resolved.some((r) => r.declaration.node === declaration.node)) return declaration !== undefined;
+        resolved.push({ declaration: { ...declaration, fromRequest: entry.fromRequest }, ...entry });
+        return true;
+      };
+      // The user's names that the file binds mean what they mean in it.
+      const left = wanted.filter((w) => w.name.container !== undefined || !bindings.has(w.name.simple) || !add(graph.useIn(source, { name: w.name.simple }), { fromRequest: true, order: w.order, requestName: requestKey(w.name) }));
+      uses.forEach((use, i) => add(graph.useIn(source, use), { fromRequest: false, order: 1_000 + i }));
+      // The types those declarations are written with, after them: what the code reads of a value (`error.issues`).
+      const types = resolved.filter((r) => r.declaration.kind === 'interface' || r.declaration.kind === 'type');
+      let hops = 0;
+      for (const [i, first] of types.entries()) {
+        for (const next of graph.typesNamedBy(first.declaration, MAX_SECOND_HOP - hops)) if (add({ ...next, rank: next.rank + 1 }, { fromRequest: false, order: 1_500 + i })) hops++;
+        if (hops >= MAX_SECOND_HOP) break;
+      }
+      for (const { declaration, order, requestName } of resolved) {
+        const symbol = symbolOf(declaration, files, search.avoid, order);
+        if (!symbol) continue;
+        if (!symbol.declaration.stub) symbol.references = lexicalReferences(declaration, search, program);
+        if (requestName) symbol.requestName = requestName;
+        out.push(symbol);
+      }
+      const rest: Wanted[] = [...left];
+      byName.forEach(({ simple, member }, i) => {
+        if (!rest.some((w) => w.name.simple === simple)) rest.push({ name: { simple }, fromRequest: false, order: 2_000 + i, ...(member ? { member } : {}) });
+      });
+      return rest;
     });
   }
-  const out: CandidateSymbol[] = [];
+  const relative = files.relative(files.nameOf(search.input.document));
+  const reached = relative !== undefined ? index.reachedFrom(relative) : new Set<string>();
   const containers = new Set(names.map((n) => n.simple));
-  for (const { name, fromRequest, order } of wanted) {
+  const containerOf = (display: string): string => display.split('.').slice(-2, -1)[0] ?? '';
+  for (const { name, fromRequest, order, member } of wanted) {
     const declared = index
       .declarations((display) => {
+        if (member && !display.includes('.')) return false;
         if (!name.container) return true;
-        const parts = display.split('.');
-        return parts[parts.length - 2] === name.container;
+        return containerOf(display) === name.container;
       }, 20, name.simple)
-      .sort((a, b) => Number(!containers.has(a.name.split('.').slice(-2, -1)[0] ?? '')) - Number(!containers.has(b.name.split('.').slice(-2, -1)[0] ?? '')) || a.path.localeCompare(b.path) || a.startLine - b.startLine)
-      .slice(0, 2);
-    for (const hit of declared) {
+      .sort((a, b) => Number(!containers.has(containerOf(a.name))) - Number(!containers.has(containerOf(b.name))) || Number(!reached.has(a.path)) - Number(!reached.has(b.path)) || a.path.localeCompare(b.path) || a.startLine - b.startLine);
+    // A declaration the document's imports reach is the one it means; another copy of the name is not a second guess.
+    const near = declared.filter((hit) => reached.has(hit.path));
+    for (const hit of (near.length > 0 ? near : declared).slice(0, 2)) {
       const text = files.text(hit.fsPath);
       if (text === undefined) continue;
       const lines = files.linesOf(text, hit.fsPath);
@@ -84,27 +119,12 @@ export function lexicalSymbols(search: SymbolSearch, names: RequestName[], witho
   return out;
 }
 
-/** Identifiers of the target that name something declared elsewhere: called, constructed, typed with, or capitalised. */
-function codeShapedIdentifiers(source: ts.SourceFile, target: RequestContextInput['target']): string[] {
-  const out: string[] = [];
-  const visit = (node: ts.Node): void => {
-    // Pruned by the full span (leading trivia included), which is cheap: finding where a node's code starts means
-    // scanning its comments, and a file has hundreds of statements after the target. An identifier counts only when
-    // its own code overlaps the target, so the answer is the same as pruning by that.
-    if (node.end <= target.start || node.pos >= target.end) return;
-    if (ts.isIdentifier(node) && node.getStart(source) < target.end && !out.includes(node.text)) {
-      const parent = node.parent;
-      const callee = parent && (ts.isCallExpression(parent) || ts.isNewExpression(parent)) && parent.expression === node;
-      const member = parent && ts.isPropertyAccessExpression(parent) && parent.name === node && parent.parent && ts.isCallExpression(parent.parent) && parent.parent.expression === parent;
-      const typed = parent && (ts.isTypeReferenceNode(parent) || ts.isExpressionWithTypeArguments(parent));
-      if (callee || member || typed || /^[A-Z]/.test(node.text)) out.push(node.text);
-    }
-    ts.forEachChild(node, visit);
-  };
-  // The statements the target overlaps, in order, found by halving: a file has hundreds of statements after it.
-  const statements = source.statements;
-  for (let i = firstStatementEndingFrom(source, target.start + 1); i < statements.length && (statements[i] as ts.Statement).pos < target.end; i++) visit(statements[i] as ts.Statement);
-  return out.slice(0, MAX_SYMBOLS);
+interface Wanted {
+  name: RequestName;
+  fromRequest: boolean;
+  order: number;
+  /** A method called on a value: only members answer it. */
+  member?: boolean;
 }
 
 /** The texts references are looked for in: the editor's documents, then the program's workspace files; once per request. */

@@ -1,6 +1,8 @@
 // What a model request carries besides its target, within a token budget: the enclosing declaration, named symbols, recent places and open documents, gathered and filled into the budget.
 import type { ts } from 'ts-morph';
-import { isSupportedLanguage } from '../workspace/documentSnapshot.js';
+import path from 'node:path';
+import { isSupportedLanguage, resolvePath } from '../workspace/documentSnapshot.js';
+import { withSyntaxTree } from '../repo/declarations.js';
 import { KIND_LABEL } from '../repo/declarations.js';
 import { Redactor } from '../privacy/secrets.js';
 import { protectedValues } from '../privacy/workspaceSecrets.js';
@@ -11,10 +13,13 @@ import type { Span } from './contextFiles.js';
 import type { Piece } from './contextPieces.js';
 import type { RequestContext, RequestContextInput } from './contextShapes.js';
 import { openDocumentPieces, recentPieces } from './editorPieces.js';
+import type { Relation } from './editorPieces.js';
+import { ImportGraph, targetUses, topLevelBindings } from './importedSymbols.js';
 import { enclosingOf, enclosingPiece } from './enclosingDeclaration.js';
 import { lexicalSymbols, prepareIndex } from './lexicalSymbols.js';
 import { programSymbols } from './programSymbols.js';
 import { identifiersOf, namesInRequest } from './requestNames.js';
+import type { RequestName } from './requestNames.js';
 import { capSymbols, requestKey } from './symbolCandidates.js';
 import type { CandidateSymbol, SymbolSearch } from './symbolCandidates.js';
 
@@ -43,14 +48,44 @@ export async function buildRequestContext(input: RequestContextInput, signal: Ab
   if (enclosing) plan.push({ category: 'enclosing', piece: enclosingPiece(document, target, enclosing, files), enclosing: { name: enclosing.declaration.name, kind: KIND_LABEL[enclosing.declaration.kind] } });
   for (const symbol of symbols) plan.push({ category: 'symbol', piece: symbol.declaration, symbol });
   const targetSpan = { fileName: files.nameOf(document), startLine: targetLines.lineOf(target.start), endLine: targetLines.lineOf(Math.max(target.start, target.end - 1)) };
-  for (const piece of recentPieces(input, files, targetSpan)) plan.push({ category: 'recent', piece });
-  const identifiers = identifiersOf(document.text.slice(target.start, target.end));
-  for (const choices of openDocumentPieces(input, files, identifiers, requested)) plan.push({ category: 'open', piece: choices[0] as Piece, choices });
+  const relation = relationOf(input, files, requested, symbols);
+  for (const piece of recentPieces(input, files, targetSpan, relation)) plan.push({ category: 'recent', piece });
+  for (const choices of openDocumentPieces(input, files, relation)) plan.push({ category: 'open', piece: choices[0] as Piece, choices });
   for (const symbol of symbols) for (const piece of symbol.references) plan.push({ category: 'reference', piece, symbol });
   signal.throwIfAborted();
 
   const redactor = new Redactor(input.knownSecrets ?? protectedValues(input.workspace, document.fsPath ? { fsPath: document.fsPath, text: document.text } : undefined));
   return fill(plan, files, redactor, input.budgetTokens);
+}
+
+/**
+ * What the target is related to: its file, the files its file imports and those the context's symbols come from;
+ * the names its code uses (by syntax: not its locals, not the properties it reads) and the names the user wrote.
+ */
+function relationOf(input: RequestContextInput, files: ContextFiles, requested: RequestName[], symbols: CandidateSymbol[]): Relation {
+  const { document, target } = input;
+  const related = new Set<string>([files.nameOf(document), ...symbols.map((s) => s.declaration.fsPath)]);
+  const names = new Set(requested.map((n) => n.simple));
+  if (!document.fsPath || !isSupportedLanguage(document.languageId)) {
+    for (const name of identifiersOf(document.text.slice(target.start, target.end))) names.add(name);
+    return { files: related, names };
+  }
+  const index = input.workspace.index;
+  const graphFiles = { root: files.root, has: (relative: string) => index.has(relative) || files.text(path.join(files.root, relative)) !== undefined, text: (fsPath: string) => files.text(fsPath) };
+  withSyntaxTree(files.nameOf(document), document.text, (source) => {
+    const graph = new ImportGraph(graphFiles, source);
+    const { uses, byName } = targetUses(source, target);
+    for (const use of uses) {
+      names.add(use.name);
+      if (use.member) names.add(use.member);
+    }
+    for (const { simple } of byName) names.add(simple);
+    for (const binding of topLevelBindings(source).values()) {
+      const module = 'specifier' in binding ? graph.moduleOf(source, binding.specifier) : undefined;
+      if (module) related.add(resolvePath(module.fileName));
+    }
+  });
+  return { files: related, names };
 }
 
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));

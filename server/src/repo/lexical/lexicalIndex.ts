@@ -544,6 +544,21 @@ export class LexicalIndex {
     return found;
   }
 
+  /** Whether a workspace-relative file is indexed (a source the listing shows: no built output, nothing excluded). */
+  has(relative: string): boolean {
+    return this.files.has(relative);
+  }
+
+  /** The indexed files `relative` imports, directly or not, itself included: where the names it uses are declared. */
+  reachedFrom(relative: string): ReadonlySet<string> {
+    return this.files.has(relative) ? this.fileReach().importedBy(relative) : new Set();
+  }
+
+  /** How much the import graph weighs an indexed file (the package's main code most, legacy and scripts least). */
+  fileWeight(relative: string): number {
+    return this.fileReach().weight(relative);
+  }
+
   /** The indexed files, workspace-relative, in no particular order. */
   indexedFiles(): string[] {
     return [...this.files.keys()];
