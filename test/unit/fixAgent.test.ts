@@ -137,12 +137,13 @@ describe('fixTask.check', () => {
 });
 
 describe('fixModel.buildPrompt', () => {
-  it('shows the diagnostic with its code and line, the declaration, and the file', () => {
+  it("shows the diagnostic with its code and line, the declaration, and the file's imports (not the rest of the file)", () => {
     const prompt = fixModel.buildPrompt(request(diagnostic('mesage', 2552, "Cannot find name 'mesage'. Did you mean 'message'?")), undefined)!;
     expect(prompt.system).toContain('exactly one code fence');
     expect(prompt.user).toContain("line 12: error TS2552: Cannot find name 'mesage'. Did you mean 'message'?");
     expect(prompt.user).toContain('It is in this function (line 10 of the file):\n```typescript\nexport function shout(label: string): string {');
-    expect(prompt.user).toContain("The file, for context:\n```typescript\n// Code with one problem per function");
+    expect(prompt.user).toContain("The file's imports:\n```typescript\n// Code with one problem per function: a missing import, a misspelled name, a missing await.\nimport { fetchCount } from './count.js';\n```");
+    expect(prompt.user.match(/export function shout\(/g)).toHaveLength(1);
     expect(prompt.user).toContain('Answer with the whole corrected function in one ```typescript code fence');
   });
 

@@ -1,5 +1,6 @@
 // The token budget of a request's context: the pieces placed in priority order through the privacy gate, as outlines or cut when they do not fit, the rest counted as omissions.
 import path from 'node:path';
+import { withoutAnnotationLines } from '../edits/annotation.js';
 import type { Exclusion } from '../privacy/exclusion.js';
 import type { Redactor } from '../privacy/secrets.js';
 import type { ContextFiles } from './contextFiles.js';
@@ -41,7 +42,7 @@ const SHARE: Partial<Record<Category, number>> = { recent: 0.2, open: 0.25 };
  * then cut in the middle to what is left; after a cut (or a piece that cannot be cut small enough) the budget, or the
  * category's share, is spent and the rest is counted in the omissions.
  */
-export function fill(plan: Planned[], files: ContextFiles, redactor: Redactor, budgetTokens: number): RequestContext {
+export function fill(plan: Planned[], files: ContextFiles, redactor: Redactor, budgetTokens: number, inPrompt: readonly { fsPath: string; startLine: number; endLine: number }[] = []): RequestContext {
   const maxChars = Math.max(0, Math.floor(Number.isFinite(budgetTokens) ? budgetTokens : 0)) * 4;
   let context: RequestContext = { recent: [], openDocuments: [], symbols: [], tokens: 0, omitted: [] };
   const privacy: string[] = [];
@@ -51,7 +52,7 @@ export function fill(plan: Planned[], files: ContextFiles, redactor: Redactor, b
   const usedBy = new Map<Category, number>();
   const full = new Set<Category>();
   /** Lines the context shows: whole (every line visible) or in part (an outline, a cut). */
-  const shown: { fsPath: string; startLine: number; endLine: number; whole: boolean }[] = [];
+  const shown: { fsPath: string; startLine: number; endLine: number; whole: boolean }[] = inPrompt.map((span) => ({ ...span, whole: true }));
   const shownShare = (piece: Piece, range: { startLine: number; endLine: number }, wholeOnly: boolean): number => {
     let count = 0;
     for (let line = range.startLine; line <= range.endLine; line++) {
@@ -81,7 +82,8 @@ export function fill(plan: Planned[], files: ContextFiles, redactor: Redactor, b
       if (step.category === 'open') return shownShare(choice, choice, false) > 0.5;
       return choice.focus !== undefined && shownShare(choice, choice.focus, true) === 1;
     };
-    const piece = (step.choices ?? [step.piece]).find((choice) => !covered(choice));
+    const chosen = (step.choices ?? [step.piece]).find((choice) => !covered(choice));
+    const piece = chosen && withoutShownEdges(chosen, (line) => shown.some((s) => s.whole && s.fsPath === chosen.fsPath && s.startLine <= line && line <= s.endLine));
     if (!piece) continue;
     if (spent) {
       left.set(step.category, (left.get(step.category) ?? 0) + 1);
@@ -94,12 +96,12 @@ export function fill(plan: Planned[], files: ContextFiles, redactor: Redactor, b
       left.set(step.category, (left.get(step.category) ?? 0) + 1);
       continue;
     }
-    const snippet = toSnippet(piece, files, redactor.redact(piece.text));
+    const snippet = toSnippet(piece, files, redactor.redact(withoutAnnotationLines(piece.text)));
     let next: RequestContext | undefined = place(context, step, snippet, at);
     if (renderedLength(next) > limit) next = undefined;
     // Only a piece shown whole (not an outline, not cut) covers its lines.
     const whole = next !== undefined && !piece.partial;
-    const outline = !next && piece.outline !== undefined ? redactor.redact(piece.outline) : undefined;
+    const outline = !next && piece.outline !== undefined ? redactor.redact(withoutAnnotationLines(piece.outline)) : undefined;
     if (!next && outline !== undefined) {
       next = place(context, step, { ...snippet, text: outline }, at);
       if (renderedLength(next) <= limit) notes.push(`${piece.describe}: shown as an outline for the budget`);
@@ -129,6 +131,27 @@ export function fill(plan: Planned[], files: ContextFiles, redactor: Redactor, b
   context = { ...context, omitted: [...privacy, ...notes, ...budget] };
   context.tokens = Math.ceil(renderedLength(context) / 4);
   return context;
+}
+
+/**
+ * A piece without its first and last lines when the context or the prompt shows them whole already (a recent place
+ * next to a symbol, a reference at a declaration's edge): no line is sent twice. Only a piece whose text is its
+ * lines one for one can be trimmed; undefined when nothing of it is left but blank lines.
+ */
+function withoutShownEdges(piece: Piece, isShown: (line: number) => boolean): Piece | undefined {
+  if (piece.partial || piece.stub) return piece;
+  const lines = piece.text.split('\n');
+  if (lines.length !== piece.endLine - piece.startLine + 1) return piece;
+  let first = 0;
+  let last = lines.length - 1;
+  while (first <= last && isShown(piece.startLine + first)) first++;
+  while (last >= first && isShown(piece.startLine + last)) last--;
+  if (first === 0 && last === lines.length - 1) return piece;
+  const kept = lines.slice(first, last + 1);
+  if (kept.every((line) => line.trim() === '')) return undefined;
+  const { outline: _outline, keep: _keep, ...rest } = piece;
+  const focus = piece.focus && { startLine: Math.max(piece.focus.startLine, piece.startLine + first), endLine: Math.min(piece.focus.endLine, piece.startLine + last) };
+  return { ...rest, startLine: piece.startLine + first, endLine: piece.startLine + last, text: kept.join('\n'), ...(focus && focus.startLine <= focus.endLine ? { focus } : {}) };
 }
 
 /** Cuts a snippet's text until the whole rendering fits; undefined when too little room is left. */

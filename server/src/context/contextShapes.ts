@@ -53,6 +53,11 @@ export interface RequestContextInput {
   /** Most recent first. */
   recent: readonly VisitedPosition[];
   project: WorkspaceProject;
+  /**
+   * Spans of the document the prompt carries besides the target (a fix's imports): what lies in them is not
+   * repeated in the context.
+   */
+  shown?: readonly { start: number; end: number }[];
   /** Most tokens the rendered context may take. */
   budgetTokens: number;
   /**

@@ -39,7 +39,8 @@ export async function buildRequestContext(input: RequestContextInput, signal: Ab
   const requested = namesInRequest(input.text);
   const enclosing = enclosingOf(document, target);
   const targetLines = files.linesOf(document.text, files.nameOf(document));
-  const avoid: Span[] = [{ fileName: files.nameOf(document), start: enclosing?.start ?? target.start, end: enclosing?.end ?? target.end }];
+  const shown = (input.shown ?? []).filter((span) => span.end > span.start);
+  const avoid: Span[] = [{ fileName: files.nameOf(document), start: enclosing?.start ?? target.start, end: enclosing?.end ?? target.end }, ...shown.map((span) => ({ fileName: files.nameOf(document), ...span }))];
   const symbols = await resolveSymbols({ input, files, index: input.workspace.index, requested, avoid }, signal);
   await yieldToEventLoop();
   signal.throwIfAborted();
@@ -55,7 +56,8 @@ export async function buildRequestContext(input: RequestContextInput, signal: Ab
   signal.throwIfAborted();
 
   const redactor = new Redactor(input.knownSecrets ?? protectedValues(input.workspace, document.fsPath ? { fsPath: document.fsPath, text: document.text } : undefined));
-  return fill(plan, files, redactor, input.budgetTokens);
+  const inPrompt = shown.map((span) => ({ fsPath: files.nameOf(document), startLine: targetLines.lineOf(span.start), endLine: targetLines.lineOf(Math.max(span.start, span.end - 1)) }));
+  return fill(plan, files, redactor, input.budgetTokens, inPrompt);
 }
 
 /**

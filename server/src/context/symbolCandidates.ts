@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { ts } from 'ts-morph';
 import { resolvePath } from '../workspace/documentSnapshot.js';
+import { isAnnotationComment } from '../edits/annotation.js';
 import type { LexicalIndex } from '../repo/lexical/lexicalIndex.js';
 import { inside, isCode } from './contextFiles.js';
 import type { Lines, Span, ContextFiles } from './contextFiles.js';
@@ -146,11 +147,17 @@ function anchorOf(node: ts.Node): ts.Node {
   return node;
 }
 
-/** Where a declaration's doc comment starts, or the declaration itself when it has none. */
+/** Where a declaration's doc comment starts (above the annotation lines between them), or the declaration itself when it has none. */
 function docStart(node: ts.Node, source: ts.SourceFile): number {
-  const ranges = ts.getLeadingCommentRanges(source.text, node.getFullStart()) ?? [];
-  const last = ranges[ranges.length - 1];
-  if (last && source.text.slice(last.pos, last.pos + 3) === '/**' && source.text.slice(last.end, node.getStart(source)).trim() === '') return last.pos;
+  const ranges = [...(ts.getLeadingCommentRanges(source.text, node.getFullStart()) ?? [])];
+  let end = node.getStart(source);
+  while (ranges.length > 0) {
+    const last = ranges.pop() as ts.CommentRange;
+    if (source.text.slice(last.end, end).trim() !== '') break;
+    if (source.text.slice(last.pos, last.pos + 3) === '/**') return last.pos;
+    if (!isAnnotationComment(source.text.slice(last.pos, last.end))) break;
+    end = last.pos;
+  }
   return node.getStart(source);
 }
 

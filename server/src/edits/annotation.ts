@@ -32,6 +32,18 @@ export function isAnnotationComment(line: string): boolean {
   return ANNOTATION_LINE.test(line);
 }
 
+/**
+ * Code without its annotation lines: what a model is sent. The annotations are the trace's links, nothing a model
+ * should read, copy or answer with.
+ */
+export function withoutAnnotationLines(code: string): string {
+  if (!code.includes(TAG)) return code;
+  return code
+    .split('\n')
+    .filter((line) => !isAnnotationComment(line.replace(/\r$/, '')))
+    .join('\n');
+}
+
 /** The start of the first line from `lineStart` on that is not an annotation comment. */
 export function afterAnnotationLines(text: string, lineStart: number): number {
   let at = lineStart;

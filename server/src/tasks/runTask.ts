@@ -5,6 +5,7 @@ import type { AnswerLocation, AssistantSettings, CandidateStrategy, Interaction,
 import type { Agent, AgentAnswer, AgentRequest, PipelineReplay } from '../agents/agent.js';
 import type { AgentRegistry } from '../agents/registry.js';
 import { runAgents } from '../agents/orchestrator.js';
+import { modelStrategy } from '../agents/modelTasks.js';
 import type { AgentOutcome } from '../agents/orchestrator.js';
 import type { Workspace } from '../workspace/workspace.js';
 import type { TraceStore } from '../trace/traceStore.js';
@@ -105,8 +106,8 @@ export const CANCELLED_MESSAGE = 'Cancelled before an answer was chosen.';
 
 /** Most tokens of workspace context a model prompt carries besides its target. */
 const CONTEXT_BUDGET_TOKENS = 1_500;
-// Symbols are resolved through the lexical index, not the type checker: after each edit the checker would rebuild
-// the program first (tens of milliseconds on a 5,000-line file, measured), which every task would pay before its model call.
+// Symbols are resolved through the import graph and the lexical index, not the type checker: after each edit the
+// checker would rebuild the program first (tens of milliseconds on a 5,000-line file, measured), which every task would pay before its model call.
 
 /**
  * The context model agents get with a task on code in a document; undefined when no model agent runs, for
@@ -118,8 +119,10 @@ async function enrichmentFor(env: TaskEnvironment, run: TaskRun, agents: readonl
   try {
     // Gathered once for the task: the context is redacted with them, and the model agents send with them.
     const knownSecrets = protectedValues(env.workspace, { fsPath: run.document.fsPath, text: run.document.text });
+    // What the task's prompt carries of the document besides the target (a fix's imports) is not repeated.
+    const shown = modelStrategy(definition.id)?.shows?.(run.document, run.target) ?? [];
     const context = await buildRequestContext(
-      { workspace: env.workspace, document: run.document, target: { start: run.target.start, end: run.target.end, name: run.target.name }, text: run.text, openDocuments: open, recent: env.recent?.list() ?? [], project: env.workspace.projects.forFile(run.document.fsPath), budgetTokens: CONTEXT_BUDGET_TOKENS, resolve: 'index', knownSecrets },
+      { workspace: env.workspace, document: run.document, target: { start: run.target.start, end: run.target.end, name: run.target.name }, text: run.text, openDocuments: open, recent: env.recent?.list() ?? [], project: env.workspace.projects.forFile(run.document.fsPath), budgetTokens: CONTEXT_BUDGET_TOKENS, resolve: 'index', knownSecrets, shown },
       signal,
     );
     return { text: renderRequestContext(context), tokens: context.tokens, omitted: context.omitted, knownSecrets };

@@ -1,6 +1,6 @@
-// The Fix task for model agents: the diagnostic, the declaration it sits in and the file around it, asking for the corrected declaration in one code fence.
+// The Fix task for model agents: the diagnostic, the declaration it sits in and the file's imports, asking for the corrected declaration in one code fence.
 import type { ModelTaskStrategy } from '../modelTask.js';
-import { fillTemplate, standardValues } from '../modelTask.js';
+import { fillTemplate, importsEnd, standardValues, withoutAnnotations } from '../modelTask.js';
 import type { AgentRequest } from '../agent.js';
 import { lineStarts, offsetToPosition } from '../../edits/textEdits.js';
 
@@ -14,7 +14,7 @@ const USER =
   '{{diagnostic}}\n\n' +
   'It is in this {{kind}} (line {{line}} of the file):\n' +
   '```{{language}}\n{{code}}\n```\n\n' +
-  'The file, for context:\n' +
+  "The file's imports:\n" +
   '```{{language}}\n{{file}}\n```\n\n' +
   'Answer with the whole corrected {{kind}} in one ```{{language}} code fence, changing only what the fix needs. ' +
   'If the fix needs an import, put the import line first in the same fence.';
@@ -23,9 +23,9 @@ const USER =
 const FILE_CHARS = 12_000;
 const HEAD_CHARS = 2_000;
 
-/** The file clipped to a window around the target, keeping its head (the imports) and marking what was left out. */
+/** The file clipped to a window around the target, keeping its head (the imports) and marking what was left out; no annotation lines. */
 export function fileAround(text: string, start: number, end: number, max = FILE_CHARS): string {
-  if (text.length <= max) return text;
+  if (text.length <= max) return withoutAnnotations(text);
   const head = text.slice(0, text.lastIndexOf('\n', HEAD_CHARS) + 1 || HEAD_CHARS);
   const room = Math.max(0, max - head.length);
   const middle = Math.floor((start + end) / 2);
@@ -37,10 +37,14 @@ export function fileAround(text: string, start: number, end: number, max = FILE_
   const lineTo = to === text.length ? to : text.lastIndexOf('\n', to) + 1 || to;
   const before = lineFrom > head.length ? `/* … ${lineFrom - head.length} characters left out … */\n` : '';
   const after = lineTo < text.length ? `/* … ${text.length - lineTo} characters left out … */\n` : '';
-  return `${head}${before}${text.slice(lineFrom, lineTo)}${after}`;
+  return withoutAnnotations(`${head}${before}${text.slice(lineFrom, lineTo)}${after}`);
 }
 
-/** The values of a fix prompt: the standard ones plus the diagnostic, its line and the clipped file. */
+/**
+ * The values of a fix prompt: the standard ones plus the diagnostic, its line and the file's imports. The rest of
+ * the file is not sent whole: the declarations the code uses come with the request's context, and the declaration
+ * being fixed is in the prompt once.
+ */
 export function fixValues(request: AgentRequest): Record<string, string> {
   const { document, target } = request;
   const diagnostic = target.diagnostic;
@@ -55,10 +59,11 @@ export function fixValues(request: AgentRequest): Record<string, string> {
     kind: target.declaration?.kind.replace('-', ' ') ?? 'code',
     diagnostic: described,
     line: String(offsetToPosition(document.text, target.start, starts).line + 1),
-    file: fileAround(document.text, target.start, target.end),
+    file: withoutAnnotations(document.text.slice(0, importsEnd(document))).trim() || '(no imports)',
   };
 }
 
 export const fixModel: ModelTaskStrategy = {
   buildPrompt: (request, override) => (request.target.diagnostic ? { system: SYSTEM, user: fillTemplate(override ?? USER, fixValues(request)) } : undefined),
+  shows: (document) => [{ start: 0, end: importsEnd(document) }],
 };

@@ -25,6 +25,10 @@ const USER =
   'Request from the developer: {{request}}\n\n' +
   'Answer with the whole rewritten {{kind}} in one ```{{language}} code fence. Put any import it needs first in the same fence.';
 
+function elided(text: string, target: { start: number; end: number }, marker: string): string {
+  return `${text.slice(0, target.start)}${marker}${text.slice(target.end)}`;
+}
+
 export const optimizeModel: ModelTaskStrategy = {
   buildPrompt(request, override) {
     const { document, target } = request;
@@ -33,7 +37,8 @@ export const optimizeModel: ModelTaskStrategy = {
       kind: target.declaration?.kind.replace('-', ' ') ?? 'code',
       line: String(offsetToPosition(document.text, target.start, lineStarts(document.text)).line + 1),
       goal: GOALS[request.parameters.goal ?? 'general'] ?? GOALS.general ?? '',
-      file: fileAround(document.text, target.start, target.end),
+      // The code is in the prompt already: the file names it where it stands rather than repeating it.
+      file: fileAround(elided(document.text, target, `/* … ${target.name}: the code above … */`), target.start, target.start),
     };
     return { system: SYSTEM, user: fillTemplate(override ?? USER, values) };
   },

@@ -1,7 +1,7 @@
 // The Rename task for model agents: names suggested by two prompts (with the current name, and with it hidden), each checked and offered as its own rename.
 import type { AgentAnswer, AgentRequest } from '../agent.js';
 import type { AskModel, ModelTaskStrategy, Prompt } from '../modelTask.js';
-import { clip, fillTemplate, standardValues } from '../modelTask.js';
+import { clip, fillTemplate, standardValues, withoutAnnotations } from '../modelTask.js';
 import { normaliseNewName, prepareRename, renameAnchor } from '../../repo/renameSymbol.js';
 import type { PreparedRename } from '../../repo/renameSymbol.js';
 
@@ -67,7 +67,7 @@ export function renamePrompts(request: AgentRequest, prepared: PreparedRename, o
     ...standard,
     symbol: prepared.oldName,
     kind: prepared.kindLabel,
-    code: clip(declaration || (standard.code ?? ''), 8_000),
+    code: clip(withoutAnnotations(declaration) || (standard.code ?? ''), 8_000),
     usages: prepared.usages(6, sendable).join('\n') || '(no other uses)',
     convention: conventionText(prepared),
   };

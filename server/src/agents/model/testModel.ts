@@ -2,7 +2,7 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { ModelTaskStrategy } from '../modelTask.js';
-import { clip, fillTemplate, standardValues } from '../modelTask.js';
+import { fillTemplate, importsEnd, standardValues, withoutAnnotations } from '../modelTask.js';
 import { frameworkImports } from '../../repo/testFramework.js';
 import { testPlaceOf } from '../../tasks/testTask.js';
 import { writeScaffold } from '../offline/testScaffoldAgent.js';
@@ -19,7 +19,7 @@ const USER =
   'No todo or skipped tests. Do not mock the code under test. Keep each test independent.{{existing}}\n' +
   'Request from the developer: {{request}}\n\n' +
   'The code under test:\n```{{language}}\n{{code}}\n```\n\n' +
-  'Its module, for the types it uses:\n```{{language}}\n{{source}}\n```';
+  "Its module's imports:\n```{{language}}\n{{source}}\n```";
 
 export const testModel: ModelTaskStrategy = {
   buildPrompt(request, override) {
@@ -45,10 +45,12 @@ export const testModel: ModelTaskStrategy = {
       imports: imports.join('\n'),
       behaviours: behaviours.length > 0 ? behaviours.map((b) => `- ${b}`).join('\n') : '- (none found: read the code)',
       existing: testFileExists(place.testPath) ? '\nThe test file exists already: your describe block will be appended to it, and your imports merged with its own.' : '',
-      source: clip(request.document.text),
+      // Not the whole module: the declarations the code uses come with the request's context, wherever they live.
+      source: withoutAnnotations(request.document.text.slice(0, importsEnd(request.document))).trim() || '(no imports)',
     };
     return { system: SYSTEM, user: fillTemplate(override ?? USER, values) };
   },
+  shows: (document) => [{ start: 0, end: importsEnd(document) }],
 };
 
 function testFileExists(testPath: string): boolean {
