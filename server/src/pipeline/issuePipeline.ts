@@ -7,6 +7,8 @@ import type { ModelSession } from '../agents/modelTask.js';
 import { clip } from '../agents/modelTask.js';
 import { PipelineFailure } from '../agents/orchestrator.js';
 import { RepositoryTools } from '../repo/repositoryTools.js';
+import type { LexicalIndex } from '../repo/lexical/lexicalIndex.js';
+import { TEST_PATH } from '../repo/lexical/fileReach.js';
 import type { Workspace } from '../workspace/workspace.js';
 import type { Proposal } from '../edits/proposal.js';
 import { confine } from '../workspace/confinement.js';
@@ -124,6 +126,28 @@ function excerpt(relative: string, text: string, symbols: readonly string[], wor
   return shown.map(([from, to]) => `${relative} (lines ${from + 1}-${to} of ${lines.length}):\n\`\`\`ts\n${lines.slice(from, to).join('\n')}\n\`\`\``).join('\n\n');
 }
 
+/** Translations: many files of one shape, which an issue about behaviour never starts from. */
+const LOCALE_PATH = /(^|\/)(locales?|i18n|l10n|translations?|lang)\//i;
+const MENTIONS_TESTS = /\b(tests?|specs?|testing|fixtures?)\b/i;
+const MENTIONS_LOCALES = /\b(locales?|i18n|l10n|translations?|translated|languages?|english|french|german|spanish|japanese|chinese|portuguese|italian|russian)\b/i;
+
+/**
+ * The files the context step starts from: those the issue's words find first, then the document the user was in and
+ * the code it imports, then the package's main code; tests and translations only when the issue points there (by
+ * word or by path), since they outnumber the code an issue is about.
+ */
+export function startingFiles(index: LexicalIndex, issue: string, near: string | undefined): string[] {
+  const all = index.indexedFiles();
+  const named = (file: string): boolean => issue.includes(file) || issue.includes(path.posix.basename(file));
+  const wanted = (file: string): boolean => named(file) || ((!TEST_PATH.test(file) || MENTIONS_TESTS.test(issue)) && (!LOCALE_PATH.test(file) || MENTIONS_LOCALES.test(issue)));
+  const out = new Set<string>();
+  for (const location of index.lookup(issue, { limit: 20, maxPerFile: 1 })) if (wanted(location.path)) out.add(location.path);
+  if (near !== undefined && all.includes(near)) out.add(near);
+  const reached = near !== undefined ? index.reachedFrom(near) : new Set<string>();
+  const rest = all.filter((file) => !out.has(file) && wanted(file)).sort((a, b) => Number(reached.has(b)) - Number(reached.has(a)) || index.fileWeight(b) - index.fileWeight(a) || a.localeCompare(b));
+  return [...out, ...rest].slice(0, MAX_LISTED_FILES);
+}
+
 export interface IssuePipelineInput {
   request: AgentRequest;
   session: ModelSession;
@@ -152,7 +176,8 @@ export async function runIssuePipeline({ request, session, name = 'issue' }: Iss
       { issue },
       async (step) => {
         await tools.ready(signal);
-        const files = request.workspace.index.indexedFiles().slice(0, MAX_LISTED_FILES);
+        const near = request.document.fsPath ? request.workspace.index.relativePath(request.document.fsPath) : undefined;
+        const files = startingFiles(request.workspace.index, issue, near);
         const where = request.document.fsPath && request.document.text !== '' ? `\nThe user was looking at ${path.relative(root, request.document.fsPath).split(path.sep).join('/')}${request.target.name !== 'the workspace' ? ` (${request.target.name})` : ''}.` : '';
         const messages: ChatMessage[] = [
           { role: 'system', content: CONTEXT_SYSTEM },

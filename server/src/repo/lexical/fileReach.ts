@@ -18,7 +18,7 @@ const MAX_CENTRALITY_GAIN = 0.1;
 
 const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
 /** Paths that are tests: they are reached from no entry by nature, and the ranking weighs them on its own. */
-const TEST_PATH = /(^|\/)(test|tests|__tests__|spec|specs|e2e)\/|\.(test|spec)\.[cm]?[jt]sx?$/i;
+export const TEST_PATH = /(^|\/)(test|tests|__tests__|spec|specs|e2e)\/|\.(test|spec)\.[cm]?[jt]sx?$/i;
 
 /** Where an import from `from` of `specifier` lands among `files`, as TypeScript resolves a relative module. */
 export function resolveImport(from: string, specifier: string, files: { has(relative: string): boolean }): string | undefined {
