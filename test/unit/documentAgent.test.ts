@@ -140,12 +140,13 @@ describe('OfflineDocumentAgent', () => {
       '}',
     ].join('\n');
     const doc = await documentNamed('load.ts', text, 'loadConfig');
-    // Nothing in the body says what loading means: no summary is guessed from the name, the tags say what is known.
+    // Nothing in the body says what loading means: no summary is guessed from the name, the tags say what the body
+    // does with each parameter, past the early throw.
     expect(doc).toBe(
       [
         '/**',
-        ' * @param filePath - The file path.',
-        ' * @param timeoutMs - The timeout in milliseconds.',
+        ' * @param filePath - Its `length` is read unless `timeoutMs < 0`.',
+        ' * @param timeoutMs - Compared with `0`.',
         ' * @returns A promise that resolves to the config.',
         ' * @throws {RangeError} If `timeoutMs < 0`.',
         ' */',
@@ -172,17 +173,21 @@ describe('OfflineDocumentAgent', () => {
     const doc = await documentNamed('connect.ts', text, 'connect');
     const names = parseJsDoc(doc).tags.filter((tag) => tag.tag === 'param').map((tag) => tag.name);
     expect(names).toEqual(['root0', 'root0.host', 'root0.port', 'root0.tls', 'root0.tls.enabled', 'retries']);
-    expect(doc).toContain('@param root0.port - The port. Defaults to `80`.');
-    expect(doc).toContain('@param root0.tls.enabled - Whether TLS is enabled.');
+    expect(doc).toContain('@param root0.port - Passed to `openSocket`. Defaults to `80`.');
+    expect(doc).toContain('@param root0.tls.enabled - Passed to `openSocket`.');
+    // The patterns themselves are only listed: nothing is done with them as a whole.
+    expect(doc).toContain(' * @param root0\n');
+    expect(doc).toContain(' * @param root0.tls\n');
     expect(doc).not.toContain('@returns');
   });
 
   it('documents rest, optional and default parameters', async () => {
     const text = 'export function joinPaths(separator = "/", verbose?: boolean, ...segments: string[]): string {\n  return verbose ? segments.filter(Boolean).join(separator) : "";\n}\n';
     const doc = await documentNamed('join.ts', text, 'joinPaths');
-    expect(doc).toContain('@param separator - The separator. Defaults to `"/"`.');
-    expect(doc).toContain('@param verbose - Whether verbose mode is enabled. Optional.');
-    expect(doc).toContain('@param segments - The segments.');
+    // Neither the name nor the signature's `?` and default are restated; what the body does with `segments` is said.
+    expect(doc).toContain(' * @param separator\n');
+    expect(doc).toContain(' * @param verbose\n');
+    expect(doc).toContain('@param segments - Its `filter` method is called when `verbose`.');
     expect(doc).not.toContain('...segments');
     expect(summaryOf(doc)).toBe('May call `segments.filter`.');
     expect(doc).toContain('@returns The value of `verbose ? segments.filter(Boolean).join(separator) : ""`.');
@@ -225,7 +230,7 @@ describe('OfflineDocumentAgent', () => {
       '}',
     ].join('\n');
     const method = await documentNamed('cache.ts', text, 'UserCache.hasUser');
-    expect(method).toBe(['/**', ' * Delegates to `this.entries.has`.', ' *', ' * @param user - The user.', ' * @returns `true` when `this.entries.has(user)`, otherwise `false`.', ' */'].join('\n'));
+    expect(method).toBe(['/**', ' * Delegates to `this.entries.has`.', ' *', ' * @param user - Passed to `this.entries.has`.', ' * @returns `true` when `this.entries.has(user)`, otherwise `false`.', ' */'].join('\n'));
     const getter = await documentNamed('cache.ts', text, 'UserCache.isFull');
     expect(getter).toBe(['/**', ' * @returns `true` when `this.entries.size >= this.capacity`, otherwise `false`.', ' */'].join('\n'));
     // Setting `this.capacity` from `capacity` says nothing the signature does not.
@@ -237,7 +242,7 @@ describe('OfflineDocumentAgent', () => {
   it('documents an arrow function stored in a variable', async () => {
     const text = 'export const isValidEmail = (email: string): boolean => /@/.test(email);\n';
     const doc = await documentNamed('email.ts', text, 'isValidEmail');
-    expect(doc).toBe(['/**', ' * @param email - The email.', ' * @returns `true` when `/@/.test(email)`, otherwise `false`.', ' */'].join('\n'));
+    expect(doc).toBe(['/**', ' * @param email', ' * @returns `true` when `/@/.test(email)`, otherwise `false`.', ' */'].join('\n'));
   });
 
   it('completes an existing partial comment, keeping its description and tags verbatim', async () => {
@@ -264,7 +269,7 @@ describe('OfflineDocumentAgent', () => {
         ' *   merging in the defaults.',
         ' *',
         ' * @param   path   Where the file lives (absolute).',
-        ' * @param timeoutMs The timeout in milliseconds.',
+        ' * @param timeoutMs Returned unchanged unless `timeoutMs < 0` or `!path`. Compared with `0`.',
         ' * @returns A promise that resolves to the resulting number.',
         ' * @throws {RangeError} When the timeout is negative.',
         ' * @throws {TypeError} If `!path`.',
@@ -289,7 +294,7 @@ describe('OfflineDocumentAgent', () => {
   it('reuses the name an existing comment gives a destructured parameter', async () => {
     const text = '/**\n * Starts it.\n * @param options - The options.\n */\nexport function start({ port }: { port: number }, verbose: boolean): void {\n  void port; void verbose;\n}\n';
     const doc = await documentNamed('start.ts', text, 'start');
-    expect(doc).toContain('@param options.port - The port.');
+    expect(doc).toContain(' * @param options.port\n');
     expect(doc).not.toContain('root0');
   });
 
@@ -304,15 +309,16 @@ describe('OfflineDocumentAgent', () => {
       '}',
     ].join('\n');
     const doc = await documentNamed('settings.js', text, 'readSettings');
-    expect(doc).toContain('@param {*} file - The file.');
-    expect(doc).toContain('@param {object} [root0={}] - The options object. Defaults to `{}`.');
-    expect(doc).toContain('@param {boolean} [root0.strict=false] - Whether strict mode is enabled. Defaults to `false`.');
-    expect(doc).toContain('@param {...*} extra - The extras.');
+    expect(doc).toContain(' * @param {*} file\n');
+    expect(doc).toContain(' * @param {object} [root0={}]\n');
+    expect(doc).toContain(' * @param {boolean} [root0.strict=false]\n');
+    expect(doc).toContain('@param {...*} extra - Its `length` is read when `file`.');
     expect(doc).toMatch(/@returns \{Promise<.+>\} A promise that resolves to the result\./);
     expect(doc).toContain('@throws {TypeError} If `!file`.');
     const scale = await documentNamed('settings.js', text, 'scaleAll');
     expect(summaryOf(scale)).toBe('Delegates to `values.map`.');
-    expect(scale).toContain('@param {number} [factor=2] - The factor. Defaults to `2`.');
+    expect(scale).toContain(' * @param {number} [factor=2]\n');
+    expect(scale).toContain('@param {number[]} [values=[1, 2]] - Its `map` method is called.');
     expect(scale).toMatch(/@returns \{number\[\]\} /);
   });
 
@@ -393,7 +399,8 @@ describe('OfflineDocumentAgent', () => {
     expect(codecAnswer).toMatchObject({ text: '', reason: expect.stringContaining('stringToInt') });
     const replace = 'export function replaceData(prevData: unknown, data: unknown, structuralSharing: boolean): unknown {\n  if (!structuralSharing) return data;\n  return merge(prevData, data);\n}\ndeclare function merge(a: unknown, b: unknown): unknown;\n';
     const replaceDoc = await documentNamed('replace.ts', replace, 'replaceData');
-    expect(replaceDoc).toContain('@param prevData - The previous data.');
+    expect(replaceDoc).toContain('@param prevData - Passed to `merge` when `structuralSharing`.');
+    expect(replaceDoc).toContain('@param data - Returned unchanged unless `structuralSharing`. Passed to `merge` when `structuralSharing`.');
     expect(replaceDoc).not.toContain('to replace');
   });
 
@@ -410,7 +417,7 @@ describe('OfflineDocumentAgent', () => {
   it('says what a function returns in each case of its early returns', async () => {
     const text = 'export function clamp(value: number, min: number, max: number): number {\n  if (value < min) return min;\n  if (value > max) return max;\n  return value;\n}\n';
     const doc = await documentNamed('clamp.ts', text, 'clamp');
-    expect(doc).toBe(['/**', ' * @param value - The value.', ' * @param min - The minimum.', ' * @param max - The maximum.', ' * @returns `min` if `value < min`, `max` if `value > max`, otherwise `value`.', ' */'].join('\n'));
+    expect(doc).toBe(['/**', ' * @param value - Returned unchanged unless `value < min` or `value > max`. Compared with `min`.', ' * @param min - Returned unchanged when `value < min`. Compared with `value`.', ' * @param max - May be returned unchanged. Compared with `value` unless `value < min`.', ' * @returns `min` if `value < min`, `max` if `value > max`, otherwise `value`.', ' */'].join('\n'));
   });
 
   it('says the one value returned when every case returns the same code, as a cache does', async () => {
@@ -469,7 +476,7 @@ describe('OfflineDocumentAgent', () => {
     const target = declarationAt('untitled.ts', text, text.indexOf('readFlag'));
     if (!target) throw new Error('no target');
     const answer = await agent.run(requestFor(undefined, text, target), new AbortController().signal);
-    expect(answer.text).toContain('@param name - The name.');
+    expect(answer.text).toContain('@param name - Compared with `"x"`.');
   });
 
   it('returns an empty text when the target is not in the document', async () => {
@@ -493,7 +500,7 @@ describe('OfflineDocumentAgent', () => {
     const text = 'export function countWords(text: string): number { return text.split(" ").length; }\n';
     const fsPath = writeFixture('count.ts', text);
     const doc = documentDeclaration(project.sourceFile(fsPath, text), targetNamed(fsPath, text, 'countWords'), { javascript: false }).text;
-    expect(doc).toBe(['/**', ' * Calls `text.split`.', ' *', ' * @param text - The text.', ' * @returns The value of `text.split(" ").length`.', ' */'].join('\n'));
+    expect(doc).toBe(['/**', ' * Calls `text.split`.', ' *', ' * @param text - Its `split` method is called.', ' * @returns The value of `text.split(" ").length`.', ' */'].join('\n'));
     expect(renderJsDoc(parseJsDoc(doc))).toBe(doc);
   });
 });

@@ -192,7 +192,7 @@ function runsSometimes(node: ts.Node, child: ts.Node): boolean {
  * Calls of the language's general-purpose helpers (`Math.max`, `Object.keys`, `Array.isArray`, `String(x)`) say little
  * about what a function is for; `JSON.parse`, `Promise.all` or `fetch` do, and are kept.
  */
-function isStandardLibrary(callee: string): boolean {
+export function isStandardLibrary(callee: string): boolean {
   return /^(Math|Object|Array|Number|String|Reflect|Symbol|Boolean|BigInt|Error)(\.|$)/.test(callee) || /^(parseInt|parseFloat|isNaN|isFinite|Date\.now|console\.\w+|Promise\.(resolve|reject))$/.test(callee);
 }
 

@@ -12,7 +12,8 @@ import { documentedOverloads, notesAbove } from '../../repo/docPlacement.js';
 import { summaryFromComments } from './commentProse.js';
 import { locateDeclaration } from './declarationLocator.js';
 import type { FunctionLike, LocatedDeclaration } from './declarationLocator.js';
-import { collectParameters, describeParameter, ordinal, templateTags } from './docParameters.js';
+import { collectParameters, ordinal, templateTags } from './docParameters.js';
+import { parameterUses } from './docParameterUses.js';
 import { classSummary, interfaceSummary, isNothing, joinList, namingContext, returnsPhrase } from './docSummaries.js';
 import { addsToSignature, bodyFacts, bodySummary, identifierWords, inheritedDoc, namesAny, returnedText } from './docEvidence.js';
 import { CheckerTypes, compactType, SyntaxTypes } from './docTypes.js';
@@ -263,12 +264,21 @@ function generateDoc(declaration: LocatedDeclaration, root: ts.SourceFile, javas
   const body = bodyFacts(fn, root);
   let evidence = noted !== undefined;
 
+  // What the body does with each parameter, said only of a tag that names the same parameter of the implementation.
+  const implementation = collectParameters(fn, types, root, destructuredRootAliases(visibleParametersOf(fn), existingParameterNames));
+  const usedTexts: string[] = [];
+  const uses = parameterUses(fn, root, implementation.flatMap((entry) => (entry.variable ? [{ tagName: entry.tagName, variable: entry.variable }] : [])), body.locals);
   const parameters = parameterEntriesOf(signatures, types, root, existingParameterNames).map(({ entry, only }) => {
     // Only the same function's own documentation, elsewhere: the same name in another function or type may mean another thing.
     const documented = inherited?.parameters.get(entry.tagName);
+    const own = implementation.some((other) => other.tagName === entry.tagName && other.position === entry.position);
+    const used = own ? uses.get(entry.tagName) : undefined;
     if (documented) evidence = true;
-    const described = documented ?? describeParameter(entry, context, visibleParameters.length);
-    const tag: Omit<JsDocTag, 'raw'> = { tag: 'param', name: entry.tagName, text: only ? `${described} ${overloadNote(only)}` : described };
+    if (used) usedTexts.push(used);
+    // Where nothing beyond the signature is known, the tag stays without words: the parameter is listed, nothing is restated.
+    let described = documented ?? used ?? '';
+    if (!documented && used && entry.defaultText !== undefined) described += ` Defaults to ${backticked(entry.defaultText)}.`;
+    const tag: Omit<JsDocTag, 'raw'> = { tag: 'param', name: entry.tagName, text: only ? [described, overloadNote(only)].filter(Boolean).join(' ') : described };
     if (javascript) {
       tag.type = entry.facts.jsdocType ?? '*';
       if (entry.optional && !entry.rest) {
@@ -285,6 +295,9 @@ function generateDoc(declaration: LocatedDeclaration, root: ts.SourceFile, javas
   const overloadTexts = overloads.map((overload) => overload.getText(root));
   const signature = identifierWords([rawName, ownerName ?? '', root.text.slice(declaration.node.getStart(root), Math.max(declaration.node.getStart(root), signatureEnd)), ...overloadTexts, returnFacts?.jsdocType ?? ''].join(' '));
   // A summary says what the code does; one made from the name alone, or naming only what the signature names, restates it.
+  // What the body does with a parameter is evidence when it names something the signature does not (`Passed to \`_check\``
+  // for a function returning a `ZodCheck` does not).
+  if (usedTexts.some((text) => addsToSignature(text, signature))) evidence = true;
   const fromBody = bodySummary(body);
   let summary = noted ?? inherited?.summary ?? (fromBody && addsToSignature(fromBody, signature) ? fromBody : '');
   if (summary) evidence = true;
