@@ -36,7 +36,7 @@ function expectComplete(record: EvalRecord): void {
   expect(record.contextChars).toBeGreaterThan(0);
   expect(record.durationMs).toBeGreaterThanOrEqual(0);
   expect(record.attempts).toBeGreaterThanOrEqual(1);
-  expect(Object.keys(record.metrics).sort()).toEqual(record.scenario === 'doc' ? ['agreement', 'contradiction', 'format', 'paramRestatement', 'restatement', 'summaryRestatement', 'syntax'] : ['evasive', 'fix', 'syntax']);
+  expect(Object.keys(record.metrics).sort()).toEqual(record.scenario === 'doc' ? ['agreement', 'contradiction', 'format', 'paramBare', 'paramRestatement', 'restatement', 'summaryRestatement', 'syntax'] : ['evasive', 'fix', 'syntax']);
   expect(record.metrics.syntax === null).toBe(!record.proposed);
   if (record.status === 'passed') expect(record.failure).toBeNull();
   else expect(record.failure).toMatch(/\w/);

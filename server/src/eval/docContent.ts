@@ -23,8 +23,10 @@ const STOP_WORDS = new Set(
 
 /**
  * Words any documentation template uses whatever the code does: the verbs of generated summaries ("Gets the …",
- * "Computes the …", "Checks whether …"), the nouns of generic tags ("The value.", "The result."), type and tag
- * vocabulary. A comment made only of these and of the signature's own words says nothing the signature does not.
+ * "Computes the …", "Checks whether …", "Represents a …", "Describes the shape of …"), the nouns of generic tags
+ * ("The value.", "The result."), type and tag vocabulary, and the verbs of generated `@param` lines ("Passed to …",
+ * "Stored in …", "Its … is read"), whose content is what they name. A comment made only of these and of the
+ * signature's own words says nothing the signature does not.
  */
 const FILLER_WORDS = new Set(
   `return returns returned get gets compute computes computed check checks checked given specified provided supplied passed value values result
@@ -32,7 +34,9 @@ const FILLER_WORDS = new Set(
   new create creates created make makes set sets handle handles run runs routine optional default defaults true false otherwise successful success
   called call calls representation type types number numbers string strings boolean booleans array arrays promise promises resolve resolves resolved
   void null undefined nothing current respective corresponding implement implements implementation convert converts used use uses event item items
-  chaining chain either whatever certain thing things some something way perform performs performed given specific`
+  chaining chain either whatever certain thing things some something way perform performs performed given specific
+  represent represents describe describes shape documented extending implementing constructed implemented extended
+  read reads stored compared awaited iterated copied instantiated tested unchanged properties property elements keys place`
     .split(/\s+/)
     .filter(Boolean),
 );
@@ -97,8 +101,10 @@ export interface Restatement {
   restates: boolean | null;
   /** The summary adds nothing; null without a summary. */
   summaryRestates: boolean | null;
-  /** The share of `@param` lines that add nothing; null without any. */
+  /** The share of `@param` lines with text that add nothing; null without any. */
   paramRestating: number | null;
+  /** The share of `@param` tags with no text at all (they list the parameter and claim nothing); null without any. */
+  paramBare: number | null;
   /** The `@returns` adds nothing; null without one. */
   returnsRestates: boolean | null;
 }
@@ -126,12 +132,14 @@ export function measureRestatement(comment: string, signature: ReadonlySet<strin
   }
   const summary = units.find((unit) => unit.kind === 'summary');
   const params = units.filter((unit) => unit.kind === 'param');
+  const paramTags = block.tags.filter((tag) => PARAM_TAGS.has(tag.tag));
   const returns = units.find((unit) => unit.kind === 'returns');
   return {
     units,
     restates: units.length === 0 ? null : units.every((unit) => unit.added.length === 0),
     summaryRestates: summary ? summary.added.length === 0 : null,
     paramRestating: params.length > 0 ? params.filter((unit) => unit.added.length === 0).length / params.length : null,
+    paramBare: paramTags.length > 0 ? paramTags.filter((tag) => !tag.text.trim()).length / paramTags.length : null,
     returnsRestates: returns ? returns.added.length === 0 : null,
   };
 }

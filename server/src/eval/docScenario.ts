@@ -1,4 +1,4 @@
-// The doc scenario (Copilot harness): document functions and methods longer than three lines; scored on syntax and format correctness, and on what the comment says.
+// The doc scenarios: document functions and methods longer than three lines (Copilot harness), or classes and interfaces (doc-types); scored on syntax and format correctness, and on what the comment says.
 import { createHash } from 'node:crypto';
 import type { ts } from 'ts-morph';
 import type { DeclarationKind, DeclarationTarget } from '../repo/declarations.js';
@@ -17,8 +17,10 @@ import { repositorySourceFiles } from './sourceFiles.js';
 import type { SkipCounts } from './sourceFiles.js';
 import type { EvalCase, Scenario, Score } from './scenario.js';
 
-/** Functions and methods, as the harness takes them (classes and interfaces are not cases). */
+/** Functions and methods, as the harness takes them (classes and interfaces are doc-types' cases). */
 const FUNCTION_KINDS: ReadonlySet<DeclarationKind> = new Set(['function', 'method', 'arrow-function', 'constructor', 'getter', 'setter']);
+/** What doc-types documents: the declarations whose comment is a summary alone. */
+const TYPE_KINDS: ReadonlySet<DeclarationKind> = new Set(['class', 'interface']);
 /** A case's declaration spans more lines than this. */
 const MIN_LINES = 3;
 
@@ -33,98 +35,122 @@ export interface DocCase extends EvalCase {
   humanDoc?: string;
 }
 
-export const docScenario: Scenario<DocCase> = {
+export const docScenario: Scenario<DocCase> = documentationScenario({
   id: 'doc',
-  task: 'document',
   title: 'Documentation generation from code',
+  kinds: FUNCTION_KINDS,
   metrics: [
     { id: 'syntax', label: 'syntax correctness', overProposals: true },
     { id: 'format', label: 'format correctness' },
     { id: 'restatement', label: 'restatement', overProposals: true, informational: true, lowerIsBetter: true },
     { id: 'summaryRestatement', label: 'summary restatement', overProposals: true, informational: true, lowerIsBetter: true },
     { id: 'paramRestatement', label: '@param restatement', overProposals: true, informational: true, lowerIsBetter: true },
+    { id: 'paramBare', label: '@param without text', overProposals: true, informational: true },
     { id: 'agreement', label: 'agreement (ROUGE-L)', overProposals: true, informational: true, ratio: true },
     { id: 'contradiction', label: 'contradicted', overProposals: true, informational: true, lowerIsBetter: true },
   ],
-  primaryMetric: 'format',
+});
 
-  async buildCases(context, signal) {
-    const skipped: SkipCounts = { generated: 0, minified: 0, ignored: 0, declaration: 0, large: 0, unreadable: 0 };
-    const files = repositorySourceFiles(context.env.workspace, skipped);
-    const cases: DocCase[] = [];
-    let brokenFiles = 0;
-    let short = 0;
-    let misplaced = 0;
-    for (const file of files) {
-      signal.throwIfAborted();
-      if (syntaxErrors(file.fsPath, file.text).length > 0) {
-        brokenFiles++;
-        continue;
-      }
-      const starts = lineStarts(file.text);
-      for (const declaration of listDeclarations(file.fsPath, file.text)) {
-        if (!FUNCTION_KINDS.has(declaration.kind)) continue;
-        const code = file.text.slice(declaration.start, declaration.end);
-        if (code.split('\n').length <= MIN_LINES) {
-          short++;
+/** Classes and interfaces: their comment is a summary (and `@template`s), measured as doc's are. */
+export const docTypesScenario: Scenario<DocCase> = documentationScenario({
+  id: 'doc-types',
+  title: 'Documentation of classes and interfaces',
+  kinds: TYPE_KINDS,
+  metrics: [
+    { id: 'syntax', label: 'syntax correctness', overProposals: true },
+    { id: 'format', label: 'format correctness' },
+    { id: 'summaryRestatement', label: 'summary restatement', overProposals: true, informational: true, lowerIsBetter: true },
+    { id: 'agreement', label: 'agreement (ROUGE-L)', overProposals: true, informational: true, ratio: true },
+  ],
+});
+
+function documentationScenario(options: { id: 'doc' | 'doc-types'; title: string; kinds: ReadonlySet<DeclarationKind>; metrics: Scenario<DocCase>['metrics'] }): Scenario<DocCase> {
+  const { id, title, kinds, metrics } = options;
+  return {
+    id,
+    task: 'document',
+    title,
+    metrics,
+    primaryMetric: 'format',
+
+    async buildCases(context, signal) {
+      const skipped: SkipCounts = { generated: 0, minified: 0, ignored: 0, declaration: 0, large: 0, unreadable: 0 };
+      const files = repositorySourceFiles(context.env.workspace, skipped);
+      const cases: DocCase[] = [];
+      let brokenFiles = 0;
+      let short = 0;
+      let misplaced = 0;
+      for (const file of files) {
+        signal.throwIfAborted();
+        if (syntaxErrors(file.fsPath, file.text).length > 0) {
+          brokenFiles++;
           continue;
         }
-        if (hasMinifiedLines(code)) continue;
-        if (!startsItsLine(file.text, declaration)) {
-          misplaced++;
-          continue;
+        const starts = lineStarts(file.text);
+        for (const declaration of listDeclarations(file.fsPath, file.text)) {
+          if (!kinds.has(declaration.kind)) continue;
+          const code = file.text.slice(declaration.start, declaration.end);
+          if (code.split('\n').length <= MIN_LINES) {
+            short++;
+            continue;
+          }
+          if (hasMinifiedLines(code)) continue;
+          if (!startsItsLine(file.text, declaration)) {
+            misplaced++;
+            continue;
+          }
+          const made = withoutOwnDoc(file.fsPath, file.text, declaration);
+          if (!made) continue;
+          const line = offsetToPosition(file.text, declaration.start, starts).line + 1;
+          cases.push({
+            id: `${id}:${file.relative}:${line}:${declaration.name}`,
+            file: file.relative,
+            line,
+            target: `${KIND_LABEL[declaration.kind]} ${declaration.name}`,
+            contentHash: hash(`${made.text}\u0000${made.declaration.start}\u0000${declaration.name}`),
+            fsPath: file.fsPath,
+            text: made.text,
+            declaration: made.declaration,
+            hadDoc: declaration.existingDoc !== undefined,
+            ...(declaration.existingDoc ? { humanDoc: declaration.existingDoc.text } : {}),
+          });
+          await new Promise((resolve) => setImmediate(resolve));
         }
-        const made = withoutOwnDoc(file.fsPath, file.text, declaration);
-        if (!made) continue;
-        const line = offsetToPosition(file.text, declaration.start, starts).line + 1;
-        cases.push({
-          id: `doc:${file.relative}:${line}:${declaration.name}`,
-          file: file.relative,
-          line,
-          target: `${KIND_LABEL[declaration.kind]} ${declaration.name}`,
-          contentHash: hash(`${made.text}\u0000${made.declaration.start}\u0000${declaration.name}`),
-          fsPath: file.fsPath,
-          text: made.text,
-          declaration: made.declaration,
-          hadDoc: declaration.existingDoc !== undefined,
-          ...(declaration.existingDoc ? { humanDoc: declaration.existingDoc.text } : {}),
-        });
-        await new Promise((resolve) => setImmediate(resolve));
       }
-    }
-    const notes = [`${files.length} source files`, `${short} functions of ${MIN_LINES} lines or fewer left out`];
-    if (skipped.generated + skipped.minified > 0) notes.push(`${skipped.generated} generated and ${skipped.minified} minified files left out`);
-    if (brokenFiles > 0) notes.push(`${brokenFiles} files with syntax errors left out`);
-    if (misplaced > 0) notes.push(`${misplaced} declarations sharing their first line with other code left out`);
-    context.note(`doc: ${cases.length} cases (${notes.join('; ')})`);
-    return cases;
-  },
+      const notes = [`${files.length} source files`, `${short} ${id === 'doc' ? 'functions' : 'declarations'} of ${MIN_LINES} lines or fewer left out`];
+      if (skipped.generated + skipped.minified > 0) notes.push(`${skipped.generated} generated and ${skipped.minified} minified files left out`);
+      if (brokenFiles > 0) notes.push(`${brokenFiles} files with syntax errors left out`);
+      if (misplaced > 0) notes.push(`${misplaced} declarations sharing their first line with other code left out`);
+      context.note(`${id}: ${cases.length} cases (${notes.join('; ')})`);
+      return cases;
+    },
 
-  run(env, evalCase, agent, interactionId, signal) {
-    const document = snapshotOf(evalCase.fsPath, evalCase.text);
-    const declaration = evalCase.declaration;
-    return runCaseTask(env, { task: 'document', document, target: declarationTarget(declaration), text: `Document the ${KIND_LABEL[declaration.kind]} ${declaration.name}` }, agent, interactionId, signal);
-  },
+    run(env, evalCase, agent, interactionId, signal) {
+      const document = snapshotOf(evalCase.fsPath, evalCase.text);
+      const declaration = evalCase.declaration;
+      return runCaseTask(env, { task: 'document', document, target: declarationTarget(declaration), text: `Document the ${KIND_LABEL[declaration.kind]} ${declaration.name}` }, agent, interactionId, signal);
+    },
 
-  async score(context, evalCase, run): Promise<Score> {
-    const fail = (failure: string, details: Record<string, unknown> = {}): Score => ({ metrics: { syntax: run.proposal ? 0 : null, format: 0 }, failure, details: { hadDoc: evalCase.hadDoc, ...details } });
-    if (!run.proposal) return fail(run.failure ?? 'no proposal');
-    const applied = context.scratch.applyAndReadBack(run.proposal);
-    if (!applied.ok) return fail(applied.reason);
-    const [file, ...others] = applied.files;
-    if (!file || others.length > 0 || file.created || file.fsPath !== evalCase.fsPath) return fail('the answer edits other files than the documented one');
-    const errors = syntaxErrors(evalCase.fsPath, file.after);
-    if (errors.length > 0) return fail(`the edited file does not parse: ${errors[0] ?? ''}`);
-    const analysis = analyse(context.env.workspace.projects.forFile(evalCase.fsPath), evalCase);
-    const declaration = evalCase.declaration;
-    const verdict = checkDocFormat({ fileName: evalCase.fsPath, before: evalCase.text, after: file.after, target: { kind: declaration.kind, simpleName: declaration.simpleName, start: declaration.start }, facts: analysis.facts });
-    const content = verdict.comment ? contentScores(verdict.comment, evalCase, analysis) : { metrics: {}, details: {} };
-    const details = { hadDoc: evalCase.hadDoc, problems: verdict.problems, ...(verdict.comment ? { comment: verdict.comment } : {}), ...content.details };
-    return { metrics: { syntax: 1, format: verdict.correct ? 1 : 0, ...content.metrics }, ...(verdict.correct ? {} : { failure: verdict.problems.join('; ') }), details };
-  },
+    async score(context, evalCase, run): Promise<Score> {
+      const fail = (failure: string, details: Record<string, unknown> = {}): Score => ({ metrics: { syntax: run.proposal ? 0 : null, format: 0 }, failure, details: { hadDoc: evalCase.hadDoc, ...details } });
+      if (!run.proposal) return fail(run.failure ?? 'no proposal');
+      const applied = context.scratch.applyAndReadBack(run.proposal);
+      if (!applied.ok) return fail(applied.reason);
+      const [file, ...others] = applied.files;
+      if (!file || others.length > 0 || file.created || file.fsPath !== evalCase.fsPath) return fail('the answer edits other files than the documented one');
+      const errors = syntaxErrors(evalCase.fsPath, file.after);
+      if (errors.length > 0) return fail(`the edited file does not parse: ${errors[0] ?? ''}`);
+      const analysis = analyse(context.env.workspace.projects.forFile(evalCase.fsPath), evalCase);
+      const declaration = evalCase.declaration;
+      const verdict = checkDocFormat({ fileName: evalCase.fsPath, before: evalCase.text, after: file.after, target: { kind: declaration.kind, simpleName: declaration.simpleName, start: declaration.start }, facts: analysis.facts });
+      const content = verdict.comment ? contentScores(verdict.comment, evalCase, analysis) : { metrics: {}, details: {} };
+      const details = { hadDoc: evalCase.hadDoc, problems: verdict.problems, ...(verdict.comment ? { comment: verdict.comment } : {}), ...content.details };
+      return { metrics: { syntax: 1, format: verdict.correct ? 1 : 0, ...content.metrics }, ...(verdict.correct ? {} : { failure: verdict.problems.join('; ') }), details };
+    },
 
-  contextChars: (evalCase) => evalCase.declaration.end - evalCase.declaration.start,
-};
+    contextChars: (evalCase) => evalCase.declaration.end - evalCase.declaration.start,
+  };
+}
 
 interface CaseAnalysis {
   facts: ReturnType<typeof signatureFacts>;
@@ -162,6 +188,7 @@ function contentScores(comment: string, evalCase: DocCase, analysis: CaseAnalysi
     restatement: rate(restatement.restates),
     summaryRestatement: rate(restatement.summaryRestates),
     paramRestatement: restatement.paramRestating,
+    paramBare: restatement.paramBare,
     agreement: evalCase.humanDoc ? agreement(comment, evalCase.humanDoc) : null,
     contradiction: contradicted.length > 0 ? 1 : 0,
   };

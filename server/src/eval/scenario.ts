@@ -7,7 +7,7 @@ import type { EslintRunner } from './eslintRunner.js';
 import type { EvalRecord } from './records.js';
 
 /** Scenario names the command line accepts (each one is in `scenarios.ts`). */
-export const SCENARIO_IDS = ['doc', 'fix', 'repair', 'generate', 'test', 'workspace', 'class'] as const;
+export const SCENARIO_IDS = ['doc', 'doc-types', 'fix', 'repair', 'generate', 'test', 'workspace', 'class'] as const;
 export type ScenarioId = (typeof SCENARIO_IDS)[number];
 /**
  * The scenarios run when none are named: those that never run the repository's tests. Generate, test and class run
