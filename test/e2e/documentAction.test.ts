@@ -181,7 +181,7 @@ describe('Document as a code action (offline agent)', () => {
       refused.push(token);
       return Promise.reject(new Error('no progress here'));
     };
-    const second = (await actionsAt(editor, doc.uri, 'export class ConfigStore'))[0]!;
+    const second = (await actionsAt(editor, doc.uri, 'async load()'))[0]!;
     const done = await editor.request<TaskCommandResult>('workspace/executeCommand', { command: second.command!.command, arguments: second.command!.arguments });
     expect(done.applied).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -194,7 +194,7 @@ describe('Document as a code action (offline agent)', () => {
     const action = (await actionsAt(editor, doc.uri, 'parseConfig(text'))[0]!;
     const own = await editor.request<TaskCommandResult>('workspace/executeCommand', { command: action.command!.command, arguments: action.command!.arguments });
     expect(own).toMatchObject({ applied: true, outcome: 'applied' });
-    const second = (await actionsAt(editor, doc.uri, 'export class ConfigStore'))[0]!;
+    const second = (await actionsAt(editor, doc.uri, 'async load()'))[0]!;
     const given = await editor.request<TaskCommandResult>('workspace/executeCommand', { command: second.command!.command, arguments: second.command!.arguments, workDoneToken: 'quick' });
     expect(given.applied).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 200));

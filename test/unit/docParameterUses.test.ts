@@ -18,7 +18,7 @@ function usesOf(text: string, name: string, locals: string[] = []): Record<strin
   visit(root);
   if (!found) throw new Error(`no function ${name}`);
   const bindings = found.parameters.flatMap((parameter) => (ts.isIdentifier(parameter.name) ? [{ tagName: parameter.name.text, variable: parameter.name.text }] : []));
-  return Object.fromEntries(parameterUses(found, root, bindings, new Set(locals)));
+  return Object.fromEntries([...parameterUses(found, root, bindings, new Set(locals))].map(([tag, text]) => [tag, text.text]));
 }
 
 describe('parameterUses', () => {
@@ -59,6 +59,10 @@ describe('parameterUses', () => {
       '}',
     ].join('\n');
     expect(usesOf(text, 'constructor')).toEqual({ parent: 'Stored in `this.parent`.', value: 'Stored in `this.data`.', path: 'Stored in `this._path`.', key: 'Stored in `this._key`.' });
+    // Reading an options object's members tells what it is used for, but is no evidence a comment is worth proposing.
+    const root = ts.createSourceFile('fixture.ts', text, ts.ScriptTarget.ES2022, true);
+    const matcher = root.statements.find(ts.isFunctionDeclaration)!;
+    expect(parameterUses(matcher, root, [{ tagName: 'filters', variable: 'filters' }], new Set()).get('filters')).toEqual({ text: 'Its `exact`, `status`, `predicate` and `mutationKey` are read.', telling: '' });
     // `mutation` is read only on some paths: said with `may`, never as if always; `predicate` is the body's own variable.
     expect(usesOf(text, 'matchMutation')).toEqual({ filters: 'Its `exact`, `status`, `predicate` and `mutationKey` are read.', mutation: 'Its `options` and `state` may be read.' });
   });

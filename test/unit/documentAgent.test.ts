@@ -208,10 +208,34 @@ describe('OfflineDocumentAgent', () => {
     expect(doc.indexOf('@template')).toBeLessThan(doc.indexOf('@param'));
   });
 
-  it('documents a class with extends and implements', async () => {
-    const text = 'export class HttpError extends Error implements Disposable {\n  [Symbol.dispose](): void {}\n}\n';
-    const doc = await documentNamed('httpError.ts', text, 'HttpError');
-    expect(doc).toBe('/**\n * Represents an HTTP error, extending `Error` and implementing `Disposable`.\n */');
+  it('summarises a class or interface from what its base is documented as and how the project uses it, or declines', async () => {
+    writeFixture('removable.ts', '/** Removes itself from its cache after `gcTime` without observers. */\nexport abstract class Removable {\n  gcTime = 0;\n}\n');
+    const text = [
+      "import { Removable } from './removable.js';",
+      'export interface Listener {',
+      '  notify(): void;',
+      '}',
+      'export class QueryCache extends Removable implements Listener {',
+      '  notify(): void {}',
+      '}',
+      'export class Orphan {',
+      '  size = 0;',
+      '}',
+      'export class QueryClient {',
+      '  #cache: QueryCache;',
+      '  constructor() {',
+      '    this.#cache = new QueryCache();',
+      '  }',
+      '}',
+    ].join('\n');
+    // Not "Represents a query cache, extending `Removable`": the header says that much.
+    expect(await documentNamed('queryCache.ts', text, 'QueryCache')).toBe(
+      ['/**', ' * Extends `Removable`, documented as “Removes itself from its cache after `gcTime` without observers.” Constructed by `QueryClient.constructor`.', ' */'].join('\n'),
+    );
+    expect(await documentNamed('queryCache.ts', text, 'Listener')).toBe(['/**', ' * Implemented by `QueryCache`.', ' */'].join('\n'));
+    const fsPath = writeFixture('queryCache.ts', text);
+    const orphan = await agent.run(requestFor(fsPath, text, targetNamed(fsPath, text, 'Orphan')), new AbortController().signal);
+    expect(orphan).toMatchObject({ text: '', reason: expect.stringContaining('Orphan') });
   });
 
   it('documents a method, a getter and a constructor in a class', async () => {

@@ -16,6 +16,8 @@ const MAX_MEMBERS = 4;
 
 type UseKind = 'returned' | 'stored' | 'passed' | 'constructed' | 'called' | 'instantiated' | 'method' | 'written' | 'read' | 'awaited' | 'iterated' | 'keys' | 'spread' | 'fallback' | 'compared' | 'typeof' | 'instanceof';
 
+const TELLING_KINDS: ReadonlySet<UseKind> = new Set(['passed', 'constructed', 'stored', 'method', 'written', 'fallback', 'instantiated']);
+
 /** The order sentences come in: what leaves the function first, then what it does to the value, then the tests. */
 const KIND_ORDER: readonly UseKind[] = ['returned', 'stored', 'passed', 'constructed', 'called', 'instantiated', 'method', 'written', 'read', 'awaited', 'iterated', 'keys', 'spread', 'fallback', 'compared', 'typeof', 'instanceof'];
 
@@ -46,6 +48,17 @@ interface Use {
   when: When;
 }
 
+/** A `@param` text, and those of its sentences that tell where the value goes or what is done to it. */
+export interface ParameterText {
+  text: string;
+  /**
+   * The sentences saying where the value goes (a call, a constructor, a field) or what is done to it (set, called
+   * through, replaced): evidence a comment is worth proposing. Reading its members, testing or returning it, on their
+   * own, say little the parameter's type does not.
+   */
+  telling: string;
+}
+
 /** A parameter (or a property a parameter destructures) as its tag names it, and the variable that holds it in the body. */
 export interface ParameterBinding {
   tagName: string;
@@ -58,8 +71,8 @@ export interface ParameterBinding {
  * nothing nameable with it (it only forwards it to code local to the body, or only indexes it). `locals` are the
  * names declared in the body: a sentence never names one, since the caller cannot see it.
  */
-export function parameterUses(fn: FunctionLike, root: ts.SourceFile, bindings: readonly ParameterBinding[], locals: ReadonlySet<string>): Map<string, string> {
-  const texts = new Map<string, string>();
+export function parameterUses(fn: FunctionLike, root: ts.SourceFile, bindings: readonly ParameterBinding[], locals: ReadonlySet<string>): Map<string, ParameterText> {
+  const texts = new Map<string, ParameterText>();
   if (!fn.body) return texts;
   const variables = new Set(bindings.map((binding) => binding.variable));
   // A parameter redeclared in the body (`let x = …`, a nested function's own `x`) is another variable there: say nothing of it.
@@ -340,7 +353,7 @@ export function parameterUses(fn: FunctionLike, root: ts.SourceFile, bindings: r
   for (const binding of bindings) {
     if (reassigned.has(binding.variable) || redeclared.has(binding.variable)) continue;
     const text = sentencesOf(uses.get(binding.variable) ?? [], binding.variable);
-    if (text) texts.set(binding.tagName, text);
+    if (text.text) texts.set(binding.tagName, text);
   }
   return texts;
 }
@@ -426,7 +439,7 @@ interface Clause {
   participle: string;
 }
 
-function sentencesOf(all: readonly Use[], variable: string): string {
+function sentencesOf(all: readonly Use[], variable: string): ParameterText {
   // `Called when it is a function` says what `Tested with \`typeof\` against "function"` would.
   const tested = new Set(all.flatMap((use) => (use.when.kind === 'when' || use.when.kind === 'unless' ? use.when.codes.map((code) => typeTest(code, variable)?.type) : [])));
   const uses = all.filter((use) => use.kind !== 'typeof' || !tested.has(JSON.parse(use.detail) as string));
@@ -449,10 +462,11 @@ function sentencesOf(all: readonly Use[], variable: string): string {
   const isTest = (kind: UseKind): boolean => kind === 'compared' || kind === 'typeof' || kind === 'instanceof';
   const rank = (group: (typeof groups)[number]): number => (isTest(group.kind) ? 1000 : 0) + (group.when.kind === 'always' ? 0 : group.when.kind === 'sometimes' ? 2 : 1) * 100 + KIND_ORDER.indexOf(group.kind);
   groups.sort((a, b) => rank(a) - rank(b));
-  return groups
-    .slice(0, MAX_SENTENCES)
-    .map((group) => sentenceOf(clauseOf(group.kind, group.uses), group.when, variable))
-    .join(' ');
+  const said = groups.slice(0, MAX_SENTENCES).map((group) => ({ kind: group.kind, text: sentenceOf(clauseOf(group.kind, group.uses), group.when, variable) }));
+  return {
+    text: said.map((sentence) => sentence.text).join(' '),
+    telling: said.filter((sentence) => TELLING_KINDS.has(sentence.kind)).map((sentence) => sentence.text).join(' '),
+  };
 }
 
 function listed(items: readonly string[]): string {

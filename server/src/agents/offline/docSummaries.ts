@@ -1,7 +1,5 @@
 // What a declaration's name says it does: its naming context, its summary sentence and its `@returns` sentence.
-import { ts } from 'ts-morph';
 import type { DeclarationKind } from '../../repo/declarations.js';
-import { compactType } from './docTypes.js';
 import type { TypeShape } from './docTypes.js';
 import { backticked, capitalize, isPluralWord, isVerb, lastWordsMatch, pastParticiple, phrase, pluralize, predicateComplement, PREPOSITIONS, QUANTIFIERS, SELECTOR_WORDS, sentence, singularize, splitAtPreposition, splitIdentifier, thirdPerson, withArticle } from './identifierProse.js';
 
@@ -210,34 +208,6 @@ function prepositionSummary(preposition: string, context: NamingContext, returns
     default:
       return sentence(`Computes the result ${phrase(context.words)}`);
   }
-}
-
-export function classSummary(node: ts.ClassDeclaration | ts.ClassExpression, root: ts.SourceFile): string {
-  const name = node.name?.text;
-  const isAbstract = (ts.getCombinedModifierFlags(node) & ts.ModifierFlags.Abstract) !== 0;
-  const base = name ? phrase(splitIdentifier(name)) : 'the default export of this module';
-  let text = name ? `Represents ${withArticle(`${isAbstract ? 'abstract ' : ''}${base}`)}` : `Represents ${base}`;
-  const extended = heritage(node.heritageClauses, ts.SyntaxKind.ExtendsKeyword, root);
-  const implemented = heritage(node.heritageClauses, ts.SyntaxKind.ImplementsKeyword, root);
-  const clauses: string[] = [];
-  if (extended.length > 0) clauses.push(`extending ${joinList(extended.map(backticked))}`);
-  if (implemented.length > 0) clauses.push(`implementing ${joinList(implemented.map(backticked))}`);
-  if (clauses.length > 0) text += `, ${clauses.join(' and ')}`;
-  return sentence(text);
-}
-
-export function interfaceSummary(node: ts.InterfaceDeclaration, root: ts.SourceFile): string {
-  const name = node.name.text.replace(/^I(?=[A-Z][a-z])/, '');
-  const words = phrase(splitIdentifier(name));
-  const subject = isPluralWord(splitIdentifier(name).pop() ?? '') ? `the ${words}` : withArticle(words);
-  let text = `Describes the shape of ${subject}`;
-  const extended = heritage(node.heritageClauses, ts.SyntaxKind.ExtendsKeyword, root);
-  if (extended.length > 0) text += `, extending ${joinList(extended.map(backticked))}`;
-  return sentence(text);
-}
-
-function heritage(clauses: ts.NodeArray<ts.HeritageClause> | undefined, token: ts.SyntaxKind, root: ts.SourceFile): string[] {
-  return (clauses ?? []).filter((clause) => clause.token === token).flatMap((clause) => clause.types.map((type) => compactType(type.getText(root))));
 }
 
 export function joinList(items: string[], conjunction = 'and'): string {

@@ -14,7 +14,8 @@ import { locateDeclaration } from './declarationLocator.js';
 import type { FunctionLike, LocatedDeclaration } from './declarationLocator.js';
 import { collectParameters, ordinal, templateTags } from './docParameters.js';
 import { parameterUses } from './docParameterUses.js';
-import { classSummary, interfaceSummary, isNothing, joinList, namingContext, returnsPhrase } from './docSummaries.js';
+import { isNothing, joinList, namingContext, returnsPhrase } from './docSummaries.js';
+import { typeSummary } from './typeEvidence.js';
 import { addsToSignature, bodyFacts, bodySummary, identifierWords, inheritedDoc, namesAny, returnedText } from './docEvidence.js';
 import { CheckerTypes, compactType, SyntaxTypes } from './docTypes.js';
 import type { TypeSource } from './docTypes.js';
@@ -61,8 +62,9 @@ export interface DocResult {
  */
 export function documentDeclaration(sourceFile: SourceFile, target: DeclarationTarget, options: { javascript: boolean }): DocResult {
   let checker: ts.TypeChecker | undefined;
+  let program: ts.Program | undefined;
   try {
-    const program = sourceFile.getProject().getProgram().compilerObject;
+    program = sourceFile.getProject().getProgram().compilerObject;
     // A JavaScript file outside a tsconfig without `allowJs` is not in the program: its types would all be `any`.
     checker = program.getSourceFile(sourceFile.getFilePath()) ? program.getTypeChecker() : undefined;
   } catch {
@@ -73,10 +75,10 @@ export function documentDeclaration(sourceFile: SourceFile, target: DeclarationT
   if (!declaration) return { text: '' };
   const syntaxTypes = new SyntaxTypes(root, options.javascript);
   try {
-    return writeDocComment(declaration, target, options, checker ? new CheckerTypes(checker, syntaxTypes) : syntaxTypes, checker);
+    return writeDocComment(declaration, target, options, checker ? new CheckerTypes(checker, syntaxTypes) : syntaxTypes, checker, checker ? program : undefined);
   } catch {
     try {
-      return writeDocComment(declaration, target, options, syntaxTypes, undefined);
+      return writeDocComment(declaration, target, options, syntaxTypes, undefined, undefined);
     } catch {
       return { text: target.existingDoc ? unindentBlock(target.existingDoc.text, target.indent) : '' };
     }
@@ -173,11 +175,11 @@ interface GeneratedDoc {
   throws: Array<Omit<JsDocTag, 'raw'>>;
 }
 
-function writeDocComment(declaration: LocatedDeclaration, target: DeclarationTarget, options: { javascript: boolean }, types: TypeSource, checker: ts.TypeChecker | undefined): DocResult {
+function writeDocComment(declaration: LocatedDeclaration, target: DeclarationTarget, options: { javascript: boolean }, types: TypeSource, checker: ts.TypeChecker | undefined, program: ts.Program | undefined): DocResult {
   const root = declaration.node.getSourceFile();
   const existing = target.existingDoc ? parseJsDoc(target.existingDoc.text) : undefined;
   const existingParameterNames = existing ? existing.tags.filter((tag) => isParameterTag(tag.tag)).map((tag) => tag.name ?? '') : [];
-  const generated = generateDoc(declaration, root, options.javascript, types, existingParameterNames, checker);
+  const generated = generateDoc(declaration, root, options.javascript, types, existingParameterNames, checker, program);
   const hyphen = prefersHyphen(existing?.tags ?? []);
   const toTag = (fields: Omit<JsDocTag, 'raw'>): JsDocTag => ({ ...fields, raw: renderTag(fields, { hyphen }) });
   if (!existing || !target.existingDoc) {
@@ -230,18 +232,19 @@ function writeDocComment(declaration: LocatedDeclaration, target: DeclarationTar
 
 /** Why no comment is proposed for a declaration whose code says nothing beyond its signature. */
 function declineReason(declaration: LocatedDeclaration, target: DeclarationTarget): string {
-  const what = declaration.kind === 'class' || declaration.kind === 'interface' ? declaration.kind : 'code';
-  return `nothing true to add to the signature of ${target.name}: its ${what} calls, sets, throws and returns nothing nameable, and no overload or inherited member is documented, so a comment would only repeat its name and types`;
+  if (declaration.kind === 'class' || declaration.kind === 'interface') {
+    return `nothing true to add to the declaration of ${target.name}: what it extends or implements is undocumented and nothing in the project constructs, implements or extends it, so a comment would only repeat its name`;
+  }
+  return `nothing true to add to the signature of ${target.name}: its code calls, sets, throws and returns nothing nameable, and no overload or inherited member is documented, so a comment would only repeat its name and types`;
 }
 
-function generateDoc(declaration: LocatedDeclaration, root: ts.SourceFile, javascript: boolean, types: TypeSource, existingParameterNames: string[], checker: ts.TypeChecker | undefined): GeneratedDoc {
+function generateDoc(declaration: LocatedDeclaration, root: ts.SourceFile, javascript: boolean, types: TypeSource, existingParameterNames: string[], checker: ts.TypeChecker | undefined, program: ts.Program | undefined): GeneratedDoc {
   // The author's own words over the code, when they describe it, say more than its name does.
   const noted = summaryFromComments(notesAbove(declaration.node, statementOf(declaration.node), root));
-  if (declaration.kind === 'class') {
-    return { summary: noted ?? classSummary(declaration.node, root), evidence: true, templates: templateTags(declaration.node.typeParameters, undefined, root, javascript), parameters: [], throws: [] };
-  }
-  if (declaration.kind === 'interface') {
-    return { summary: noted ?? interfaceSummary(declaration.node, root), evidence: true, templates: templateTags(declaration.node.typeParameters, undefined, root, javascript), parameters: [], throws: [] };
+  if (declaration.kind === 'class' || declaration.kind === 'interface') {
+    // Its name and heritage clause are what "Represents a user cache, extending `Cache`" would say: only evidence is said.
+    const summary = noted ?? typeSummary(declaration.node, checker, program) ?? '';
+    return { summary, evidence: summary !== '', templates: templateTags(declaration.node.typeParameters, undefined, root, javascript), parameters: [], throws: [] };
   }
   const { fn, kind } = declaration;
   // With overloads, the comment goes on the first and is what callers of each undocumented one see: it describes
@@ -272,9 +275,10 @@ function generateDoc(declaration: LocatedDeclaration, root: ts.SourceFile, javas
     // Only the same function's own documentation, elsewhere: the same name in another function or type may mean another thing.
     const documented = inherited?.parameters.get(entry.tagName);
     const own = implementation.some((other) => other.tagName === entry.tagName && other.position === entry.position);
-    const used = own ? uses.get(entry.tagName) : undefined;
+    const usedText = own ? uses.get(entry.tagName) : undefined;
+    const used = usedText?.text;
     if (documented) evidence = true;
-    if (used) usedTexts.push(used);
+    if (usedText?.telling) usedTexts.push(usedText.telling);
     // Where nothing beyond the signature is known, the tag stays without words: the parameter is listed, nothing is restated.
     let described = documented ?? used ?? '';
     if (!documented && used && entry.defaultText !== undefined) described += ` Defaults to ${backticked(entry.defaultText)}.`;
@@ -295,7 +299,7 @@ function generateDoc(declaration: LocatedDeclaration, root: ts.SourceFile, javas
   const overloadTexts = overloads.map((overload) => overload.getText(root));
   const signature = identifierWords([rawName, ownerName ?? '', root.text.slice(declaration.node.getStart(root), Math.max(declaration.node.getStart(root), signatureEnd)), ...overloadTexts, returnFacts?.jsdocType ?? ''].join(' '));
   // A summary says what the code does; one made from the name alone, or naming only what the signature names, restates it.
-  // What the body does with a parameter is evidence when it names something the signature does not (`Passed to \`_check\``
+  // Where the body sends a parameter is evidence when it names something the signature does not (`Passed to \`_check\``
   // for a function returning a `ZodCheck` does not).
   if (usedTexts.some((text) => addsToSignature(text, signature))) evidence = true;
   const fromBody = bodySummary(body);
