@@ -4,6 +4,9 @@ import { addsToSignature, identifierWords } from './docEvidence.js';
 import { backticked } from './identifierProse.js';
 import { joinList } from './docSummaries.js';
 
+/** Words of a factory's name that say only that it makes something: `ZodNever.create`, `Query.constructor`. */
+const FACTORY_WORDS = new Set(['create', 'constructor', 'new', 'make', 'build', 'from', 'of', 'init']);
+
 /** Places named per sentence before `and N more`. */
 const MAX_NAMED = 3;
 /** Longest first sentence quoted from another declaration's documentation. */
@@ -28,8 +31,12 @@ export function typeSummary(node: ts.ClassLikeDeclaration | ts.InterfaceDeclarat
       }
     }
     const symbol = node.name ? checker.getSymbolAtLocation(node.name) : undefined;
+    // `ZodBoolean.create` constructing `ZodBoolean`, `ZodMiniPrefault` made by `prefault`: names the header already says.
+    const header = identifierWords(node.getSourceFile().text.slice(node.getStart(), node.members.pos));
+    const telling = (name: string): boolean => [...identifierWords(name)].some((word) => !header.has(word) && !FACTORY_WORDS.has(word));
     if (symbol && program) {
-      const uses = usesOf(symbol, node, checker, program);
+      const found = usesOf(symbol, node, checker, program);
+      const uses = { constructedIn: found.constructedIn.filter(telling), implementedBy: found.implementedBy.filter(telling), extendedBy: found.extendedBy.filter(telling) };
       const said = (text: string): void => {
         sentences.push({ text, names: text });
       };
@@ -37,10 +44,8 @@ export function typeSummary(node: ts.ClassLikeDeclaration | ts.InterfaceDeclarat
       if (uses.implementedBy.length > 0) said(`Implemented by ${named(uses.implementedBy)}`);
       if (uses.extendedBy.length > 0) said(`Extended by ${named(uses.extendedBy)}`);
     }
-    // `Constructed by \`ZodBoolean.create\`` on `ZodBoolean` names nothing its declaration does not.
-    const header = identifierWords(node.getSourceFile().text.slice(node.getStart(), node.members.pos));
-    const telling = sentences.filter((sentence) => addsToSignature(sentence.names, header));
-    return telling.length > 0 ? telling.map((sentence) => (/[.!?]”$/.test(sentence.text) ? sentence.text : `${sentence.text}.`)).join(' ') : undefined;
+    const said = sentences.filter((sentence) => addsToSignature(sentence.names, header));
+    return said.length > 0 ? said.map((sentence) => (/[.!?]”$/.test(sentence.text) ? sentence.text : `${sentence.text}.`)).join(' ') : undefined;
   } catch {
     return undefined;
   }
