@@ -71,7 +71,7 @@ end
 const JOURNEY = `
 R.data.seen = {}
 local function see(name) R.data.seen[name] = { ghost = T.ghost(), line = T.line(), mode = vim.api.nvim_get_mode().mode } end
-local function shown(text) return function() local g = T.ghost()[1]; return g ~= nil and g.text[1] == text .. '|Comment' end end
+local function shown(text) return function() local g = T.ghost()[1]; return g ~= nil and g.text[1] == text .. '|AssistantGhost' end end
 local function none() return #T.ghost() == 0 end
 T.cursor_on('(, 0);')
 T.insert({
@@ -127,12 +127,12 @@ describe.skipIf(skipNvim)(`inline completion in Neovim${skipReason}`, () => {
     const typed = seen.typed!;
     expect(typed.line).toBe('  return values.reduce(s, 0);');
     expect(typed.mode).toBe('i');
-    expect(typed.ghost).toEqual([{ row: 11, col: '  return values.reduce(s'.length, pos: inline ? 'inline' : 'overlay', text: ['um, v) => sum + v|Comment', ...rest(', 0);')], lines: [] }]);
+    expect(typed.ghost).toEqual([{ row: 11, col: '  return values.reduce(s'.length, pos: inline ? 'inline' : 'overlay', text: ['um, v) => sum + v|AssistantGhost', ...rest(', 0);')], lines: [] }]);
     // Dismissed: nothing shown, nothing inserted.
     expect(seen.dismissed).toMatchObject({ line: '  return values.reduce(s, 0);', ghost: [] });
     // Accept word takes `um`; the rest stays on screen.
     expect(seen.word!.line).toBe('  return values.reduce(sum, 0);');
-    expect(seen.word!.ghost[0]).toMatchObject({ col: '  return values.reduce(sum'.length, text: [', v) => sum + v|Comment', ...rest(', 0);')] });
+    expect(seen.word!.ghost[0]).toMatchObject({ col: '  return values.reduce(sum'.length, text: [', v) => sum + v|AssistantGhost', ...rest(', 0);')] });
     // Typing on asks again; accept takes the whole suggestion, and leaving insert mode leaves nothing on screen.
     expect(seen.accepted!.line).toBe('  return values.reduce(sum, v) => sum + v, 0);');
     expect(seen.normal).toMatchObject({ mode: 'n', ghost: [] });
@@ -152,6 +152,63 @@ describe.skipIf(skipNvim)(`inline completion in Neovim${skipReason}`, () => {
     // The first model request, and the one after `,`: the second suggestion came from the server's cache.
     expect(model.requests.map((r) => r.path)).toEqual(['/v1/completions']);
     expect(result.notifications.filter((n) => n.level >= 3)).toEqual([]);
+  }, 60_000);
+
+  it('draws the suggestion apart from code in a terminal; <M-]> says it is asking, then that there is no other or no suggestion', async () => {
+    // A slow first answer, as a local model loading; then nothing to suggest.
+    let calls = 0;
+    model.setDefault({ kind: 'dynamic', respond: () => (++calls === 1 ? { kind: 'text', content: 'um, v) => sum + v', delayMs: 1500 } : { kind: 'text', content: '' }) });
+    const { result } = await runScenario(
+      `
+R.data.seen = {}
+local function see(name) R.data.seen[name] = { ghost = T.ghost(), line = T.line(), progress = vim.deepcopy(R.progress), notifications = vim.tbl_map(function(n) return n.message end, R.notifications) } end
+local function said(pattern) return function() return T.notified(pattern) ~= nil end end
+local typed
+T.cursor_on('(, 0);')
+T.insert({
+  { 'insert mode', function() return vim.api.nvim_get_mode().mode == 'i' end, function() vim.api.nvim_input('<M-]>') end },
+  { 'the asking line', function() return R.progress[#R.progress] == 'assistant-ls: asking the model…' end, function() see('asking') end },
+  { 'the ghost text', function() return #T.ghost() > 0 end, function() see('shown'); vim.api.nvim_input('<M-]>') end },
+  { 'no other suggestion', said('no other suggestion'), function() see('noOther'); vim.api.nvim_input('<C-]>x'); typed = uv.now() end },
+  -- Typing asks too, silently.
+  { 'a while after typing', function() return typed and uv.now() - typed > 800 end, function() see('typed'); vim.api.nvim_input('<M-]>') end },
+  { 'no suggestion here', said('no suggestion here'), function() see('nothing'); vim.api.nvim_input('<Esc>') end },
+})
+local function cterm(group)
+  local id = vim.fn.synIDtrans(vim.fn.hlID(group))
+  return { fg = vim.fn.synIDattr(id, 'fg', 'cterm'), italic = vim.fn.synIDattr(id, 'italic', 'cterm'), bold = vim.fn.synIDattr(id, 'bold', 'cterm') }
+end
+R.data.termguicolors = vim.o.termguicolors
+R.data.ghostHl = cterm('AssistantGhost')
+R.data.normalHl = cterm('Normal')
+`,
+      { fixture: 'completion', file: FILE, setup: setup(), helpers: HELPERS, prepare, timeoutMs: 40_000 },
+    );
+    const seen = result.data.seen as Record<string, Seen & { progress: string[]; notifications: string[] }>;
+    // Asked with the key: the line says so while the model works, and clears with the answer.
+    expect(seen.asking!.ghost).toEqual([]);
+    expect(seen.asking!.progress).toEqual(['assistant-ls: asking the model…']);
+    expect(seen.shown!.progress).toEqual(['assistant-ls: asking the model…', '']);
+    // In the plugin's own group, which (termguicolors off, as in a 256-colour terminal) has a cterm colour or
+    // attribute that Normal has not.
+    expect(seen.shown!.ghost[0]!.text[0]).toBe('um, v) => sum + v|AssistantGhost');
+    expect(result.data.termguicolors).toBe(false);
+    const ghostHl = result.data.ghostHl as { fg: string; italic: string; bold: string };
+    const normalHl = result.data.normalHl as { fg: string; italic: string; bold: string };
+    expect(ghostHl.fg !== normalHl.fg || ghostHl.italic === '1' || ghostHl.bold === '1').toBe(true);
+    expect(ghostHl.fg).not.toBe('');
+    // The server offers one suggestion: the key says there is no other, and the suggestion stays.
+    expect(seen.noOther!.ghost[0]!.text[0]).toBe('um, v) => sum + v|AssistantGhost');
+    expect(seen.noOther!.notifications).toEqual(['assistant-ls: no other suggestion']);
+    // Typing asked the model again without a word on screen.
+    expect(seen.typed!.progress).toEqual(seen.shown!.progress);
+    expect(seen.typed!.notifications).toEqual(seen.noOther!.notifications);
+    expect(seen.typed!.line).toBe('  return values.reduce(x, 0);');
+    // Asked with the key where the model has nothing: said in one line, and the asking line cleared.
+    expect(seen.nothing!.notifications).toEqual(['assistant-ls: no other suggestion', 'assistant-ls: no suggestion here']);
+    expect(seen.nothing!.progress.slice(2)).toEqual(['assistant-ls: asking the model…', '']);
+    expect(seen.nothing!.ghost).toEqual([]);
+    expect(calls).toBe(3);
   }, 60_000);
 
   it('shows nothing and asks nothing with inline = { enabled = false }', async () => {

@@ -16,13 +16,23 @@ I.defaults = {
     prev = '<M-[>',
     dismiss = '<C-]>',
   },
-  hl_group = 'Comment',
+  -- The plugin's own group (below), so that a colour scheme or the user can restyle ghost text alone.
+  hl_group = 'AssistantGhost',
 }
 
 I.config = vim.deepcopy(I.defaults)
 
 local api = vim.api
 local ns = api.nvim_create_namespace('assistant_inline')
+
+-- Grey, apart from the code in the terminal too: the default colour scheme of 0.10+ gives `Comment` no cterm colour,
+-- so without 'termguicolors' a link to it would draw the suggestion exactly like typed code. `default` leaves a
+-- colour scheme's or the user's own definition alone; `:colorscheme` clears the group, so it is set again after.
+local function define_highlight()
+  vim.cmd('highlight default AssistantGhost ctermfg=244 guifg=#808080 cterm=italic gui=italic')
+end
+define_highlight()
+api.nvim_create_autocmd('ColorScheme', { group = api.nvim_create_augroup('assistant_inline_highlight', { clear = true }), callback = define_highlight })
 local has_010 = vim.fn.has('nvim-0.10') == 1
 local has_011 = vim.fn.has('nvim-0.11') == 1
 -- 0.12 shows and accepts inline completions itself (vim.lsp.inline_completion), and runs the item's command.
@@ -53,6 +63,17 @@ local function in_insert_mode()
   return api.nvim_get_mode().mode:sub(1, 1) == 'i'
 end
 
+-- What the user is told while an explicit request waits: a local model can take half a minute to load.
+I.asking_text = 'assistant-ls: asking the model…'
+
+-- Clears the "asking" line once its request is answered, superseded or cancelled.
+local function stop_asking()
+  if state.asking then
+    state.asking = nil
+    require('assistant.progress').echo('')
+  end
+end
+
 local function cancel_pending()
   if state.pending and state.client then
     local client, id = state.client, state.pending
@@ -63,6 +84,12 @@ local function cancel_pending()
     end
   end
   state.pending = nil
+  stop_asking()
+end
+
+local function say(message)
+  vim.notify('assistant-ls: ' .. message, vim.log.levels.INFO)
+  require('assistant.progress').said()
 end
 
 local function clear_marks()
@@ -180,27 +207,30 @@ function I.request(bufnr, trigger_kind)
   local tick = api.nvim_buf_get_changedtick(bufnr)
   local position = assistant().cursor_position(bufnr)
   local params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) }, position = position, context = { triggerKind = trigger_kind or AUTOMATIC } }
+  local invoked = trigger_kind == INVOKED
   local request_id
   local function on_answer(err, result)
     if request_id == nil or state.pending ~= request_id then
       return
     end
     state.pending = nil
-    if err or is_null(result) then
-      return
-    end
+    stop_asking()
     local r, c = cursor()
     if api.nvim_get_current_buf() ~= bufnr or api.nvim_buf_get_changedtick(bufnr) ~= tick or r ~= row or c ~= col or not in_insert_mode() then
       return
     end
     local items = {}
-    for _, item in ipairs(result.items or result) do
+    for _, item in ipairs((not err and not is_null(result)) and (result.items or result) or {}) do
       local text = insert_text(item, position)
       if text then
         table.insert(items, { text = text, command = item.command })
       end
     end
     if #items == 0 then
+      -- Asked for with a key: an answer of nothing is said, unless the server already said why.
+      if invoked and not state.told then
+        say(err and ('no suggestion: ' .. tostring(err.message or err)) or 'no suggestion here')
+      end
       return
     end
     state.items, state.index, state.taken, state.tick, state.row, state.col = items, 1, 0, tick, row, col
@@ -215,6 +245,20 @@ function I.request(bufnr, trigger_kind)
   if ok then
     request_id = id
     state.pending = id
+    state.told = nil
+    -- Only a request the user made with a key is announced; those made while typing stay silent.
+    if invoked then
+      state.asking = true
+      require('assistant.progress').echo(I.asking_text)
+    end
+  end
+end
+
+--- The server showed a message (`window/showMessage`): while an explicit request waits, that is its reason for
+--- answering nothing (no model, an excluded file), so "no suggestion" need not be said over it.
+function I.server_said()
+  if state.pending then
+    state.told = true
   end
 end
 
@@ -275,11 +319,16 @@ function I.accept(how)
 end
 
 --- Shows the next (1) or previous (-1) of the server's suggestions; with none on screen, asks for one now.
+--- assistant-ls answers one suggestion at a time, and asking again at the same place gives the same one (its cache):
+--- with one on screen, the key says there is no other rather than doing nothing.
 function I.cycle(step)
   if not I.visible() then
     return I.request(api.nvim_get_current_buf(), INVOKED)
   end
-  if #state.items < 2 or state.taken > 0 then
+  if #state.items < 2 then
+    return say('no other suggestion')
+  end
+  if state.taken > 0 then
     return
   end
   state.index = (state.index - 1 + step) % #state.items + 1
