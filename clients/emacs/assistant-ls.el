@@ -1079,13 +1079,23 @@ Accepting runs the item's command, so the trace records it."
              (assistant-ls--server-p (eglot-current-server)))
     (assistant-ls-inline-mode 1)))
 
+(defun assistant-ls-inline--undo-command-p (command)
+  "Whether COMMAND undoes or redoes (Emacs's own, undo-tree, undo-fu, vundo...)."
+  (and (symbolp command)
+       (or (memq command '(undo undo-only undo-redo advertised-undo))
+           (string-match-p "\\(?:\\`\\|-\\)\\(?:un\\|re\\)do\\(?:-\\|\\'\\)"
+                           (symbol-name command)))))
+
 (defun assistant-ls-inline--post-command ()
-  "Ask again after a change, and hide the suggestion when point left it."
+  "Ask again after a change, and hide the suggestion when point left it.
+A change made by undo asks nothing: the suggestion it took out would
+come back from the server's cache, and the next undo would redo it."
   (let ((tick (buffer-chars-modified-tick)))
     (cond ((and (not (eql tick assistant-ls-inline--tick))
                 (not (eql tick assistant-ls-inline--own-tick)))
            (assistant-ls-inline-dismiss)
-           (assistant-ls-inline--schedule))
+           (unless (assistant-ls-inline--undo-command-p this-command)
+             (assistant-ls-inline--schedule)))
           ((and assistant-ls-inline--state
                 (/= (point) (overlay-start (plist-get assistant-ls-inline--state :overlay))))
            (assistant-ls-inline-dismiss)))
