@@ -1011,15 +1011,18 @@ The server waits a little more (its `completion.debounceMs')."
     (define-key map (kbd "<tab>") #'assistant-ls-inline-accept)
     (define-key map (kbd "M-<right>") #'assistant-ls-inline-accept-word)
     (define-key map (kbd "M-<down>") #'assistant-ls-inline-accept-line)
-    (define-key map (kbd "M-]") #'assistant-ls-inline-next)
-    (define-key map (kbd "M-[") #'assistant-ls-inline-previous)
+    ;; Not M-[ nor M-]: in a terminal ESC [ starts the escape sequence of
+    ;; M-<right> and other keys (and ESC ] the terminal's replies), which a
+    ;; binding there would cut short.
+    (define-key map (kbd "M-n") #'assistant-ls-inline-next)
+    (define-key map (kbd "M-p") #'assistant-ls-inline-previous)
     (define-key map (kbd "C-g") #'assistant-ls-inline-dismiss)
     map)
   "Keys while a suggestion is shown; otherwise they do what they always do.")
 
 (defvar assistant-ls-inline-mode-map
   (let ((map (make-sparse-keymap)))
-    (define-key map (kbd "M-]") #'assistant-ls-inline-next)
+    (define-key map (kbd "M-n") #'assistant-ls-inline-next)
     map)
   "Keys of `assistant-ls-inline-mode': \\[assistant-ls-inline-next] asks for a suggestion now.")
 
@@ -1043,6 +1046,13 @@ or line), :overlay, :server.")
 (defvar-local assistant-ls-inline--own-tick nil
   "`buffer-chars-modified-tick' after the mode's own insertion, which asks nothing.")
 
+(defvar-local assistant-ls-inline--asking nil
+  "Non-nil while a request asked for with a key waits, its message shown.")
+
+(defconst assistant-ls-inline--asking-text "assistant-ls: asking the model..."
+  "Said while a request asked for with a key waits: a local model can
+take half a minute to load.")
+
 (add-to-list 'minor-mode-map-alist
              (cons 'assistant-ls-inline--showing assistant-ls-inline-active-map))
 
@@ -1063,7 +1073,7 @@ suggestion shows at point.  While one is shown (and only then):
   \\[assistant-ls-inline-accept]  accept it
   \\[assistant-ls-inline-accept-word]  accept its next word
   \\[assistant-ls-inline-accept-line]  accept its next line
-  \\[assistant-ls-inline-next] \\[assistant-ls-inline-previous]  the next or previous suggestion
+  \\[assistant-ls-inline-next] \\[assistant-ls-inline-previous]  the next or previous suggestion (the server gives one)
   \\[assistant-ls-inline-dismiss]  dismiss it (so does moving point)
 With none shown, \\<assistant-ls-inline-mode-map>\\[assistant-ls-inline-next] asks for one now.
 Accepting runs the item's command, so the trace records it."
@@ -1135,9 +1145,10 @@ shown only if the buffer and point have not changed since."
       (let* ((buffer (current-buffer))
              (point (point))
              (position (eglot--pos-to-lsp-position))
+             (invoked (called-interactively-p 'any))
              (params `(:textDocument ,(eglot--TextDocumentIdentifier)
                        :position ,position
-                       :context (:triggerKind ,(if (called-interactively-p 'any) 1 2))))
+                       :context (:triggerKind ,(if invoked 1 2))))
              (id nil))
         (setq id (assistant-ls--send
                   server :textDocument/inlineCompletion params
@@ -1147,19 +1158,42 @@ shown only if the buffer and point have not changed since."
                         (when (equal assistant-ls-inline--pending (cons server id))
                           (setq assistant-ls-inline--pending nil)
                           ;; The send flushed the buffer's changes, which left the tick as it is now.
-                          (when (and (= (point) point)
-                                     (eql (buffer-chars-modified-tick) assistant-ls-inline--tick))
-                            (assistant-ls-inline--show server result position))))))
-                  (lambda (_error)
+                          (if (and (= (point) point)
+                                   (eql (buffer-chars-modified-tick) assistant-ls-inline--tick))
+                              (assistant-ls-inline--stop-asking
+                               (unless (assistant-ls-inline--show server result position)
+                                 "no suggestion here"))
+                            (assistant-ls-inline--stop-asking))))))
+                  (lambda (error)
                     (when (buffer-live-p buffer)
                       (with-current-buffer buffer
                         (when (equal assistant-ls-inline--pending (cons server id))
-                          (setq assistant-ls-inline--pending nil)))))))
+                          (setq assistant-ls-inline--pending nil)
+                          (assistant-ls-inline--stop-asking
+                           (format "no suggestion: %s" (plist-get error :message)))))))))
         (setq assistant-ls-inline--tick (buffer-chars-modified-tick))
-        (setq assistant-ls-inline--pending (cons server id))))))
+        (setq assistant-ls-inline--pending (cons server id))
+        ;; Only a request asked for with a key is announced; those made
+        ;; while typing stay silent.
+        (when invoked
+          (setq assistant-ls-inline--asking t)
+          (let ((message-log-max nil))
+            (message "%s" assistant-ls-inline--asking-text)))))))
+
+(defun assistant-ls-inline--stop-asking (&optional outcome)
+  "Replace the message of a request asked for with a key by OUTCOME, or clear it.
+Only while the message is still the mode's own: what the server said
+meanwhile (`window/showMessage', say why it has nothing) stays."
+  (when assistant-ls-inline--asking
+    (setq assistant-ls-inline--asking nil)
+    (when (equal (current-message) assistant-ls-inline--asking-text)
+      (if outcome
+          (message "assistant-ls: %s" outcome)
+        (message nil)))))
 
 (defun assistant-ls-inline--show (server result position)
-  "Show the first usable item of RESULT from SERVER, asked at POSITION."
+  "Show the first usable item of RESULT from SERVER, asked at POSITION.
+Return non-nil when there was one."
   (let ((items (delq nil (mapcar (lambda (item)
                                    (let ((text (assistant-ls-inline--text item position)))
                                      (and text (cons text item))))
@@ -1172,7 +1206,8 @@ shown only if the buffer and point have not changed since."
             (list :items items :index 0 :taken 0 :server server
                   :overlay (make-overlay (point) (point) nil nil t)))
       (setq assistant-ls-inline--showing t)
-      (assistant-ls-inline--render))))
+      (assistant-ls-inline--render)
+      t)))
 
 (defun assistant-ls-inline--current ()
   "The (TEXT . ITEM) shown, or nil."
@@ -1205,6 +1240,7 @@ acceptance."
     (assistant-ls--cancel-request (car assistant-ls-inline--pending)
                                   (cdr assistant-ls-inline--pending))
     (setq assistant-ls-inline--pending nil))
+  (assistant-ls-inline--stop-asking)
   (when assistant-ls-inline--state
     (let ((taken (plist-get assistant-ls-inline--state :taken))
           (current (assistant-ls-inline--current)))
@@ -1275,11 +1311,15 @@ acceptance."
 
 (defun assistant-ls-inline-next (&optional step)
   "Show the next suggestion (the previous with STEP -1).
-With none shown, ask for one now."
+With none shown, ask for one now.  assistant-ls answers one suggestion
+at a time, and asking again at the same place gives the same one (its
+cache): with one shown, say that there is no other."
   (interactive)
   (if (not assistant-ls-inline--state)
       (call-interactively #'assistant-ls-inline-complete)
     (let ((count (length (plist-get assistant-ls-inline--state :items))))
+      (when (< count 2)
+        (message "assistant-ls: no other suggestion"))
       (when (and (> count 1) (= 0 (plist-get assistant-ls-inline--state :taken)))
         (plist-put assistant-ls-inline--state :index
                    (mod (+ (plist-get assistant-ls-inline--state :index) (or step 1)) count))

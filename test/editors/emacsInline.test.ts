@@ -61,7 +61,7 @@ async function start(ctx: Parameters<typeof requireEmacs>[0]): Promise<{ root: s
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 describe('clients/emacs/assistant-ls.el: inline completion', () => {
-  it('shows the suggestion after point as you type; C-g dismisses it, M-] asks again, TAB inserts it and the trace records it', async (ctx) => {
+  it('shows the suggestion after point as you type; C-g dismisses it, M-n asks again, TAB inserts it and the trace records it', async (ctx) => {
     model.setDefault({ kind: 'text', content: 'um, v) => sum + v' });
     const { root, term, line } = await start(ctx);
     term.type('s');
@@ -74,7 +74,7 @@ describe('clients/emacs/assistant-ls.el: inline completion', () => {
 
     term.keys('C-g');
     await term.until('the dismissal', () => line() === '  return values.reduce(s, 0);');
-    term.keys('M-]');
+    term.keys('M-n');
     await term.until('the ghost text again', () => line() === ghost);
 
     // Nothing more to suggest: the text typed after the accepted one stays as typed.
@@ -108,4 +108,37 @@ describe('clients/emacs/assistant-ls.el: inline completion', () => {
     expect(line()).toBe('  return values.reduce(, 0);');
   }, 120_000);
 
+  it('in a terminal, M-<right> takes a word; M-n asks with a message, and says when there is no other suggestion or none', async (ctx) => {
+    // A slow first answer, as a local model loading; then nothing to suggest.
+    let calls = 0;
+    model.setDefault({ kind: 'dynamic', respond: () => (++calls === 1 ? { kind: 'text', content: 'sum, v) => sum + v', delayMs: 1500 } : { kind: 'text', content: '' }) });
+    const { term, line, echo } = await start(ctx);
+    const ghost = '  return values.reduce(sum, v) => sum + v, 0);';
+    term.keys('M-n');
+    await term.until('the asking message', () => echo() === 'assistant-ls: asking the model...');
+    expect(line()).toBe('  return values.reduce(, 0);');
+    await term.until('the ghost text', () => line() === ghost);
+    await term.until('the message cleared', () => echo() === '');
+    // The server offers one suggestion: the keys say there is no other, and it stays.
+    term.keys('M-n');
+    await term.until('no other suggestion', () => echo() === 'assistant-ls: no other suggestion');
+    expect(line()).toBe(ghost);
+    // Its next word (the key sends an escape sequence in a terminal), then the rest dismissed.
+    term.keys('M-Right');
+    // The same text on screen, the colour change now after the word (C-g sent at once could quit the command).
+    // eslint-disable-next-line no-control-regex
+    await term.until('the rest after the word', () => /reduce\(.*sum(?:\u001b\[[0-9;]*m)+, v\) => sum \+ v\u001b/.test(line(true)));
+    term.keys('C-g');
+    await term.until('the word taken', () => line() === '  return values.reduce(sum, 0);');
+    // Typing (not what was suggested, which the server's cache would answer) asks the model too, silently.
+    term.type('x');
+    await term.until('the model asked again', () => calls === 2);
+    await sleep(1000);
+    expect(echo()).not.toMatch(/assistant-ls/);
+    // Where the model has nothing: asked with the key, it says so.
+    term.keys('M-n');
+    await term.until('no suggestion here', () => echo() === 'assistant-ls: no suggestion here');
+    expect(line()).toBe('  return values.reduce(sumx, 0);');
+    expect(calls).toBe(3);
+  }, 120_000);
 });
