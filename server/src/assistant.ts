@@ -394,13 +394,16 @@ export class Assistant {
 
   /**
    * Inline completions at a position (`textDocument/inlineCompletion`): an empty list at once without a model agent;
-   * see `completion/inlineCompletions.ts` for supersession, the debounce and the cache.
+   * see `completion/inlineCompletions.ts` for supersession, the debounce and the cache. For a request the user made
+   * (`invoked`, a key rather than typing) an empty list for a reason they can act on comes with a message through
+   * `port`.
    */
-  inlineCompletion(uri: string, position: Position, signal: AbortSignal): Promise<InlineCompletionList> {
+  inlineCompletion(uri: string, position: Position, signal: AbortSignal, invoked = false, port?: Pick<EditorPort, 'showMessage'>): Promise<InlineCompletionList> {
     const document = this.workspace.documents.get(uri);
     if (!document) throw new AssistantError('invalid-params', `textDocument/inlineCompletion: cannot read ${uri}.`);
     if (!isPosition(position)) throw new AssistantError('invalid-params', 'textDocument/inlineCompletion needs a "position".');
-    return this.completions.complete(this.completionEnvironment(), document, position, signal);
+    const explain = invoked && port ? (message: string): void => port.showMessage('info', message) : undefined;
+    return this.completions.complete({ ...this.completionEnvironment(), ...(explain ? { explain } : {}) }, document, position, signal);
   }
   private completionEnvironment(): CompletionEnvironment {
     return { workspace: this.workspace, registry: this.env.registry, settings: this.completionSettings, recent: this.env.recent, log: this.options.log };

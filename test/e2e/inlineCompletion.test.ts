@@ -33,8 +33,8 @@ async function start(completion: Record<string, unknown> = {}, options: { withMo
   return { editor, doc, result };
 }
 
-function complete(editor: TestEditor, uri: string, position: Position, token?: CancellationTokenSource): Promise<InlineCompletionList> {
-  const params = { textDocument: { uri }, position, context: { triggerKind: 2 } };
+function complete(editor: TestEditor, uri: string, position: Position, token?: CancellationTokenSource, triggerKind: 1 | 2 = 2): Promise<InlineCompletionList> {
+  const params = { textDocument: { uri }, position, context: { triggerKind } };
   return token ? editor.connection.sendRequest<InlineCompletionList>('textDocument/inlineCompletion', params, token.token) : editor.request<InlineCompletionList>('textDocument/inlineCompletion', params);
 }
 
@@ -130,6 +130,27 @@ describe('inline completion', () => {
     const list = await complete(editor, doc.uri, at);
     expect(list).toEqual({ items: [] });
     expect(Date.now() - started).toBeLessThan(200);
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it('says why there is nothing to a request the user made (Invoked), and nothing to one made while typing', async () => {
+    const { editor, doc } = await start({}, { withModel: false });
+    const at = editor.position(doc.uri, CURSOR, CURSOR.length);
+    expect(await complete(editor, doc.uri, at)).toEqual({ items: [] });
+    expect(editor.messages).toEqual([]);
+    expect(await complete(editor, doc.uri, at, undefined, 1)).toEqual({ items: [] });
+    expect(editor.messages).toEqual([{ type: 3, message: 'No suggestion: no model agent is configured (assistant.agents or completion.agent).' }]);
+  });
+
+  it('says that an excluded document is never sent, to a request the user made', async () => {
+    const { editor } = await start();
+    // An unsaved buffer of the ignored file is enough: the rule is by path.
+    const ignored = await editor.openText(editor.uri('src/private.ts'), 'typescript', 'export const PRIVATE_ENDPOINT = \'\';\n');
+    const at = { line: 0, character: 0 };
+    expect(await complete(editor, ignored.uri, at)).toEqual({ items: [] });
+    expect(editor.messages).toEqual([]);
+    expect(await complete(editor, ignored.uri, at, undefined, 1)).toEqual({ items: [] });
+    expect(editor.messages.map((m) => m.message)).toEqual([expect.stringMatching(/^No suggestion: src\/private\.ts is matched by .*, so it is never sent to a model\.$/)]);
     expect(model.requests).toHaveLength(0);
   });
 

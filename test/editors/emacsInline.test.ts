@@ -27,7 +27,7 @@ const LINE = /^ {2}return values\.reduce\(.*$/m;
 const ESCAPES = /\u001b\[[0-9;]*m/g;
 
 /** Emacs -nw in a tmux server of its own on the completion fixture, with `reduce(ADD, 0)` made `reduce(, 0)`, its Eglot connected. */
-async function start(ctx: Parameters<typeof requireEmacs>[0]): Promise<{ root: string; term: Terminal; line: (escapes?: boolean) => string; echo: () => string }> {
+async function start(ctx: Parameters<typeof requireEmacs>[0], agents = true): Promise<{ root: string; term: Terminal; line: (escapes?: boolean) => string; echo: () => string }> {
   requireEmacs(ctx, { tmux: true });
   const root = copyFixture('completion');
   const file = path.join(root, 'src', 'main.ts');
@@ -38,7 +38,7 @@ async function start(ctx: Parameters<typeof requireEmacs>[0]): Promise<{ root: s
   fs.writeFileSync(path.join(scratch, 'init.el'), terminalInit(
       root,
       `(:useEnvironment :json-false
-        :agents [(:name "scripted-coder" :baseURL ${JSON.stringify(model.baseURL)} :apiKey "sk-test" :model "scripted-coder" :tasks ["document"])]
+        ${agents ? `:agents [(:name "scripted-coder" :baseURL ${JSON.stringify(model.baseURL)} :apiKey "sk-test" :model "scripted-coder" :tasks ["document"])]` : ''}
         :completion (:debounceMs 0))`,
     ));
   const socket = path.join(scratch, 'tmux.sock');
@@ -140,5 +140,15 @@ describe('clients/emacs/assistant-ls.el: inline completion', () => {
     await term.until('no suggestion here', () => echo() === 'assistant-ls: no suggestion here');
     expect(line()).toBe('  return values.reduce(sumx, 0);');
     expect(calls).toBe(3);
+  }, 120_000);
+
+  it('says why there is no suggestion when M-n asks without a model agent', async (ctx) => {
+    const { term, line, echo } = await start(ctx, false);
+    term.keys('M-n');
+    await term.until('the reason', () => /No suggestion: no model agent is configured/.test(echo()));
+    await sleep(500);
+    expect(echo()).toMatch(/No suggestion: no model agent is configured/);
+    expect(line()).toBe('  return values.reduce(, 0);');
+    expect(model.requests).toEqual([]);
   }, 120_000);
 });

@@ -211,6 +211,24 @@ R.data.normalHl = cterm('Normal')
     expect(calls).toBe(3);
   }, 60_000);
 
+  it('says why there is no suggestion when <M-]> asks without a model agent', async () => {
+    const { result } = await runScenario(
+      `
+T.cursor_on('(, 0);')
+T.insert({
+  { 'insert mode', function() return vim.api.nvim_get_mode().mode == 'i' end, function() vim.api.nvim_input('<M-]>') end },
+  { 'the reason', function() return T.notified('No suggestion') ~= nil end, function() vim.api.nvim_input('<Esc>') end },
+})
+R.data.ghosts = T.ghost()
+`,
+      { fixture: 'completion', file: FILE, setup: "{ settings = { useEnvironment = false, completion = { debounceMs = 0 } } }", helpers: HELPERS, prepare },
+    );
+    expect(result.notifications.map((n) => n.message)).toEqual(['assistant-ls: No suggestion: no model agent is configured (assistant.agents or completion.agent).']);
+    // The server's message replaced the asking line, which is not cleared over it.
+    expect(result.progress).toEqual(['assistant-ls: asking the model…']);
+    expect(result.data.ghosts).toEqual([]);
+  });
+
   it('shows nothing and asks nothing with inline = { enabled = false }', async () => {
     model.setDefault({ kind: 'text', content: 'um, v) => sum + v' });
     const { result } = await runScenario(

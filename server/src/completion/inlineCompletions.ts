@@ -21,6 +21,11 @@ export interface CompletionEnvironment {
   settings: AssistantSettings['completion'];
   recent?: RecentPositions;
   log: (message: string) => void;
+  /**
+   * Says to the user why there is no suggestion, for a request the user made (a key, not typing): no model agent,
+   * completion off, an excluded document, a failed model call. Unset for requests made while typing.
+   */
+  explain?: (message: string) => void;
 }
 
 /** Who wrote a completion, carried by its cached rest as by its item. */
@@ -59,9 +64,13 @@ export class InlineCompletions {
   async complete(env: CompletionEnvironment, document: DocumentSnapshot, position: Position, signal: AbortSignal): Promise<InlineCompletionList> {
     this.asked = true;
     const server = completionServer(env.registry, env.settings);
-    if (!server) return EMPTY;
+    if (!server) {
+      env.explain?.(env.settings.enabled ? 'No suggestion: no model agent is configured (assistant.agents or completion.agent).' : 'No suggestion: inline completion is off (assistant.completion.enabled).');
+      return EMPTY;
+    }
     if ('problem' in server) {
       this.tell(env, server.problem);
+      env.explain?.(`No suggestion: ${server.problem}.`);
       return EMPTY;
     }
     const own = new AbortController();
@@ -77,7 +86,11 @@ export class InlineCompletions {
       env.recent?.record(document.uri, { start: position, end: position }, document.version);
       const cached = this.cache.lookup(document.uri, prefix, suffix);
       if (cached) return { items: [item(document, position, cached.text, cached.meta)] };
-      if (documentExclusion(env.workspace, document)) return EMPTY;
+      const excluded = documentExclusion(env.workspace, document);
+      if (excluded) {
+        env.explain?.(`No suggestion: ${excluded}.`);
+        return EMPTY;
+      }
       if (env.settings.debounceMs > 0) await pause(env.settings.debounceMs, own.signal);
       own.signal.throwIfAborted();
       const context = gatherCompletionContext({ workspace: env.workspace, document, offset, budgetTokens: env.settings.contextTokens, recent: env.recent?.list() ?? [] });
@@ -92,7 +105,9 @@ export class InlineCompletions {
       signal.throwIfAborted();
       if (own.signal.reason instanceof Superseded) return EMPTY;
       // A model that fails shows no ghost text; the log says why, once per kind of failure in a row.
-      this.tell(env, `inline completion by ${server.agent}: ${error instanceof Error ? error.message : String(error)}`);
+      const message = `inline completion by ${server.agent}: ${error instanceof Error ? error.message : String(error)}`;
+      this.tell(env, message);
+      env.explain?.(`No suggestion: ${message}.`);
       return EMPTY;
     } finally {
       signal.removeEventListener('abort', onAbort);

@@ -66,11 +66,14 @@ end
 -- What the user is told while an explicit request waits: a local model can take half a minute to load.
 I.asking_text = 'assistant-ls: asking the model…'
 
--- Clears the "asking" line once its request is answered, superseded or cancelled.
+-- Clears the "asking" line once its request is answered, superseded or cancelled; not when the server's message
+-- (its reason for answering nothing) has taken its place.
 local function stop_asking()
   if state.asking then
     state.asking = nil
-    require('assistant.progress').echo('')
+    if not state.told then
+      require('assistant.progress').echo('')
+    end
   end
 end
 
