@@ -1,4 +1,4 @@
-// Ghost text in a real Emacs 28 with Eglot, in a terminal (tmux): typing shows the model's suggestion after point, C-g dismisses it, M-] asks again, TAB accepts it, and the trace records it.
+// Ghost text in a real Emacs 28 with Eglot, in a terminal (tmux): the suggestion after point as you type, its keys (C-g, M-n, M-<right>, TAB), undo after accepting, and what the mode says.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

@@ -1,4 +1,4 @@
-// Ghost text in headless Neovim: typing in insert mode shows the model's suggestion, the keys dismiss it or take a word or all of it, and the trace leads from the inserted code to the acceptance.
+// Ghost text in headless Neovim: the suggestion as you type in its own highlight, the keys that dismiss it, take a word or all of it and say what they do, and the trace from the inserted code to the acceptance.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
