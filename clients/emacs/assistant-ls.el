@@ -110,12 +110,21 @@ later declare progress support; 1.9 does not, and gets none.")
                 assistant-ls-modes)
         (cons 'assistant-ls-server assistant-ls-program)))
 
+(defvar assistant-ls-inline-enable)
+
 (cl-defmethod eglot-client-capabilities ((_server assistant-ls-server))
   "Eglot's capabilities, and that text answers come as a notification."
   (let ((capabilities (cl-call-next-method)))
     ;; typeErrors: Eglot runs one server per mode, so none beside this one
     ;; shows TypeScript's errors; the server publishes them (diagnostics.publish).
-    (plist-put capabilities :experimental '(:assistant (:showAnswer t :typeErrors t)))))
+    (plist-put capabilities :experimental '(:assistant (:showAnswer t :typeErrors t)))
+    ;; LSP 3.18's inline completion, when `assistant-ls-setup' turns the
+    ;; inline mode on: a local model then loads as a file opens.
+    (if assistant-ls-inline-enable
+        (plist-put capabilities :textDocument
+                   (append (plist-get capabilities :textDocument)
+                           (list :inlineCompletion (list :dynamicRegistration :json-false))))
+      capabilities)))
 
 (cl-defmethod eglot-handle-notification
   ((_server assistant-ls-server) (_method (eql assistant/showAnswer))

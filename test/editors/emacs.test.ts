@@ -13,6 +13,8 @@ import type { BaseReport } from './harness/emacs.js';
  * step returned and the buffer text after each edit go into the report.
  */
 const JOURNEY = String.raw`
+      ;; Whether the client told the server it shows inline completions (the server then warms a local model).
+      (push (cons 'declaresInline (and (plist-get (plist-get (eglot-client-capabilities (eglot-current-server)) :textDocument) :inlineCompletion) t)) report)
       (let* ((offered nil)
              (completing-read-function
               (lambda (_prompt collection &rest _)
@@ -31,6 +33,7 @@ const JOURNEY = String.raw`
       (push (cons 'afterRevert (buffer-string)) report)`;
 
 interface Report extends BaseReport {
+  declaresInline: boolean;
   offered: string[];
   apply: { applied: boolean; outcome: string };
   afterAsk: string;
@@ -58,6 +61,7 @@ describe('clients/emacs/assistant-ls.el', () => {
     const { report } = await runEmacs<Report>(JOURNEY);
 
     expect(report.managed).toBe(true);
+    expect(report.declaresInline).toBe(true);
     expect(report.offered).toHaveLength(1);
     expect(report.offered[0]).toMatch(/^doc-offline: \S/);
     expect(report.apply).toMatchObject({ applied: true, outcome: 'applied' });

@@ -68,7 +68,14 @@ function T.insert(steps)
 end
 `;
 
-const JOURNEY = `
+/** Whether the plugin's client told the server it shows inline completions (the server then warms a local model). */
+const DECLARES = `
+for _, client in ipairs(vim.lsp.get_active_clients()) do
+  if client.name == 'assistant-ls' then R.data.declares = ((client.config.capabilities or {}).textDocument or {}).inlineCompletion ~= nil end
+end
+`;
+
+const JOURNEY = `${DECLARES}
 R.data.seen = {}
 local function see(name) R.data.seen[name] = { ghost = T.ghost(), line = T.line(), mode = vim.api.nvim_get_mode().mode } end
 local function shown(text) return function() local g = T.ghost()[1]; return g ~= nil and g.text[1] == text .. '|AssistantGhost' end end
@@ -118,6 +125,7 @@ describe.skipIf(skipNvim)(`inline completion in Neovim${skipReason}`, () => {
       prepare,
       timeoutMs: 40_000,
     });
+    expect(result.data.declares).toBe(true);
     const seen = result.data.seen as Record<string, Seen>;
     // The suggestion at the cursor: inline virtual text from 0.10; before, over the rest of the line, which is drawn
     // again after it (set ASSISTANT_LS_NVIM to a newer nvim to run the journey there).
@@ -232,7 +240,7 @@ R.data.ghosts = T.ghost()
   it('shows nothing and asks nothing with inline = { enabled = false }', async () => {
     model.setDefault({ kind: 'text', content: 'um, v) => sum + v' });
     const { result } = await runScenario(
-      `
+      `${DECLARES}
 R.data.ghosts = {}
 T.cursor_on('(, 0);')
 local typed
@@ -246,5 +254,6 @@ T.insert({
     expect(result.text).toContain('  return values.reduce(s, 0);\n');
     expect(result.data.ghosts).toEqual([]);
     expect(model.requests).toEqual([]);
+    expect(result.data.declares).toBe(false);
   });
 });

@@ -104,6 +104,11 @@ local function client_config(root)
   local settings = object(M.config.settings)
   -- Text answers come as assistant/showAnswer, shown whole in a buffer, instead of a message Neovim would cut.
   local capabilities = vim.tbl_deep_extend('force', vim.lsp.protocol.make_client_capabilities(), { experimental = { assistant = { showAnswer = true } } })
+  -- LSP 3.18's inline completion, shown by this plugin (or 0.12's own): a local model then loads as a file opens.
+  if M.config.inline.enabled then
+    capabilities.textDocument = capabilities.textDocument or {}
+    capabilities.textDocument.inlineCompletion = { dynamicRegistration = false }
+  end
   return {
     name = M.client_name,
     cmd = M.config.cmd,
