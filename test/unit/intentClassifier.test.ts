@@ -334,12 +334,13 @@ describe('classifyIntent', () => {
 
   it('keeps the intent evaluation sets apart from the phrases and from each other', () => {
     const folder = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'intents');
-    const sets = ['tuning', 'heldOut', 'terse'].map((name) => (JSON.parse(fs.readFileSync(path.join(folder, `${name}.json`), 'utf8')) as { cases: { text: string }[] }).cases.map((c) => c.text.toLowerCase()));
+    const sets = ['tuning', 'heldOut', 'terse', 'tuning2'].map((name) => (JSON.parse(fs.readFileSync(path.join(folder, `${name}.json`), 'utf8')) as { cases: { text: string }[] }).cases.map((c) => c.text.toLowerCase()));
     const phrases = new Set([...Object.values(INTENT_PHRASES).flat(), ...OUT_OF_SCOPE_PHRASES].map((phrase) => phrase.toLowerCase()));
     expect(sets.flat().filter((text) => phrases.has(text))).toEqual([]);
-    const [tuning = [], heldOut = [], terse = []] = sets;
-    expect(heldOut.filter((text) => tuning.includes(text) || terse.includes(text))).toEqual([]);
-    expect(terse.filter((text) => tuning.includes(text))).toEqual([]);
+    const [tuning = [], heldOut = [], terse = [], tuning2 = []] = sets;
+    expect(heldOut.filter((text) => tuning.includes(text) || terse.includes(text) || tuning2.includes(text))).toEqual([]);
+    expect(terse.filter((text) => tuning.includes(text) || tuning2.includes(text))).toEqual([]);
+    expect(tuning2.filter((text) => tuning.includes(text))).toEqual([]);
   });
 
   it('returns every task score sorted descending with a confidence in 0..1', () => {
