@@ -11,6 +11,17 @@ export const QUERY_CORE_QUESTIONS: QuestionSets = {
     { query: 'where are unused queries garbage collected', expected: [{ file: 'src/removable.ts', symbol: 'Removable' }, { file: 'src/query.ts', symbol: 'Query.optionalRemove' }], keywords: ['gc'] },
     { query: 'how are the pages of an infinite query fetched', expected: [{ file: 'src/infiniteQueryBehavior.ts', symbol: 'infiniteQueryBehavior' }], keywords: ['infiniteQueryBehavior'] },
     { query: 'dehydrate the cache for server rendering', expected: [{ file: 'src/hydration.ts', symbol: 'dehydrate' }], keywords: ['dehydrate'] },
+    // Added in a second round, written after the first seven were nearly solved, as a user new to query-core would type them.
+    { query: 'refetch when the user comes back to the tab', expected: [{ file: 'src/query.ts', symbol: 'Query.onFocus' }, { file: 'src/queryObserver.ts', symbol: 'QueryObserver.shouldFetchOnWindowFocus' }, { file: 'src/focusManager.ts', symbol: 'FocusManager' }, { file: 'src/queryCache.ts', symbol: 'QueryCache.onFocus' }], keywords: ['focus'] },
+    { query: 'how does structural sharing keep old references', expected: [{ file: 'src/utils.ts', symbol: 'replaceEqualDeep' }, { file: 'src/utils.ts', symbol: 'replaceData' }], keywords: ['replaceEqualDeep'] },
+    { query: 'what happens to a fetch when the network is offline', expected: [{ file: 'src/retryer.ts', symbol: 'canFetch' }, { file: 'src/retryer.ts', symbol: 'createRetryer' }, { file: 'src/onlineManager.ts', symbol: 'OnlineManager' }], keywords: ['online'] },
+    { query: 'does it dedupe two fetches of the same query at once', expected: [{ file: 'src/query.ts', symbol: 'Query.fetch' }], keywords: ['fetch'] },
+    { query: 'update cached data by hand after a mutation', expected: [{ file: 'src/queryClient.ts', symbol: 'QueryClient.setQueryData' }, { file: 'src/query.ts', symbol: 'Query.setData' }], keywords: ['setQueryData'] },
+    { query: 'how do I cancel a running query', expected: [{ file: 'src/queryClient.ts', symbol: 'QueryClient.cancelQueries' }, { file: 'src/query.ts', symbol: 'Query.cancel' }, { file: 'src/retryer.ts', symbol: 'CancelledError' }], keywords: ['cancel'] },
+    { query: 'keep showing the previous data while the next page loads', expected: [{ file: 'src/utils.ts', symbol: 'keepPreviousData' }, { file: 'src/queryObserver.ts', symbol: 'QueryObserver.createResult' }], keywords: ['placeholderData'] },
+    { query: 'how are listener notifications batched', expected: [{ file: 'src/notifyManager.ts', symbol: 'createNotifyManager' }, { file: 'src/notifyManager.ts', symbol: 'notifyManager' }], keywords: ['batch'] },
+    { query: 'prefetch data before a page renders', expected: [{ file: 'src/queryClient.ts', symbol: 'QueryClient.prefetchQuery' }, { file: 'src/queryClient.ts', symbol: 'QueryClient.fetchQuery' }], keywords: ['prefetchQuery'] },
+    { query: 'where does a mutation call mutationFn', expected: [{ file: 'src/mutation.ts', symbol: 'Mutation.execute' }], keywords: ['mutationFn'] },
   ],
   heldOut: [
     { query: 'where is refetching on window focus handled', expected: [{ file: 'src/focusManager.ts', symbol: 'FocusManager' }, { file: 'src/queryCache.ts', symbol: 'QueryCache.onFocus' }, { file: 'src/query.ts', symbol: 'Query.onFocus' }], keywords: ['focus'] },

@@ -14,6 +14,17 @@ export const ZOD_QUESTIONS: QuestionSets = {
     { query: 'flatten errors into field errors', expected: [{ file: `${core}/errors.ts`, symbol: 'flattenError' }], keywords: ['flattenError'] },
     { query: 'where is the global registry for schema metadata', expected: [{ file: `${core}/registries.ts`, symbol: 'globalRegistry' }, { file: `${core}/registries.ts`, symbol: '$ZodRegistry' }], keywords: ['registry'] },
     { query: 'how does .default() fill in undefined values', expected: [{ file: `${core}/schemas.ts`, symbol: '$ZodDefault' }, { file: `${classic}/schemas.ts`, symbol: '_default' }], keywords: ['default'] },
+    // Added in a second round, written after the first seven were nearly solved, as a user new to zod would type them.
+    { query: 'how do I make a field optional', expected: [{ file: `${core}/schemas.ts`, symbol: '$ZodOptional' }, { file: `${classic}/schemas.ts`, symbol: 'optional' }], keywords: ['optional'] },
+    { query: 'where is the minimum length of a string checked', expected: [{ file: `${core}/checks.ts`, symbol: '$ZodCheckMinLength' }, { file: `${core}/api.ts`, symbol: '_minLength' }], keywords: ['minLength'] },
+    { query: 'how does z.coerce.number turn strings into numbers', expected: [{ file: `${core}/schemas.ts`, symbol: '$ZodNumber' }, { file: `${classic}/coerce.ts`, symbol: 'number' }, { file: `${core}/api.ts`, symbol: '_coercedNumber' }], keywords: ['coerce'] },
+    { query: 'what happens to unknown keys in an object schema', expected: [{ file: `${core}/schemas.ts`, symbol: 'handleCatchall' }, { file: `${core}/schemas.ts`, symbol: '$ZodObject' }], keywords: ['catchall'] },
+    { query: 'add a custom validation with refine', expected: [{ file: `${classic}/schemas.ts`, symbol: 'refine' }, { file: `${core}/api.ts`, symbol: '_refine' }, { file: `${core}/schemas.ts`, symbol: '$ZodCustom' }], keywords: ['refine'] },
+    { query: 'how does a union pick which option matched', expected: [{ file: `${core}/schemas.ts`, symbol: '$ZodUnion' }, { file: `${core}/schemas.ts`, symbol: 'handleUnionResults' }], keywords: ['union'] },
+    { query: 'get the typescript type of a schema', expected: [{ file: `${core}/core.ts`, symbol: 'output' }, { file: `${core}/core.ts`, symbol: 'input' }], keywords: ['output'] },
+    { query: 'combine two object schemas into one', expected: [{ file: `${core}/util.ts`, symbol: 'merge' }, { file: `${core}/util.ts`, symbol: 'extend' }, { file: `${classic}/schemas.ts`, symbol: 'ZodObject' }], keywords: ['merge'] },
+    { query: 'how are enum values checked', expected: [{ file: `${core}/schemas.ts`, symbol: '$ZodEnum' }, { file: `${core}/api.ts`, symbol: '_enum' }], keywords: ['enum'] },
+    { query: 'parse with async refinements', expected: [{ file: `${core}/parse.ts`, symbol: 'parseAsync' }, { file: `${core}/parse.ts`, symbol: '_parseAsync' }, { file: `${core}/parse.ts`, symbol: 'safeParseAsync' }], keywords: ['parseAsync'] },
   ],
   heldOut: [
     { query: 'print a readable message from a ZodError', expected: [{ file: `${core}/errors.ts`, symbol: 'prettifyError' }], keywords: ['prettifyError'] },
