@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { TASK_DESCRIPTIONS, TASK_IDS } from '../../server/src/protocol.js';
 import type { TaskId, TaskOrNone } from '../../server/src/protocol.js';
-import { DEFAULT_INTENT_THRESHOLD, classifyIntent, extractNamedSymbols } from '../../server/src/agents/intentClassifier.js';
+import { DEFAULT_INTENT_THRESHOLD, classifyIntent, extractNamedSymbols, requestForm } from '../../server/src/agents/intentClassifier.js';
 import { INTENT_PHRASES, OUT_OF_SCOPE_PHRASES } from '../../server/src/agents/intentPhrases.js';
 import { buildClassificationPrompt, parseClassification } from '../../server/src/agents/modelClassifier.js';
 
@@ -412,6 +412,59 @@ describe('classifyIntent with typos, terse forms and the cursor', () => {
   it('sends a bug described in words to the issue task, and a bug at a diagnostic to fix', () => {
     expect(classifyIntent('fix the bug where saving drops the last line of parseConfig').task).toBe('issue');
     expect(classifyIntent('fix the bug where saving drops the last line of parseConfig', { cursor: onError }).task).toBe('fix');
+  });
+});
+
+describe('classifyIntent by the form of the request', () => {
+  const symbols = new Set(['parseConfig', 'loadUser', 'Store', 'slugify']);
+  const implementable = new Set(['Store']);
+  const onError = { inCode: true, offers: ['fix'] as TaskId[] };
+  const inBody = { inCode: true, offers: [] as TaskId[] };
+
+  it('reads what a request asks from the order and kind of its words', () => {
+    expect(requestForm('what calls parseConfig')).toMatchObject({ asksOrSearches: true, aboutUses: true, aboutBehaviour: false });
+    expect(requestForm('what does parseConfig return when the file is missing')).toMatchObject({ aboutBehaviour: true, aboutUses: false });
+    expect(requestForm('how do I write a function that flattens arrays')).toMatchObject({ asksOrSearches: true, aboutBehaviour: false });
+    expect(requestForm('list the callers of loadUser')).toMatchObject({ asksOrSearches: true });
+    expect(requestForm('parseConfig ought to reject negative timeouts')).toMatchObject({ requirement: true, asksOrSearches: false });
+    expect(requestForm('should parseConfig reject negative timeouts?')).toMatchObject({ requirement: false });
+    expect(requestForm('make it shorter')).toMatchObject({ pointing: true });
+  });
+
+  it('sends an instruction that neither asks nor searches to a task other than the question', () => {
+    expect(classifyIntent('this parameter has an implicit any, type it', { symbols, cursor: onError }).task).toBe('fix');
+  });
+
+  it('answers a question about what code does with an explanation, not new code or an issue', () => {
+    expect(classifyIntent('what does parseConfig return when the file is missing', { symbols }).task).toBe('explain');
+  });
+
+  it('sends a question about what uses a declaration to the question task', () => {
+    expect(classifyIntent('what calls loadUser', { symbols }).task).toBe('question');
+  });
+
+  it('reads a requirement on named code as an issue, whatever modal it uses', () => {
+    expect(classifyIntent('loadUser ought to cache its result', { symbols }).task).toBe('issue');
+    expect(classifyIntent('loadUser has to refuse blank names', { symbols }).task).toBe('issue');
+  });
+
+  it('reads a fault said of named code as an issue, and the same words on a compiler error as a fix', () => {
+    expect(classifyIntent('slugify swallows the error when the input is empty', { symbols }).task).toBe('issue');
+    expect(classifyIntent('slugify swallows the error when the input is empty', { symbols, cursor: onError }).task).toBe('fix');
+  });
+
+  it('reads a name mapped onto a new one as a rename', () => {
+    expect(classifyIntent('parseConfig -> readConfig', { symbols }).task).toBe('rename');
+    expect(classifyIntent('rnmae loadUser to fetchUserRecord', { symbols }).task).toBe('rename');
+  });
+
+  it('reads naming an interface as pointing at it, and a new name next to "class" as a new class', () => {
+    expect(classifyIntent('a Redis-backed Store', { symbols, implementable }).task).toBe('implement');
+    expect(classifyIntent('make me a Money class with amount and currency', { symbols, implementable }).task).toBe('class');
+  });
+
+  it('does not read "make this a one-liner" on written code as a request for new code', () => {
+    expect(classifyIntent('make this a one-liner', { symbols, cursor: inBody }).task).toBe('optimize');
   });
 });
 

@@ -66,6 +66,8 @@ const SYNONYM_GROUPS: Record<string, readonly string[]> = {
   typescript: ['typescript', 'ts'],
   javascript: ['javascript', 'js'],
   not: ['not', 'no', 'never', 'cannot'],
+  // What code is required to do, the mark of a behaviour wanted ("retry ought to wait"): one class, whichever modal is typed.
+  must: ['must', 'should', 'ought', 'shall', 'shouldnt', 'mustnt'],
 };
 
 const SYNONYMS: ReadonlyMap<string, string> = new Map(
@@ -160,8 +162,12 @@ type Corrector = (word: string) => string;
 /** "a class named X", "a function called Y": the word gives the new thing its name and asks for no rename. */
 const NAMING = /\b(class|interface|type|function|method|component|enum|variable|constant|helper|module|file)\s+(?:named|called)\b/gi;
 
-/** Lower-cases, splits identifiers into words, drops stop words and stems what remains. */
-function tokenize(text: string, correct?: Corrector): Token[] {
+/**
+ * Lower-cases, splits identifiers into words, drops stop words and stems what remains. A capitalised word after the
+ * first that the code declares (`names`) is a name like an identifier: "a Redis-backed Store" names the interface
+ * `Store` and asks nothing about storing.
+ */
+function tokenize(text: string, correct?: Corrector, names?: KnownNames): Token[] {
   const tokens: Token[] = [];
   for (const match of expandContractions(text).replace(NAMING, '$1').matchAll(RAW_TOKEN)) {
     const raw = match[0];
@@ -176,9 +182,10 @@ function tokenize(text: string, correct?: Corrector): Token[] {
     const named = match.index > 0 && /^[A-Z]/.test(raw);
     const lower = whole ? (SHORT_FORMS.get(typed) ?? (correct && !named ? correct(typed) : typed)) : typed;
     const words = whole ? [lower] : splitIdentifier(raw);
+    const declared = named && names?.has(raw) === true;
     for (const word of words) {
       if (STOP_WORDS.has(word) || word.length < 2) continue;
-      tokens.push({ stem: stemWord(word), word, fromIdentifier: !whole });
+      tokens.push({ stem: stemWord(word), word, fromIdentifier: !whole || declared });
     }
   }
   return tokens;
@@ -476,11 +483,6 @@ const NONE_PRIOR = 0.15;
 /** The share of the threshold a request about code must reach (see `classifyIntent`). */
 const STRONG_THRESHOLD_SHARE = 0.85;
 
-/**
- * Classifies a request into a task, offline and deterministically. Each task scores the request by TF-IDF cosine
- * similarity with its phrases; the confidence is the best score's share of the evidence, next to the runner-up
- * and a constant prior for "none of the above", like the extra option of the model classifier's list.
- */
 /** Names of declarations the request may mention: a set, or a lookup (the workspace's index). */
 export interface KnownNames {
   has(word: string): boolean;
@@ -511,25 +513,157 @@ function namesCode(text: string, symbols: KnownNames): boolean {
 /** A fix request that describes behaviour ("fix the bug where …") rather than pointing at a diagnostic is an issue. */
 const BUG_REPORT = /\b(?:bug|problem|issue|case)\s*(?:where|when|in which|whereby|that|:)|^\s*bug\s*:/i;
 
-export function classifyIntent(text: string, options?: { threshold?: number; symbols?: KnownNames; cursor?: CursorContext }): IntentResult {
+// ---------------------------------------------------------------------------------------------------------------
+// The request's form
+
+/** A question word or auxiliary first, or a question mark last: the request asks something. */
+const ASKING = /^\s*(?:how|where|which|what|when|why|who|whose|is|are|does|do|did|has|have|any)\b|\?\s*$/i;
+/** Verbs and nouns of looking code up: a request to search the code base worded as an instruction ("list the callers of …"). */
+const SEARCHING = /\b(?:list|find|show|search|locate|grep|usages?|callers?|references|occurrences)\b/i;
+/**
+ * A question about what code does or why ("what does retry return", "why is there a loop", "how does X work"), as
+ * opposed to one asking for something to be made ("how do I write …", "can you write …"): its answer is an
+ * explanation or a place, never new code.
+ */
+const ABOUT_BEHAVIOUR = /^\s*(?:(?:what|why|when)(?:'s|\s+(?:does|do|did|is|are|was|were|happens|would))|how\s+(?:does|did|is|are|was|were|come))\b/i;
+/** A question whose verb relates code to code ("what calls X", "which files import Y"): where it is used, a search. */
+const ABOUT_USES = /^\s*(?:what|who|which(?:\s+[a-z]+){0,2})\s+(?:calls?|uses?|imports?|references?|implements?|extends?|depends|invokes?|reads|writes|throws)\b/i;
+/** A statement of what code must do ("fetchData should throw when …"): a wanted behaviour, said of code, not of the user. */
+const REQUIREMENT = /^(?!\s*(?:i|we|you|can|could|would|should|must|how|what|why|where|which|who|when)\b).*\b(?:should|must|ought\s+to|shall|has\s+to|have\s+to)\b/i;
+/**
+ * Verbs of code misbehaving, in the third person: "slugify breaks on accents", "retry swallows the error". Said of a
+ * named declaration, they report a behaviour to change rather than point at a compiler error.
+ */
+const FAULT_VERBS: ReadonlySet<string> = new Set(['breaks', 'fails', 'crashes', 'hangs', 'ignores', 'drops', 'loses', 'swallows', 'skips', 'leaks', 'freezes', 'misses', 'overflows', 'duplicates', 'mangles', 'corrupts', 'truncates']);
+/** "slugify -> toSlug": one name mapped onto another, and nothing else. */
+const NAME_MAPPING = /^\s*`?[A-Za-z_$][\w$.]*`?\s*(?:->|→|=>|⇒)\s*`?[A-Za-z_$][\w$]*`?\s*$/;
+/** "… fetchData to getJson": a request that ends by mapping a name onto a new one (checked against the known names). */
+const ENDS_WITH_NEW_NAME = /`?([A-Za-z_$][\w$]*)`?\s+(?:to|into|as)\s+`?([A-Za-z_$][\w$]*)`?\s*[.!]?\s*$/;
+/** Words by which a request points at code that is already there ("make this shorter", "flatten it"); "here" may mean an empty spot. */
+const POINTING_WORDS: ReadonlySet<string> = new Set(['this', 'it', 'these']);
+
+/** What the request's form, apart from its words, says about its task; `classifyIntent` weighs the scores by it. */
+export interface RequestForm {
+  /** It asks something or asks for a search; the question task answers nothing else. */
+  asksOrSearches: boolean;
+  /** It asks what code does or why: the tasks that make new code (generate, class, implement, issue) do not answer it. */
+  aboutBehaviour: boolean;
+  /** It asks what uses a declaration. */
+  aboutUses: boolean;
+  /** It states what code must do. */
+  requirement: boolean;
+  /** It points at code with "this" or "it". */
+  pointing: boolean;
+  /** The whole request maps one name onto another ("slugify -> toSlug"). */
+  onlyNameMapping: boolean;
+}
+
+/** Reads the form of a request: the order and kind of its words, not which task words it uses. */
+export function requestForm(text: string): RequestForm {
+  const plain = expandContractions(text).replace(/`[^`]*`/g, 'name');
+  return {
+    asksOrSearches: ASKING.test(plain) || SEARCHING.test(plain),
+    aboutBehaviour: ABOUT_BEHAVIOUR.test(text.replace(/[\u2018\u2019]/g, "'")),
+    aboutUses: ABOUT_USES.test(plain),
+    requirement: !ASKING.test(plain) && REQUIREMENT.test(plain),
+    pointing: (plain.match(RAW_TOKEN) ?? []).some((raw) => POINTING_WORDS.has(raw.toLowerCase())),
+    onlyNameMapping: NAME_MAPPING.test(text),
+  };
+}
+
+/** What the request says of the code it names, read with the names the code declares. */
+interface NamedForm {
+  /** It states that a declaration it names misbehaves ("slugify breaks on …"). */
+  reportsFault: boolean;
+  /** It names an interface or an abstract class, the things a new class implements or extends. */
+  namesImplementable: boolean;
+  /** It names a class nobody declared yet next to the word "class" ("a Money class", "class Basket"). */
+  namesNewClass: boolean;
+  /** It maps one name onto another: "slugify -> toSlug", or ends with "fetchData to getJson" where the first is declared and the second is new. */
+  mapsName: boolean;
+}
+
+/** Heritage words and "for the X interface": the new class is built on a declaration that exists. */
+const BUILT_ON = /\b(?:implements?|implementing|extends?|extending|subclass(?:es|ing)?|inherits?|inheriting)\b|\bfor\s+the\s+\S+\s+(?:interface|abstract\s+class|base\s+class)\b/i;
+
+function namedForm(text: string, symbols: KnownNames, implementable: KnownNames, asks: boolean): NamedForm {
+  const raws = expandContractions(text).match(RAW_TOKEN) ?? [];
+  const isName = (raw: string | undefined): boolean => raw !== undefined && !raw.startsWith('#') && (isStructuredIdentifier(raw) || symbols.has(raw));
+  const reportsFault = !asks && raws.some((raw, i) => FAULT_VERBS.has((raws[i + 1] ?? '').toLowerCase()) && isName(raw));
+  const namesImplementable = raws.some((raw) => /^[A-Z]/.test(raw) && implementable.has(raw));
+  const namesNewClass = raws.some((raw, i) => {
+    if (!/^[A-Z][A-Za-z0-9]*$/.test(raw) || symbols.has(raw)) return false;
+    const before = raws[i - 1]?.toLowerCase();
+    const after = raws[i + 1]?.toLowerCase();
+    return after === 'class' || before === 'class' || ((before === 'named' || before === 'called') && raws[i - 2]?.toLowerCase() === 'class');
+  });
+  const ending = ENDS_WITH_NEW_NAME.exec(text);
+  const mapsName = NAME_MAPPING.test(text) || (ending?.[1] !== undefined && ending[2] !== undefined && symbols.has(ending[1]) && isStructuredIdentifier(ending[2]) && !symbols.has(ending[2]));
+  return { reportsFault, namesImplementable, namesNewClass, mapsName };
+}
+
+/** What is left of the question task's score for a request that neither asks nor searches: an instruction is for another task. */
+const UNASKED_QUESTION_WEIGHT = 0.4;
+/** What is left of the scores of the tasks a question's form rules out (making code for a question about what code does). */
+const BEHAVIOUR_QUESTION_WEIGHT = 0.5;
+/** The tasks that make new code or change behaviour, which no question about existing code asks for. */
+const MAKING_TASKS: ReadonlySet<TaskId> = new Set(['generate', 'class', 'implement', 'issue']);
+/** What a form that marks one task (a use question, a requirement, a name mapping) adds to it, as an offer at the cursor does. */
+const FORM_BONUS = 0.1;
+
+/** The scores weighed by the request's form and the place of the cursor; see `RequestForm`. */
+function weighByForm(scores: { task: TaskId; score: number }[], form: RequestForm, named: NamedForm, cursor: CursorContext | undefined, namesAnyCode: boolean, builtOn: boolean): void {
+  // Generate fills an empty body or a TODO: "make this a one-liner" said of written code that has neither asks to
+  // rewrite that code, which is the optimize task's (a refactoring), so generate's evidence goes to it.
+  const rewrite = cursor?.inCode === true && !cursor.offers.includes('generate') && form.pointing && !namesAnyCode;
+  const generate = scores.find((entry) => entry.task === 'generate')?.score ?? 0;
+  for (const entry of scores) {
+    let score = entry.score;
+    if (entry.task === 'question' && !form.asksOrSearches) score *= UNASKED_QUESTION_WEIGHT;
+    if (form.aboutBehaviour && MAKING_TASKS.has(entry.task)) score *= BEHAVIOUR_QUESTION_WEIGHT;
+    // "What calls X" asks where X is used, not what X does: only the question task answers it.
+    if (form.aboutUses && entry.task !== 'question') score *= BEHAVIOUR_QUESTION_WEIGHT;
+    // Implement needs an interface or class: with the cursor elsewhere and none named, the request cannot mean it.
+    if (entry.task === 'implement' && cursor && !cursor.offers.includes('implement') && !namesAnyCode) score *= UNPLACED_WEIGHT;
+    if (rewrite && entry.task === 'generate') score *= UNPLACED_WEIGHT;
+    if (rewrite && entry.task === 'optimize') score = Math.max(score, generate);
+    // The whole request maps one name onto another: nothing but a rename answers it.
+    if (form.onlyNameMapping && entry.task !== 'rename') score *= UNASKED_QUESTION_WEIGHT;
+    // A class built on an interface or abstract class that exists is implement's, not a class from nothing.
+    if (entry.task === 'class' && named.namesImplementable) score *= BEHAVIOUR_QUESTION_WEIGHT;
+    if ((entry.task === 'question' && form.aboutUses) || (entry.task === 'issue' && form.requirement) || (entry.task === 'rename' && named.mapsName)) score += FORM_BONUS;
+    // A fault said of named code is a behaviour to change, unless the cursor is on the compiler's error about it.
+    if (entry.task === 'issue' && named.reportsFault && !cursor?.offers.includes('fix')) score += FORM_BONUS;
+    // Naming an interface or abstract class outside a question is pointing at it, as the cursor on it would.
+    if (entry.task === 'implement' && named.namesImplementable && !form.asksOrSearches && !cursor?.offers.includes('implement')) score += FORM_BONUS;
+    // "A Money class with …" names the class to write; one built on a declaration that exists is implement's.
+    if (entry.task === 'class' && named.namesNewClass && !named.namesImplementable && !builtOn) score += FORM_BONUS;
+    entry.score = round(score);
+  }
+  scores.sort((a, b) => b.score - a.score || TASK_IDS.indexOf(a.task) - TASK_IDS.indexOf(b.task));
+}
+
+/**
+ * Classifies a request into a task, offline and deterministically. Each task scores the request by TF-IDF cosine
+ * similarity with its phrases, weighed by the request's form and the code at the cursor; the confidence is the best
+ * score's share of the evidence, next to the runner-up and a constant prior for "none of the above", like the extra
+ * option of the model classifier's list.
+ */
+export function classifyIntent(text: string, options?: { threshold?: number; symbols?: KnownNames; implementable?: KnownNames; cursor?: CursorContext }): IntentResult {
   const threshold = options?.threshold ?? DEFAULT_INTENT_THRESHOLD;
   const current = getModel();
   const symbols = options?.symbols ?? new Set<string>();
   const cursor = options?.cursor;
   const correct = corrector(current, symbols);
-  const tokens = tokenize(text, correct);
+  const tokens = tokenize(text, correct, symbols);
   const query = weigh(features(text, tokens, correct), current.idf);
   const scores = TASK_IDS.map((task) => {
     const score = taskScore(query, current.phrases.get(task) ?? [], current.centroids.get(task) ?? new Map());
     return { task, score: round(score > 0 && cursor?.offers.includes(task) ? score + OFFER_BONUS : score) };
-  }).sort((a, b) => b.score - a.score || TASK_IDS.indexOf(a.task) - TASK_IDS.indexOf(b.task));
-
-  // Implement needs an interface or class: with the cursor elsewhere and none named, the request cannot mean it.
-  if (cursor && !cursor.offers.includes('implement') && !namesCode(text, symbols)) {
-    const implement = scores.find((entry) => entry.task === 'implement');
-    if (implement) implement.score = round(implement.score * UNPLACED_WEIGHT);
-    scores.sort((a, b) => b.score - a.score || TASK_IDS.indexOf(a.task) - TASK_IDS.indexOf(b.task));
-  }
+  });
+  const form = requestForm(text);
+  const named = namedForm(text, symbols, options?.implementable ?? new Set<string>(), form.asksOrSearches);
+  weighByForm(scores, form, named, cursor, namesCode(text, symbols), BUILT_ON.test(text));
   const best = scores[0];
   let evidence = devEvidence(text, tokens, current.vocabulary, current.offTopic, symbols);
   // A request typed with the cursor in code is about that code unless most of its words are everyday ones ("the

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { TASK_DESCRIPTIONS, TASK_IDS, isTaskId } from '../protocol.js';
 import type { AskParams, AskResponse, AskResult, Interaction, TaskId, TaskOrNone } from '../protocol.js';
 import { AssistantError } from '../assistantError.js';
-import { classifyIntent, extractNamedSymbols } from '../agents/intentClassifier.js';
+import { classifyIntent, extractNamedSymbols, requestForm } from '../agents/intentClassifier.js';
 import { hasOfflineAgent } from '../agents/registry.js';
 import type { ProgressSink } from '../editorPort.js';
 import { isRange, lineStarts, positionToOffset } from '../edits/textEdits.js';
@@ -58,6 +58,9 @@ export function documentDiagnostics(context: Pick<AskContext, 'env' | 'diagnosti
   return checked;
 }
 
+/** A question about where something is or which thing does it: asked in an editor, it is about the code. */
+const PLACE_QUESTION = /^\s*(?:where|which)\b/i;
+
 export type Classification = NonNullable<Interaction['classification']> & { task: TaskOrNone };
 
 /**
@@ -81,12 +84,22 @@ export async function classifyRequest(context: Pick<AskContext, 'env' | 'thresho
   const index = context.env.workspace.index;
   if (!index.walked()) await index.current(signal);
   // Two words the code itself uses say the request is about it as well ("where are patches generated?"); one common
-  // word ("what time is it") does not.
-  const aboutWorkspace = document === undefined && index.usedWords(text).length >= 2;
+  // word ("what time is it") does not. Asking where or which of something the code names ("where is the quantity
+  // checked?"), or saying what it must do ("the checkout should refuse empty carts"), is about the code too.
+  const used = index.usedWords(text).length;
+  const aboutWorkspace = (document === undefined && used >= 2) || ((PLACE_QUESTION.test(text) || requestForm(text).requirement) && used >= 1);
   const symbols = { has: (word: string): boolean => aboutWorkspace || own.has(word) || (word.length >= 3 && index.declarations(() => true, 1, word).length > 0) };
+  // Interfaces and abstract classes: naming one ("a Map-backed Repo") points at it as the cursor on it would.
+  const declared = document ? listDeclarations(syntaxFileName(document), document.text) : [];
+  const implementable = {
+    has: (word: string): boolean =>
+      declared.some((d) => d.simpleName === word && d.kind === 'interface') ||
+      index.declarations((_name, kind) => kind === 'interface', 1, word).some((d) => d.name === word) ||
+      index.declarations((_name, kind) => kind === 'class', 1, word).some((d) => d.name === word && /\babstract\b/.test(d.signature ?? '')),
+  };
   // The code at the cursor is context: "correct it" on an error, "fill this in" in an empty body.
   const at = document && cursor ? cursorContextAt(document, cursor.start, cursor.end, documentDiagnostics(context, document)) : undefined;
-  const result = classifyIntent(text, { threshold: context.threshold, symbols, ...(at ? { cursor: at } : {}) });
+  const result = classifyIntent(text, { threshold: context.threshold, symbols, implementable, ...(at ? { cursor: at } : {}) });
   return { task: result.task, confidence: result.confidence, by: 'intent-offline' };
 }
 
