@@ -1,10 +1,10 @@
-// The code at the cursor and the workspace's words as context for a free-text request, through `classifyRequest` on real files.
+// The code at the cursor and the workspace's words as context for a free-text request, through `classifyRequest` and `routeRequest` on real files.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_INTENT_THRESHOLD } from '../../server/src/agents/intentClassifier.js';
-import { classifyRequest } from '../../server/src/tasks/askFlow.js';
+import { classifyRequest, routeRequest } from '../../server/src/tasks/askFlow.js';
 import { cursorContextAt } from '../../server/src/tasks/cursorContext.js';
 import type { TaskEnvironment } from '../../server/src/tasks/runTask.js';
 import { Workspace } from '../../server/src/workspace/workspace.js';
@@ -78,5 +78,19 @@ describe('classifyRequest with the workspace as context', () => {
 
   it('reads a requirement about something the code names as an issue, with no file open', async () => {
     expect(await classify('orders should never have a negative quantity')).toBe('issue');
+  });
+});
+
+describe('routeRequest with no file open', () => {
+  it('answers as a question a request whose task finds no code and whose words are nearly all the code\'s', async () => {
+    const env = { root: workspace.root, workspace, registry: { classifier: () => undefined, serves: (task: string) => task === 'question' || task === 'document' } } as unknown as TaskEnvironment;
+    const signal = new AbortController().signal;
+    await workspace.index.current(signal);
+    const text = 'split the order text by hand on commas';
+    const routed = await routeRequest({ env }, { text }, { task: 'document', confidence: 0.5, by: 'intent-offline' }, undefined, text, signal);
+    expect(routed.task).toBe('question');
+    // Half of its words everyday ones, it is no search of the code.
+    const chat = 'split the bill by hand with my friends';
+    expect((await routeRequest({ env }, { text: chat }, { task: 'document', confidence: 0.5, by: 'intent-offline' }, undefined, chat, signal)).task).toBe('document');
   });
 });

@@ -125,6 +125,14 @@ describe('what a location is', () => {
     expect((await ranked(root, 'which option says when unused entries are evicted'))[0]).toBe('src/cache.ts:2 CacheOptions');
   });
 
+  it('ranks the code above a result type whose comments say the question\'s words more often', async () => {
+    const root = workspaceOf({
+      'src/fetch.ts':
+        '/** The state of a fetch: whether its data is stale, and since when it is stale. */\nexport interface FetchState {\n  /** Whether the data is stale. */\n  stale: boolean;\n  staleSince: number;\n}\n/** Whether data fetched at `at` is stale after `staleTime`. */\nexport function isStale(at: number, staleTime: number, now: number): boolean {\n  return now - at > staleTime;\n}\n',
+    });
+    expect((await ranked(root, 'when is fetched data considered stale'))[0]).toBe('src/fetch.ts:8 isStale');
+  });
+
   it('ranks a declaration the question names as declared above one that mentions it more', async () => {
     const root = workspaceOf({
       'src/ops.ts':
@@ -150,6 +158,18 @@ describe('the words of a question', () => {
     expect(queryCompounds('where is email validated?')).not.toContain('isemail');
     // An abbreviation code uses for what questions spell out.
     expect(terms('where are unused queries garbage collected')).toContain(terms('scheduleGc')[1]);
+  });
+
+  it('reads a noun in -ification as its verb in -ify', () => {
+    expect(stem('notifications')).toBe(stem('notify'));
+    expect(terms('how are listeners notified')).toContain(stem('notification'));
+  });
+
+  it('drops light verbs and counting words from a question, but not from code', () => {
+    expect(terms('how do I make a field optional', 'query')).toEqual(['field', 'optional']);
+    expect(terms('combine two object schemas into one', 'query')).not.toEqual(expect.arrayContaining(['two']));
+    expect(terms('combine two object schemas into one', 'query')).not.toContain('one');
+    expect(terms('makeRequired(two)')).toEqual(expect.arrayContaining(['mak', 'two']));
   });
 
   it('finds the function a question spells in words, and the nouns of its verbs', async () => {

@@ -190,18 +190,21 @@ const NO_DIAGNOSTIC = 'No error or warning at or near the cursor: put the cursor
 /** A request worded as a question: a question word first, or a question mark last. */
 const QUESTION_FORM = /^\s*(?:how|where|which|what|when|why|who|whose|is there|are there)\b|\?\s*$/i;
 
-/** Fewest words of a request, all of them the code's, that make it a search when nothing else can answer it. */
+/** Fewest words of a request, nearly all of them the code's, that make it a search when nothing else can answer it. */
 const SEARCH_WORDS = 3;
+/** The share of a request's words the code must use for it to read as a search: one everyday word ("by hand") in six is allowed. */
+const SEARCH_SHARE = 0.8;
 
 /**
- * Whether a request reads as a search of the code base typed as an instruction ("flatten errors into field errors"):
- * every word it has beyond stop words is one the workspace's code uses, and it has several. It is asked only of a
- * request with no file at hand whose task found no code to work on (it named none the workspace declares).
+ * Whether a request reads as a search of the code base typed as an instruction ("flatten errors into field errors",
+ * "update cached data by hand after a mutation"): nearly every word it has beyond stop words is one the workspace's
+ * code uses, and it has several. It is asked only of a request with no file at hand whose task found no code to work
+ * on (it named none the workspace declares).
  */
 function readsAsSearch(env: TaskEnvironment, intent: string): boolean {
   const index = env.workspace.index;
   const words = index.queryWords(intent);
-  return words.length >= SEARCH_WORDS && index.usedWords(intent).length === words.length;
+  return words.length >= SEARCH_WORDS && index.usedWords(intent).length >= SEARCH_SHARE * words.length;
 }
 
 /**

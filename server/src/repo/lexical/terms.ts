@@ -17,7 +17,11 @@ const QUERY_NOISE: ReadonlySet<string> = new Set(
     'implemented implement implements implementation defined define defines definition declared declare located locate ' +
     'find logic code codebase project repository repo workspace file files function functions method methods ' +
     'happen happens happening work works working place places part parts thing things somewhere anywhere please show tell ' +
-    'explain look see know want need like use used using uses'
+    'explain look see know want need like use used using uses ' +
+    // Light verbs say what the user does, not what the code does: "make a field optional" is about optional fields.
+    'make makes making get gets getting ' +
+    // Counting words: "combine two schemas into one" asks about combining, not about the words `one` and `two`.
+    'one two three four five six seven eight nine ten'
   ).split(' '),
 );
 
@@ -84,6 +88,8 @@ export function stem(word: string): string {
   // A noun in -ation or -ization keeps the stem of its verb: validation and validated are both `validat`, normalization
   // and normalize both `normaliz`; so does an agent noun in -ator (validator).
   if (w.length >= 8) {
+    // A noun in -ification is its verb in -ify: notification and notify, modification and modify.
+    if (w.endsWith('ification')) return `${w.slice(0, -9)}ify`;
     if (w.endsWith('ization')) return w.slice(0, -5);
     if (w.endsWith('ation')) return w.slice(0, -3);
     if (w.endsWith('ator')) return w.slice(0, -2);
