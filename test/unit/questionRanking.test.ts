@@ -133,6 +133,25 @@ describe('what a location is', () => {
     expect((await ranked(root, 'when is fetched data considered stale'))[0]).toBe('src/fetch.ts:8 isStale');
   });
 
+  it('ranks the code above a definition whose name is a data word when the question asks how it behaves', async () => {
+    const root = workspaceOf({
+      'src/union.ts':
+        '/** The options of a union: each option is tried in turn, and the first that matches is picked. */\nexport interface UnionOptions {\n  /** Each option of the union. */\n  options: string[];\n}\n/** Tries each option of a union in turn and picks the first that matches. */\nexport function runUnion(def: UnionOptions, value: string): string | undefined {\n  return def.options.find((candidate) => candidate === value);\n}\n',
+    });
+    expect((await ranked(root, 'how does a union pick which option matched'))[0]).toBe('src/union.ts:7 runUnion');
+    expect((await ranked(root, 'which option of a union is tried first'))[0]).toBe('src/union.ts:2 UnionOptions');
+  });
+
+  it('ranks the code whose body uses a name above the types that mention it, for a question about where it is used', async () => {
+    const root = workspaceOf({
+      'src/types.ts': '/** Settings of a mutation: its mutationFn, and how often it is retried. */\nexport interface MutationSettings {\n  /** Attempts after the first. */\n  retries: number;\n}\n',
+      'src/mutation.ts': '/** A change sent to the server. */\nexport class Mutation {\n  constructor(private readonly options: { mutationFn: () => Promise<void> }) {}\n  /** Sends the change. */\n  async execute(): Promise<void> {\n    await this.options.mutationFn();\n  }\n}\n',
+    });
+    const found = await ranked(root, 'where does a mutation call mutationFn');
+    expect(found.indexOf('src/mutation.ts:5 Mutation.execute')).toBeGreaterThanOrEqual(0);
+    expect(found.indexOf('src/mutation.ts:5 Mutation.execute')).toBeLessThan(found.indexOf('src/types.ts:2 MutationSettings'));
+  });
+
   it('ranks a declaration the question names as declared above one that mentions it more', async () => {
     const root = workspaceOf({
       'src/ops.ts':

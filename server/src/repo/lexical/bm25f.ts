@@ -13,6 +13,7 @@ const FIELD_B = [0.3, 0.5, 0.6, 0.3, 0.75] as const;
 const K1 = 1.2;
 /** The first field that surrounds a declaration, and the most a term found only there counts, as a share of one the declaration says. */
 const CONTEXT = FIELDS.indexOf('context');
+const COMMENT = FIELDS.indexOf('comment');
 const BODY_SHARE = 0.5;
 /** What a compound of the question's words (`queryCompounds`) weighs beside one word. */
 const COMPOUND_WEIGHT = 0.5;
@@ -42,10 +43,22 @@ function isTestPath(relativePath: string): boolean {
  */
 const SHAPES: ReadonlySet<string> = new Set(['interface', 'type', 'property', 'enum']);
 const SHAPE_PRIOR = 0.6;
-const ABOUT_SHAPES = /\b(types?|typed|typing|interfaces?|shapes?|options?|fields?|propert(?:y|ies)|props|enums?|params?|parameters?|signatures?|returns?|generics?|structure)\b/i;
+/** Words that make a question about shapes wherever they stand. */
+const ABOUT_SHAPES = /\b(types?|typed|typing|interfaces?|shapes?|signatures?|generics?|structure)\b/i;
+/**
+ * Words of data that make a question about shapes unless it asks how something behaves: "which option sets the
+ * timeout" wants the options interface, "how does a union pick which option matched" the code that picks.
+ */
+const DATA_WORDS = /\b(options?|fields?|propert(?:y|ies)|props|enums?|params?|parameters?|returns?)\b/i;
+const ABOUT_BEHAVIOUR = /^\s*(?:how\s+(?:does|do|did|is|are|was|were|can|should)|what\s+happens|why|when\s+(?:does|do|is|are))\b/i;
 
 /** A declaration whose name the question writes as it is declared. */
 const NAMED_PRIOR = 1.3;
+/**
+ * A question about where a declaration is used ("where does a mutation call mutationFn", "who calls retry"): its
+ * answer is the code whose body uses the name, not the declaration, nor the types that mention it in their comments.
+ */
+const ABOUT_USES = /^\s*(?:where\b.*\b(?:used|called|imported|referenced|invoked|calls?|uses?|invokes?)\b|(?:who|what|which(?:\s+\w+){0,2})\s+(?:calls?|uses?|imports?|references?|invokes?)\b)/i;
 
 function simpleName(name: string): string {
   return name.slice(name.lastIndexOf('.') + 1);
@@ -210,7 +223,12 @@ export class TermStatistics {
     // Questions about tests should find tests; other questions want the code under test first.
     const aboutTests = /\b(test|tests|tested|testing|spec|specs)\b/i.test(query);
     // Questions about what a value looks like want its types; the others want the code that does the work.
-    const aboutShapes = ABOUT_SHAPES.test(query);
+    const aboutShapes = ABOUT_SHAPES.test(query) || (DATA_WORDS.test(query) && !ABOUT_BEHAVIOUR.test(query));
+    // In a question about where a name is used (one the code declares, or written as an identifier is), a body that
+    // uses it says as much as a declaration named for it.
+    const names = [...(query.match(/[A-Za-z_$][\w$]*/g) ?? [])].filter((word) => named?.has(word) || /[a-z][A-Z]|[A-Za-z]_[A-Za-z]/.test(word));
+    const aboutUses = names.length > 0 && ABOUT_USES.test(query);
+    const usedNames = new Set(aboutUses ? names.map((word) => terms(word).at(-1)).filter((term): term is string => term !== undefined) : []);
 
     const scored: RankedDocument[] = [];
     const fileOf = new Map<string, IndexedFile>();
@@ -229,15 +247,18 @@ export class TermStatistics {
           // one its file's header has, must not count as much as a declaration named or documented for it.
           let said = 0;
           let used = 0;
+          // Where a name is used, prose that mentions it is no use of it.
+          const inUse = usedNames.has(q.term);
           for (let field = 0; field < FIELD_COUNT; field++) {
             const count = document.counts[at * FIELD_COUNT + field] as number;
-            if (count === 0) continue;
+            if (count === 0 || (inUse && field === COMMENT)) continue;
             const b = FIELD_B[field] as number;
             const tf = ((FIELD_WEIGHTS[field] as number) * count) / (1 - b + (b * (document.lengths[field] as number)) / (averages[field] as number));
             if (field >= CONTEXT) used += tf;
             else said += tf;
           }
-          score += q.idf * (said / (K1 + said) + (BODY_SHARE * used) / (K1 + used));
+          if (said + used === 0) continue;
+          score += q.idf * (said / (K1 + said) + ((inUse ? 1 : BODY_SHARE) * used) / (K1 + used));
           matched.push(q.term);
           if (q.counted) covered++;
         }
@@ -246,7 +267,7 @@ export class TermStatistics {
         const coverage = covered / known.length;
         const kindPrior = document.kind === 'comment' ? 0.8 : document.kind === 'module' ? 0.9 : !aboutShapes && SHAPES.has(document.kind) ? SHAPE_PRIOR : 1;
         // A declaration the question names outright is what it asks about, more than those that mention it.
-        const namedPrior = named?.has(simpleName(document.name)) && document.kind !== 'comment' && document.kind !== 'module' ? NAMED_PRIOR : 1;
+        const namedPrior = !aboutUses && named?.has(simpleName(document.name)) && document.kind !== 'comment' && document.kind !== 'module' ? NAMED_PRIOR : 1;
         scored.push({ document, score: score * (0.5 + 0.5 * coverage) * kindPrior * namedPrior * filePenalty, matched });
       }
     }
