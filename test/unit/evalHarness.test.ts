@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScratchCopy } from '../../server/src/eval/scratch.js';
-import { RecordStore, writeFileAtomically } from '../../server/src/eval/records.js';
+import { RecordStore, serverBuild, writeFileAtomically } from '../../server/src/eval/records.js';
 import type { EvalRecord } from '../../server/src/eval/records.js';
 import { parseEvalArguments } from '../../server/src/eval/cli.js';
 import { EvalUsageError } from '../../server/src/eval/runner.js';
@@ -91,6 +91,18 @@ describe('scratch copy', () => {
 });
 
 describe('record store', () => {
+  it('keys records by the build that ran: a rebuilt code file is another build', () => {
+    const file = path.join(tempDir('eval-build-'), 'bundle.mjs');
+    fs.writeFileSync(file, 'export {};\n');
+    fs.utimesSync(file, new Date(2026, 0, 1), new Date(2026, 0, 1));
+    const before = serverBuild(file);
+    expect(serverBuild(file)).toBe(before);
+    fs.writeFileSync(file, 'export const x = 1;\n');
+    expect(serverBuild(file)).not.toBe(before);
+    expect(serverBuild()).toMatch(/^\d+:\d+$/);
+  });
+
+
   it('appends one line per record, reads them back by key, and ignores a torn last line', () => {
     const dir = tempDir('eval-records-');
     const file = RecordStore.fileFor(path.join(dir, 'out', 'results.json'));

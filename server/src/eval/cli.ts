@@ -26,7 +26,7 @@ Options:
   --seed S             seed of the case order and of the bootstrap intervals (default 1)
   --jobs J             cases run in parallel (default 1)
   --json FILE          write the report as JSON; per-case records go to FILE's .records.jsonl as they finish,
-                       and running the same command again skips the cases already recorded
+                       and running the same command again on the same build skips the cases already recorded
   --questions FILE     the workspace scenario's questions: JSON [{ "query", "expected": { "file", "line"?, "symbol"? }
                        or a list of them, "keywords"? }] (default: .assistant/questions.json in the repository, or
                        a pinned package's own questions)

@@ -1,6 +1,20 @@
 // Per-case records of an evaluation and the store that makes runs resumable: one JSON line per finished case, appended as it finishes.
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The build of the server that runs, as the size and time of the code file given (by default the one this code was
+ * loaded from): part of every record's key, so a rebuilt server never reports an earlier build's answers as its own.
+ */
+export function serverBuild(file = fileURLToPath(import.meta.url)): string {
+  try {
+    const stat = fs.statSync(file);
+    return `${stat.size}:${Math.round(stat.mtimeMs)}`;
+  } catch {
+    return 'unknown';
+  }
+}
 
 /** One case run by one agent (one sample), scored. Every field is present; unknown values are null. */
 export interface EvalRecord {

@@ -13,7 +13,7 @@ import type { TaskEnvironment } from '../tasks/runTask.js';
 import { CostLedger, MeasuredAgent } from './measuredAgent.js';
 import { ScratchCopy } from './scratch.js';
 import { EslintRunner } from './eslintRunner.js';
-import { MAX_ANSWER_CHARS, RecordStore, writeFileAtomically } from './records.js';
+import { MAX_ANSWER_CHARS, RecordStore, serverBuild, writeFileAtomically } from './records.js';
 import type { EvalRecord } from './records.js';
 import { compare, renderScenario, summarize } from './report.js';
 import type { AgentSummary, MetricComparison, ScenarioReport } from './report.js';
@@ -203,11 +203,12 @@ export async function runEvaluation(options: EvalOptions, io: EvalIO, signal: Ab
 
     const runSettings = { attempts, agentTimeoutMs: settings.orchestrator.agentTimeoutMs, strictFlags: options.strictFlags ?? null, eslint: eslint ? `${eslint.version}:${eslint.configFile}` : null };
     const items: WorkItem[] = [];
+    const build = serverBuild();
     for (const { scenario, cases, agents } of plans) {
       for (const evalCase of cases) {
         for (const agent of agents) {
           for (let sample = 0; sample < (agent.isLLM ? options.samples : 1); sample++) {
-            const key = hashKey({ v: EVAL_FORMAT_VERSION, scenario: scenario.id, case: evalCase.id, content: evalCase.contentHash, agent: agentFingerprint(settings, agent), sample, run: runSettings });
+            const key = hashKey({ v: EVAL_FORMAT_VERSION, build, scenario: scenario.id, case: evalCase.id, content: evalCase.contentHash, agent: agentFingerprint(settings, agent), sample, run: runSettings });
             items.push({ scenario, evalCase, agent, sample, key });
           }
         }
