@@ -91,8 +91,9 @@ export interface Locator {
 }
 /** The little of the DOM that a function run in the page touches (the project compiles without the DOM library). */
 interface DomElement {
-  ownerDocument: { documentElement: DomElement };
+  ownerDocument: { documentElement: DomElement; addEventListener: DomElement['addEventListener'] };
   setAttribute(name: string, value: string): void;
+  removeAttribute(name: string): void;
   addEventListener(type: string, listener: () => void, options: { capture: boolean; once: boolean }): void;
 }
 export interface Page {
@@ -259,9 +260,12 @@ export class Workbench {
    * click event fired, so a latency is measured from the user's click, not from Playwright's actionability waits.
    */
   async clickedAt(target: Locator): Promise<number> {
+    // On the document, not the button: a notification redrawn by progress may replace the button before the click.
+    // An earlier click's stamp goes first, so a click the listener missed cannot be read as this one.
     await target.evaluate((element) => {
       const root = element.ownerDocument.documentElement;
-      element.addEventListener('click', () => root.setAttribute('data-clicked-at', String(Date.now())), { capture: true, once: true });
+      root.removeAttribute('data-clicked-at');
+      element.ownerDocument.addEventListener('click', () => root.setAttribute('data-clicked-at', String(Date.now())), { capture: true, once: true });
     });
     await target.click({ timeout: 5_000 });
     const at = await this.page.locator('html').getAttribute('data-clicked-at');
