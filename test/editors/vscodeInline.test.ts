@@ -6,15 +6,12 @@ import type { Interaction } from '../../protocol/src/index.js';
 import { startScriptedModel } from '../support/scriptedModel.js';
 import type { ScriptedModel } from '../support/scriptedModel.js';
 import { scriptedAgent } from '../support/scriptedAgents.js';
-import { readSegment, segmentFiles } from '../support/traceFiles.js';
+import { readInteractions as interactions } from '../support/traceFiles.js';
 import { copyFixture } from '../support/lspClient.js';
 import { Workbench, assertAvailable, skipReason, skipVscode } from './harness/vscode.js';
 
 if (skipVscode) console.warn(`vscodeInline.test.ts skipped: ${skipReason}`);
 
-function interactions(workspace: string): Interaction[] {
-  return segmentFiles(path.join(workspace, '.assistant', 'trace')).flatMap((file) => (readSegment(file) as unknown as { interactions: Interaction[] }).interactions);
-}
 
 describe.skipIf(skipVscode)(`inline completion in VS Code 1.139 (code-server)${skipReason ? ` — ${skipReason}` : ''}`, () => {
   let model: ScriptedModel;

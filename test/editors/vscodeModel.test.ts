@@ -2,19 +2,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Interaction } from '../../protocol/src/index.js';
 import { startScriptedModel } from '../support/scriptedModel.js';
 import type { ScriptedModel } from '../support/scriptedModel.js';
 import { LOAD_DOC, scriptedAgent, taskSteps } from '../support/scriptedAgents.js';
-import { readSegment, segmentFiles } from '../support/traceFiles.js';
+import { readInteractions as interactions } from '../support/traceFiles.js';
 import { copyFixture } from '../support/lspClient.js';
 import { Workbench, assertAvailable, skipReason, skipVscode } from './harness/vscode.js';
 
 if (skipVscode) console.warn(`vscodeModel.test.ts skipped: ${skipReason}`);
 
-function interactions(workspace: string): Interaction[] {
-  return segmentFiles(path.join(workspace, '.assistant', 'trace')).flatMap((file) => (readSegment(file) as unknown as { interactions: Interaction[] }).interactions);
-}
 
 describe.skipIf(skipVscode)(`a model agent in VS Code 1.139 (code-server)${skipReason ? ` — ${skipReason}` : ''}`, () => {
   let model: ScriptedModel;

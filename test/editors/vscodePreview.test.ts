@@ -2,18 +2,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Interaction } from '../../protocol/src/index.js';
 import { copyFixture } from '../support/lspClient.js';
-import { readSegment, segmentFiles } from '../support/traceFiles.js';
+import { readInteractions as interactions } from '../support/traceFiles.js';
 import { Workbench, assertAvailable, skipReason, skipVscode } from './harness/vscode.js';
 
 if (skipVscode) console.warn(`vscodePreview.test.ts skipped: ${skipReason}`);
 
 const FILE = 'src/config.ts';
 
-function interactions(workspace: string): Interaction[] {
-  return segmentFiles(path.join(workspace, '.assistant', 'trace')).flatMap((file) => (readSegment(file) as unknown as { interactions: Interaction[] }).interactions);
-}
 
 describe.skipIf(skipVscode)(`the preview in VS Code 1.139 (code-server)${skipReason ? ` — ${skipReason}` : ''}`, () => {
   let session: Workbench;

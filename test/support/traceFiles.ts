@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseSegmentLog } from '../../server/src/trace/segmentLog.js';
 import type { SegmentFile } from '../../server/src/trace/segmentFiles.js';
+import type { Interaction } from '../../server/src/protocol.js';
 
 export const SEGMENT_FILE = /segment-\d+\.jsonl?$/;
 
@@ -21,4 +22,9 @@ export function segmentFiles(traceDirectory: string): string[] {
     .map(String)
     .filter((file) => SEGMENT_FILE.test(file) && fs.statSync(path.join(traceDirectory, file)).isFile())
     .map((file) => path.join(traceDirectory, file));
+}
+
+/** Every interaction of every session under a workspace's trace directory (`.assistant/trace`). */
+export function readInteractions(workspace: string): Interaction[] {
+  return segmentFiles(path.join(workspace, '.assistant', 'trace')).flatMap((file) => (readSegment(file) as unknown as { interactions: Interaction[] }).interactions);
 }

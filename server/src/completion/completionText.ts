@@ -98,14 +98,18 @@ function withoutUnopenedClosers(text: string, restOfLine: string): string {
   return out;
 }
 
+/** The code without the cursor's indentation (`current`, the blank line before the cursor) written again before it. */
+function withoutCursorIndent(code: string, current: string): string {
+  return code.replace(new RegExp(`^[ \\t]{0,${current.length}}`), '');
+}
+
 /**
  * A filled-in middle's answer cut to the insertion: on a blank line the cursor already stands at its indentation,
  * and a model that writes it again (small ones do) would indent the first line twice.
  */
 export function insertionFromFill(answer: string, prefix: string, suffix: string, shape: CompletionShape): string {
   const current = prefix.slice(prefix.lastIndexOf('\n') + 1);
-  const text = current !== '' && current.trim() === '' && shape === 'block' ? answer.replace(new RegExp(`^[ \\t]{0,${current.length}}`), '') : answer;
-  return shapeCompletion(text, prefix, suffix, shape);
+  return shapeCompletion(current.trim() === '' && shape === 'block' ? withoutCursorIndent(answer, current) : answer, prefix, suffix, shape);
 }
 
 /** Whether the completion's lines from here are the suffix's next non-blank lines (as far as both go, two at most). */
@@ -177,6 +181,6 @@ export function insertionFromChat(answer: string, prefix: string, suffix: string
     }
   }
   // A block answer on a blank line is written without the cursor's indentation, or with it: it starts at the cursor.
-  if (current.trim() === '' && shape === 'block') code = code.replace(/^\n+/, '').replace(new RegExp(`^[ \\t]{0,${current.length}}`), '');
+  if (current.trim() === '' && shape === 'block') code = withoutCursorIndent(code.replace(/^\n+/, ''), current);
   return shapeCompletion(code, prefix, suffix, shape);
 }

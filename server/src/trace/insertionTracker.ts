@@ -228,8 +228,10 @@ export class InsertionTracker {
     }
     file.text = after;
     this.track(file, uri, later, after);
-    const spans = insertedSpans(steps);
-    for (const item of touched) this.revive(item, after, spans);
+    if (touched.length > 0) {
+      const spans = insertedSpans(steps);
+      for (const item of touched) this.revive(item, after, spans);
+    }
     // The buffer taken back to the file on disk without the edit (a reload, an undo to the saved text): settled now.
     if (newlyRemoved && file.items.some((item) => item.removed && item.settles && !item.reverted && item.fate !== 'kept') && this.onDisk(uri) === after) {
       this.settle(uri, after, REASON.removed);

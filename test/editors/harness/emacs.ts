@@ -4,9 +4,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'vitest';
-import type { Interaction } from '../../../protocol/src/index.js';
 import { BIN, REPO_ROOT, copyFixture } from '../../support/lspClient.js';
-import { readSegment, segmentFiles } from '../../support/traceFiles.js';
+// Journeys read what reached the trace through the one reader of the tests.
+export { readInteractions } from '../../support/traceFiles.js';
 
 export const EL = path.join(REPO_ROOT, 'clients', 'emacs', 'assistant-ls.el');
 
@@ -194,10 +194,6 @@ export async function runEmacs<R extends BaseReport = BaseReport>(journey: strin
   }
 }
 
-/** Every interaction of every session under the workspace's trace directory. */
-export function readInteractions(root: string): Interaction[] {
-  return segmentFiles(path.join(root, '.assistant', 'trace')).flatMap((file) => (readSegment(file) as unknown as { interactions: Interaction[] }).interactions);
-}
 
 /**
  * The init file of a user who runs `emacs -nw` (the terminal journeys): the package, a TypeScript mode where Emacs 28
