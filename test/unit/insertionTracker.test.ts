@@ -18,7 +18,7 @@ const URI = 'file:///ws/src/a.ts';
 const SESSION: TraceSession = { id: 's1', startedAt: '2026-01-01T00:00:00.000Z', user: 'ada', role: 'developer', workspace: '/ws', pid: process.pid };
 
 /** A store holding one applied response that inserted each `inserted` at its `offset` of `text` (the text after the edit). */
-async function storeWith(text: string, offset: number, inserted: string, more: { offset: number; text: string }[] = []): Promise<TraceStore> {
+async function storeWith(text: string, offset: number, inserted: string, more: { offset: number; text: string }[] = [], task: Interaction['task'] = 'document'): Promise<TraceStore> {
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-tracker-'));
   directories.push(directory);
   const store = await TraceStore.open({ directory, session: SESSION, segmentSize: 10 });
@@ -30,7 +30,7 @@ async function storeWith(text: string, offset: number, inserted: string, more: {
     user: 'ada',
     source: 'command',
     text: '',
-    task: 'document',
+    task,
     context: {},
     responses: [
       {
@@ -125,6 +125,21 @@ describe('InsertionTracker', () => {
     const before = text;
     text = disk;
     tracker.changed(URI, text, before, [{ start: 0, end: before.length, text: disk }]);
+    expect(trackedOffsets(tracker, store, text)).toMatchObject({ state: 'removed' });
+    tracker.saved(URI);
+    expect(trackedOffsets(tracker, store, text)).toMatchObject({ state: 'removed' });
+    await store.close();
+  });
+
+  it('does not move a short accepted completion onto the file\'s own word when the reloaded text comes whole', async () => {
+    const disk = 'function f(o: object) {\n  if (o) return;\n}\n';
+    let text = `${disk}if`;
+    const store = await storeWith(text, disk.length, 'if', [], 'complete');
+    const tracker = new InsertionTracker(store, () => text, () => disk, () => undefined);
+    tracker.changed(URI, text);
+    // `:e!` sent as the whole new text, with no change to follow: the word is gone, not moved to the file's own `if`.
+    text = disk;
+    tracker.changed(URI, text);
     expect(trackedOffsets(tracker, store, text)).toMatchObject({ state: 'removed' });
     tracker.saved(URI);
     expect(trackedOffsets(tracker, store, text)).toMatchObject({ state: 'removed' });

@@ -29,6 +29,11 @@ interface Tracked {
   reverted: boolean;
   /** This session decides whether the edit was kept (see `TraceStore.inheritsFrom`). */
   settles: boolean;
+  /**
+   * Found again only at its very place: a short completion (a word accepted from ghost text) occurs in code
+   * everywhere, so its nearest occurrence on a text the tracker did not see change is no evidence of it.
+   */
+  pinned: boolean;
   /** It does so for a session that ended before it could. */
   inherited: boolean;
   fate?: InsertionFate;
@@ -429,6 +434,7 @@ export class InsertionTracker {
         removed: state === 'removed',
         reverted: response.revertedAt !== undefined,
         settles,
+        pinned: interaction.task === 'complete' && insertion.text.trim().length < SHORT_TEXT,
         inherited: settles && interaction.sessionId !== this.trace.session.id,
         ...(insertion.fate ? { fate: insertion.fate } : {}),
         ...(insertion.fateAt ? { fateAt: insertion.fateAt } : {}),
@@ -485,7 +491,7 @@ export class InsertionTracker {
       return;
     }
     for (const needle of expected !== undefined ? [expected, item.text] : [item.text]) {
-      const at = text.startsWith(needle, near) ? near : nearest(text, needle, near);
+      const at = text.startsWith(needle, near) ? near : item.pinned ? -1 : nearest(text, needle, near);
       if (at >= 0) {
         item.start = at;
         item.end = at + needle.length;
