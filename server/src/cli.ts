@@ -21,12 +21,19 @@ OpenAI-compatible endpoint; ASSISTANT_MODEL chooses the model.`;
 
 /**
  * Serves on a byte stream. The process ends when the stream ends or its framing breaks (see docs/protocol.md,
- * "Robustness"), with 0 when the client had sent `shutdown`, 1 otherwise.
+ * "Robustness"), or on SIGTERM, with 0 when the client had sent `shutdown`, 1 otherwise; first the messages already
+ * read are handled and the trace written (an editor that quits right after the user's choice loses nothing).
  */
 function serve(input: Readable, writer: MessageWriter): void {
   const reader = new FramedMessageReader(input, (response) => void writer.write(response).catch(() => undefined));
-  const { gate } = startServer(reader, writer);
-  const end = (): never => process.exit(gate.shutdownReceived ? 0 : 1);
+  const { gate, settle } = startServer(reader, writer);
+  let ending = false;
+  const end = (): void => {
+    if (ending) return;
+    ending = true;
+    void settle().finally(() => process.exit(gate.shutdownReceived ? 0 : 1));
+  };
+  process.on('SIGTERM', end);
   reader.onError((error) => {
     if (error instanceof FramingError) process.stderr.write(`assistant-ls: closing the connection: ${error.message}\n`);
   });

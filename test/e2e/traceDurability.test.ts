@@ -4,12 +4,36 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApplyResult, AskResult, Interaction, TraceResult } from '../../protocol/src/index.js';
 import { TestEditor, copyFixture } from '../support/lspClient.js';
-import { readSegment, segmentFiles } from '../support/traceFiles.js';
+import { readInteractions, readSegment, segmentFiles } from '../support/traceFiles.js';
+import { RawServer } from '../support/rawLsp.js';
 
 const editors: TestEditor[] = [];
+const raws: RawServer[] = [];
 afterEach(async () => {
-  await Promise.all(editors.splice(0).map((e) => e.dispose()));
+  await Promise.all([...editors.splice(0), ...raws.splice(0)].map((e) => e.dispose()));
 });
+
+/**
+ * A Document run over raw frames whose `workspace/applyEdit` the client answers and then at once does `quit` (sends
+ * what `quit` sends, in the same write as the answer): the way an editor quits right after the user's choice.
+ */
+async function documentThenQuit(quit: (raw: RawServer) => void): Promise<{ raw: RawServer; root: string; exit: { code: number | null } }> {
+  const root = copyFixture('basic');
+  const raw = RawServer.spawn({ root });
+  raws.push(raw);
+  await raw.initialize();
+  const { uri, text } = raw.open('src/config.ts');
+  const line = text.split('\n').findIndex((l) => l.includes('export function parseConfig'));
+  raw.onServerRequest('workspace/applyEdit', () => {
+    // Runs after this answer is written, before anything else the test does.
+    queueMicrotask(() => quit(raw));
+    return { applied: true };
+  });
+  const position = { line, character: 17 };
+  raw.request('workspace/executeCommand', { command: 'assistant.document', arguments: [{ textDocument: { uri, version: 1 }, range: { start: position, end: position }, symbol: 'parseConfig' }] });
+  const exit = await raw.exited;
+  return { raw, root, exit };
+}
 
 function traceFiles(root: string): string[] {
   return segmentFiles(path.join(root, '.assistant', 'trace'));
@@ -36,6 +60,23 @@ describe('trace durability', () => {
     const trace = await second.request<TraceResult>('assistant/trace', { id: answer.interactionId });
     expect(trace.interactions[0]!.responses[0]!.used).toBe(true);
     expect(trace.interactions[0]!.sessionId).not.toBe(undefined);
+  });
+
+  it('keeps the outcome of an edit the editor answered just before closing its input, or sending shutdown and exit at once, or SIGTERM', async () => {
+    const quits: [string, (raw: RawServer) => void, number][] = [
+      ['input closed', (raw) => raw.child.stdin!.end(), 1],
+      ['shutdown and exit in one write', (raw) => {
+        raw.request('shutdown');
+        raw.notify('exit');
+      }, 0],
+      ['SIGTERM', (raw) => raw.child.kill('SIGTERM'), 1],
+    ];
+    for (const [how, quit, code] of quits) {
+      const { root, exit, raw } = await documentThenQuit(quit);
+      expect(exit.code, how).toBe(code);
+      const documented = readInteractions(root).find((i) => i.task === 'document');
+      expect(documented?.responses[0], `${how}; stderr: ${raw.stderr}`).toMatchObject({ used: true, outcome: 'applied' });
+    }
   });
 
   it('records from two servers on the same workspace at once, each seeing the other’s interactions, nothing lost', async () => {

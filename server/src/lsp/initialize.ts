@@ -58,12 +58,5 @@ export function register(ctx: ServerContext): void {
     void watchFiles(ctx).catch((error: unknown) => ctx.log(`file watchers: ${(error as Error).message}`));
   });
 
-  ctx.connection.onShutdown(async () => {
-    if (!ctx.hasAssistant()) return;
-    try {
-      await (await ctx.assistant()).close();
-    } catch (error) {
-      ctx.log(`shutdown: ${(error as Error).message}`);
-    }
-  });
+  ctx.connection.onShutdown(() => ctx.close());
 }

@@ -1,9 +1,12 @@
 // Enforces the LSP lifecycle on incoming messages: -32002 before `initialize`, InvalidRequest after `shutdown`, on a second `initialize` or on an id already in flight.
 import type { DataCallback, Disposable, Message, MessageReader, MessageWriter, PartialMessageInfo, RequestMessage, ResponseMessage } from 'vscode-jsonrpc/node';
 import type { Event } from 'vscode-jsonrpc/node';
-import { ErrorCodes } from 'vscode-jsonrpc/node';
+import { Emitter, ErrorCodes } from 'vscode-jsonrpc/node';
 
 type Phase = 'uninitialized' | 'running' | 'shutdown';
+
+/** The gate's own marker notification (see `LifecycleGate.drain`); never taken from the client. */
+export const DRAIN_METHOD = '$/assistant-ls/drained';
 
 function isObject(message: unknown): message is Partial<RequestMessage> {
   return typeof message === 'object' && message !== null && !Array.isArray(message);
@@ -56,6 +59,13 @@ export class LifecycleGate implements MessageReader {
    */
   private readonly inFlight = new Set<string>();
 
+  /** The connection's callback, once it listens: `drain` puts its marker in the same queue. */
+  private callback: DataCallback | undefined;
+  private readonly drains: (() => void)[] = [];
+  /** What must finish before `exit` reaches the library, which ends the process at once (see `beforeExit`). */
+  private settle: (() => Promise<void>) | undefined;
+  private closeHeld: Emitter<void> | undefined;
+
   constructor(
     private readonly inner: MessageReader,
     private readonly writer: MessageWriter,
@@ -64,8 +74,18 @@ export class LifecycleGate implements MessageReader {
   get onError(): Event<Error> {
     return this.inner.onError;
   }
+  /**
+   * The transport's close, told to the connection only once the session has settled (see `beforeExit`): until then the
+   * messages read before it are handled as in a live session, and what their handlers send is written or lost quietly,
+   * not refused with "Connection is closed".
+   */
   get onClose(): Event<void> {
-    return this.inner.onClose;
+    if (!this.closeHeld) {
+      this.closeHeld = new Emitter<void>();
+      const held = this.closeHeld;
+      this.inner.onClose(() => void (this.settle?.() ?? Promise.resolve()).finally(() => held.fire()));
+    }
+    return this.closeHeld.event;
   }
   get onPartialMessage(): Event<PartialMessageInfo> {
     return this.inner.onPartialMessage;
@@ -76,7 +96,32 @@ export class LifecycleGate implements MessageReader {
     return this.phase === 'shutdown';
   }
 
+  /**
+   * Resolves once every message read so far has been dispatched: a marker notification (DRAIN_METHOD) goes into the
+   * connection's queue behind them, and the connection's handler for it calls `drained`. The library dispatches in
+   * order, one message at a time.
+   */
+  drain(): Promise<void> {
+    const callback = this.callback;
+    if (!callback) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.drains.push(resolve);
+      callback({ jsonrpc: '2.0', method: DRAIN_METHOD } as Message);
+    });
+  }
+
+  /** The marker of the oldest `drain` was dispatched. */
+  drained(): void {
+    this.drains.shift()?.();
+  }
+
+  /** `exit` is passed on only after `settle` has finished (the library exits the process as it dispatches it). */
+  beforeExit(settle: () => Promise<void>): void {
+    this.settle = settle;
+  }
+
   listen(callback: DataCallback): Disposable {
+    this.callback = callback;
     return this.inner.listen((received) => {
       let message = received;
       if (isObject(message) && hasId(message) && 'method' in message && typeof message.method !== 'string') {
@@ -125,7 +170,15 @@ export class LifecycleGate implements MessageReader {
         if (notification.params !== undefined && !isObject(notification.params)) return;
         // The library reads `params.id` of a cancel without looking; one with no usable id cancels nothing.
         if (notification.method === '$/cancelRequest' && !(isObject(notification.params) && hasId(notification.params))) return;
+        // Only the gate's own marker drains; one from the client is nobody's.
+        if (notification.method === DRAIN_METHOD) return;
         message = notification;
+      } else if (isNotification(message) && this.settle) {
+        // exit: the session settles first, as when the input ends; a client that sent exit without waiting for the
+        // answer to shutdown loses nothing.
+        const exit = message;
+        void this.settle().finally(() => callback(exit));
+        return;
       }
       callback(message);
     });

@@ -1,7 +1,7 @@
 // Wires the LSP connection: one line per feature; the only place that builds the connection.
 import { createConnection, ProposedFeatures } from 'vscode-languageserver/node';
 import type { MessageReader, MessageWriter } from 'vscode-languageserver/node';
-import { LifecycleGate } from './lifecycleGate.js';
+import { DRAIN_METHOD, LifecycleGate } from './lifecycleGate.js';
 import { LspDocuments } from './documents.js';
 import { ProgressTracker } from './progress.js';
 import { ServerContext } from './serverContext.js';
@@ -19,8 +19,14 @@ import * as feedback from './feedback.js';
 import * as fileEvents from './fileEvents.js';
 import * as inlineCompletion from './inlineCompletion.js';
 
-/** Starts serving on a transport; the gate tells the caller whether `shutdown` came, for the exit code. */
-export function startServer(reader: MessageReader, writer: MessageWriter): { gate: LifecycleGate } {
+/** How long the session may take to settle when it ends; a process told to go does not linger past it. */
+const SETTLE_LIMIT_MS = 3_000;
+
+/**
+ * Starts serving on a transport; the gate tells the caller whether `shutdown` came, for the exit code, and `settle`
+ * is what the caller awaits before ending the process: every message read is handled and the trace written.
+ */
+export function startServer(reader: MessageReader, writer: MessageWriter): { gate: LifecycleGate; settle: () => Promise<void> } {
   const gate = new LifecycleGate(reader, writer);
   const connection = createConnection(ProposedFeatures.all, gate, gate.answers());
   const documents = new LspDocuments();
@@ -53,6 +59,13 @@ export function startServer(reader: MessageReader, writer: MessageWriter): { gat
   documents.onDidChange((uri, edit) => whenReady((assistant) => assistant.documentChanged(uri, edit)));
   documents.onDidClose((document) => whenReady((assistant) => assistant.documentClosed(document.uri, document.languageId)));
   documents.listen(connection);
+  connection.onNotification(DRAIN_METHOD, () => gate.drained());
+  const settle = (): Promise<void> => {
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, SETTLE_LIMIT_MS)));
+    return Promise.race([gate.drain().then(() => ctx.close()), limit]).finally(() => clearTimeout(timer));
+  };
+  gate.beforeExit(settle);
   connection.listen();
-  return { gate };
+  return { gate, settle };
 }

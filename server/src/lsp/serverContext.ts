@@ -54,6 +54,28 @@ export class ServerContext {
     return this.core !== undefined;
   }
 
+  private closing: Promise<void> | undefined;
+
+  /**
+   * Ends the core's session once, however the session ends (`shutdown`, `exit`, the input closing, SIGTERM): the
+   * trace settled and written. Later calls share the first; a failure is logged, never thrown.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.core
+      ? this.assistant()
+          .then((assistant) => assistant.close())
+          .catch((error: unknown) => {
+            // The connection may be closed already; the log then goes nowhere.
+            try {
+              this.log(`shutdown: ${(error as Error).message}`);
+            } catch {
+              // Nowhere to say it.
+            }
+          })
+      : Promise.resolve();
+    return this.closing;
+  }
+
   port(): LspEditorPort {
     return new LspEditorPort(this.connection, this.capabilities);
   }
