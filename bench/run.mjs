@@ -592,7 +592,8 @@ export function render(results) {
   const k = results.completion;
   if (k?.error) rows.push(['inline completion', 'completion', k.error, '', '', '']);
   else if (k) {
-    stat(`inline completion, server's own time (request to model call, answer to response; ${k.fileLines} lines)`, 'completion', k.ownTime, k.peakRssMB);
+    stat(`inline completion, server's own time (request to model call, last token to answer, inside the server; ${k.fileLines} lines)`, 'completion', k.ownTime, k.peakRssMB);
+    stat('inline completion, round trip minus the model (both pipes and the HTTP exchange too)', 'completion', k.roundTripMinusModel);
     for (const [label, t] of [['typing other text', k.typingOther], ['typing through suggestions', k.typingThrough]]) {
       rows.push([`inline completion at 10 cps, ${label}: share reaching the model · left open`, 'completion', `${fmt(t.share)} · ${fmt(t.leftOpen)}`, '', fmt(t.requests), '']);
     }

@@ -73,7 +73,7 @@ import type { DocumentEdit, Workspace } from './workspace/workspace.js';
 import type { EditorPort, ProgressSink } from './editorPort.js';
 import { AssistantError } from './assistantError.js';
 import { InlineCompletions } from './completion/inlineCompletions.js';
-import type { CompletionEnvironment } from './completion/inlineCompletions.js';
+import type { CompletionEnvironment, CompletionTiming } from './completion/inlineCompletions.js';
 import { acceptCompletion } from './completion/acceptCompletion.js';
 import type { InlineCompletionList } from 'vscode-languageserver-protocol';
 
@@ -398,12 +398,12 @@ export class Assistant {
    * (`invoked`, a key rather than typing) an empty list for a reason they can act on comes with a message through
    * `port`.
    */
-  inlineCompletion(uri: string, position: Position, signal: AbortSignal, invoked = false, port?: Pick<EditorPort, 'showMessage'>): Promise<InlineCompletionList> {
+  inlineCompletion(uri: string, position: Position, signal: AbortSignal, invoked = false, port?: Pick<EditorPort, 'showMessage'>, timing?: CompletionTiming): Promise<InlineCompletionList> {
     const document = this.workspace.documents.get(uri);
     if (!document) throw new AssistantError('invalid-params', `textDocument/inlineCompletion: cannot read ${uri}.`);
     if (!isPosition(position)) throw new AssistantError('invalid-params', 'textDocument/inlineCompletion needs a "position".');
     const explain = invoked && port ? (message: string): void => port.showMessage('info', message) : undefined;
-    return this.completions.complete({ ...this.completionEnvironment(), ...(explain ? { explain } : {}) }, document, position, signal);
+    return this.completions.complete({ ...this.completionEnvironment(), ...(explain ? { explain } : {}) }, document, position, signal, timing);
   }
   private completionEnvironment(): CompletionEnvironment {
     return { workspace: this.workspace, registry: this.env.registry, settings: this.completionSettings, recent: this.env.recent, log: this.options.log };

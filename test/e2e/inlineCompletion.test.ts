@@ -95,6 +95,25 @@ describe('inline completion', () => {
     expect(request?.body.prompt).toMatch(/\[redacted:[a-z0-9-]+(#\d+)?\]/);
   });
 
+  it("says the server's own time around the model call in $/logTrace when the client's trace is on, and nothing when it is off", async () => {
+    const { editor, doc } = await start();
+    const traced: string[] = [];
+    editor.connection.onNotification('$/logTrace', (params: { message: string }) => void traced.push(params.message));
+    const at = editor.position(doc.uri, CURSOR, CURSOR.length);
+    model.enqueue({ kind: 'text', content: '(sum, v) => sum + v' });
+    expect((await complete(editor, doc.uri, at)).items).toHaveLength(1);
+    await editor.connection.sendNotification('$/setTrace', { value: 'messages' });
+    // A model that takes 300 ms: its time is the model's, not the server's.
+    model.enqueue({ kind: 'text', content: '(total, v) => total + v', delayMs: 300 });
+    await editor.setText(doc.uri, `${doc.text.replace('ADD', '')}\n`);
+    expect((await complete(editor, doc.uri, at)).items).toHaveLength(1);
+    expect(traced).toHaveLength(1);
+    const [, own, before, after, modelMs] = /^inlineCompletion: server's own time ([\d.]+) ms \(([\d.]+) ms to the model call, ([\d.]+) ms from its last token to the answer\); the model ([\d.]+) ms$/.exec(traced[0]!) ?? [];
+    expect(Number(modelMs)).toBeGreaterThanOrEqual(290);
+    expect(Number(own)).toBeCloseTo(Number(before) + Number(after), 1);
+    expect(Number(own)).toBeLessThan(Number(modelMs));
+  });
+
   it('asks the chat model when the endpoint has no /v1/completions, and cuts its answer to the insertion', async () => {
     const { editor, doc } = await start();
     model.enqueue({ kind: 'error', status: 404, message: 'Not found' }, { kind: 'text', content: 'Here you go:\n```ts\n  return values.reduce((sum, v) => sum + v, 0);\n```' });

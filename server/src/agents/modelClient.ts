@@ -48,6 +48,16 @@ export interface Completion {
   redacted?: number;
   /** The tools the model called instead of (or besides) answering, when tools were offered. */
   toolCalls?: ToolCall[];
+  /**
+   * When the answering exchange with the endpoint began and its last token arrived (`performance.now()`): what lies
+   * outside it is the server's own time (see the inline completion bench).
+   */
+  exchange?: Exchange;
+}
+
+export interface Exchange {
+  startedAt: number;
+  endedAt: number;
 }
 
 export interface CompleteOptions {
@@ -179,6 +189,7 @@ export class ModelClient implements ChatClient {
     const suffix = redactor.redact(request.suffix);
     signal.throwIfAborted();
     try {
+      const startedAt = performance.now();
       const completion = await this.budgeted(signal, `the completion did not arrive within ${this.endpoint.timeoutMs} ms`, async (controller) => {
         const body = {
           model: request.model ?? this.endpoint.model,
@@ -205,7 +216,8 @@ export class ModelClient implements ChatClient {
         }
         return { text, finishReason: finishReason ?? 'stop' };
       });
-      return { ...completion, text: redactor.restore(completion.text), ...(redactor.count > 0 ? { redacted: redactor.count } : {}) };
+      const exchange = { startedAt, endedAt: performance.now() };
+      return { ...completion, text: redactor.restore(completion.text), ...(redactor.count > 0 ? { redacted: redactor.count } : {}), exchange };
     } catch (error) {
       signal.throwIfAborted();
       throw toModelError(error, this.endpoint);
@@ -260,8 +272,10 @@ export class ModelClient implements ChatClient {
     }
   }
 
-  private attempt(messages: ChatMessage[], tools: readonly ToolSpec[] | undefined, signal: AbortSignal): Promise<Completion> {
-    return this.budgeted(signal, `the model did not finish within ${this.endpoint.timeoutMs} ms`, (controller) => this.exchange(messages, tools, controller));
+  private async attempt(messages: ChatMessage[], tools: readonly ToolSpec[] | undefined, signal: AbortSignal): Promise<Completion> {
+    const startedAt = performance.now();
+    const completion = await this.budgeted(signal, `the model did not finish within ${this.endpoint.timeoutMs} ms`, (controller) => this.exchange(messages, tools, controller));
+    return { ...completion, exchange: { startedAt, endedAt: performance.now() } };
   }
 
   private async exchange(messages: ChatMessage[], tools: readonly ToolSpec[] | undefined, controller: AbortController): Promise<Completion> {

@@ -4,7 +4,7 @@ import type { AgentRegistry } from '../agents/registry.js';
 import { ModelAgent } from '../agents/modelAgent.js';
 import { LocalModelClient } from '../agents/local/localModelClient.js';
 import { ModelError } from '../agents/modelClient.js';
-import type { ChatClient } from '../agents/modelClient.js';
+import type { ChatClient, Exchange } from '../agents/modelClient.js';
 import { snippetHeader } from './completionContext.js';
 import type { CompletionContext } from './completionContext.js';
 import { insertionFromChat, insertionFromFill, stopsFor } from './completionText.js';
@@ -44,6 +44,8 @@ export interface ModelCompletion {
   text: string;
   mode: CompletionMode;
   model: string;
+  /** The exchange with the endpoint that answered (absent for a local model). */
+  exchange?: Exchange;
 }
 
 /** The marker the chat prompt puts at the cursor. */
@@ -64,7 +66,7 @@ export async function askForCompletion(server: CompletionServer, context: Comple
     try {
       const prompt = `${snippetHeader(context.snippets)}${context.prefix}`;
       const answer = await server.client.fill({ prompt, suffix: context.suffix, ...(server.local ? {} : { model }), maxTokens: settings.maxTokens, stop: stopsFor(shape, settings.stop) }, signal, { knownSecrets: context.knownSecrets });
-      return { text: insertionFromFill(answer.text, context.prefix, context.suffix, shape), mode: server.local ? 'infill' : 'fim', model };
+      return { text: insertionFromFill(answer.text, context.prefix, context.suffix, shape), mode: server.local ? 'infill' : 'fim', model, ...(answer.exchange ? { exchange: answer.exchange } : {}) };
     } catch (error) {
       signal.throwIfAborted();
       if (settings.mode !== 'auto' || !(error instanceof ModelError) || !noFimEndpoint(error)) throw error;
@@ -75,7 +77,7 @@ export async function askForCompletion(server: CompletionServer, context: Comple
   // A local model's answer is read as it ended, cut off at the token budget or not: a completion may stop anywhere.
   const messages = chatPrompt(context, shape);
   const answer = server.local ? await (server.client as LocalModelClient).generate(messages, signal, { maxTokens: settings.maxTokens }) : await server.client.complete(messages, signal, { knownSecrets: context.knownSecrets });
-  return { text: insertionFromChat(answer.text, context.prefix, context.suffix, shape, CURSOR), mode: 'chat', model };
+  return { text: insertionFromChat(answer.text, context.prefix, context.suffix, shape, CURSOR), mode: 'chat', model, ...(answer.exchange ? { exchange: answer.exchange } : {}) };
 }
 
 async function canFill(server: CompletionServer, settings: CompletionSettings, signal: AbortSignal): Promise<boolean> {

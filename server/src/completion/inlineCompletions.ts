@@ -3,6 +3,7 @@ import type { InlineCompletionItem, InlineCompletionList, Position } from 'vscod
 import { Commands } from '../protocol.js';
 import type { AcceptCompletionArgs, AssistantSettings } from '../protocol.js';
 import type { AgentRegistry } from '../agents/registry.js';
+import type { Exchange } from '../agents/modelClient.js';
 import { LocalModelClient } from '../agents/local/localModelClient.js';
 import type { RecentPositions } from '../context/recentPositions.js';
 import { positionToOffset } from '../edits/textEdits.js';
@@ -26,6 +27,11 @@ export interface CompletionEnvironment {
    * completion off, an excluded document, a failed model call. Unset for requests made while typing.
    */
   explain?: (message: string) => void;
+}
+
+/** Where a request's time went: the exchange with the model that answered it, when one did. */
+export interface CompletionTiming {
+  exchange?: Exchange;
 }
 
 /** Who wrote a completion, carried by its cached rest as by its item. */
@@ -60,8 +66,9 @@ export class InlineCompletions {
    * The completions at a position: none at once without a model agent (or with completion off), the rest of a
    * suggestion being typed through from the cache, else the model's after the debounce. Rejects with `signal`'s
    * reason when the client cancels; a request superseded by a newer one for the same document gets an empty list.
+   * `timing` is told of the model's exchange, for the server's own time around it.
    */
-  async complete(env: CompletionEnvironment, document: DocumentSnapshot, position: Position, signal: AbortSignal): Promise<InlineCompletionList> {
+  async complete(env: CompletionEnvironment, document: DocumentSnapshot, position: Position, signal: AbortSignal, timing?: CompletionTiming): Promise<InlineCompletionList> {
     this.asked = true;
     const server = completionServer(env.registry, env.settings);
     if (!server) {
@@ -96,6 +103,7 @@ export class InlineCompletions {
       const context = gatherCompletionContext({ workspace: env.workspace, document, offset, budgetTokens: env.settings.contextTokens, recent: env.recent?.list() ?? [] });
       const shape = shapeAt(context.prefix, context.suffix);
       const answer = await askForCompletion(server, context, shape, { ...(env.settings.model !== undefined ? { model: env.settings.model } : {}), mode: env.settings.mode, maxTokens: env.settings.maxTokens, stop: env.settings.stop }, own.signal);
+      if (timing && answer.exchange) timing.exchange = answer.exchange;
       own.signal.throwIfAborted();
       if (answer.text.trim() === '') return EMPTY;
       const origin: Origin = { agent: server.agent, model: answer.model, mode: answer.mode };
