@@ -40,6 +40,14 @@ function T.ghost()
   end
   return seen
 end
+-- What is drawn after the end of a line while in insert mode (where 'showmode' covers the echo area).
+function T.hint()
+  local seen = {}
+  for _, mark in ipairs(vim.api.nvim_buf_get_extmarks(source_buf, inline.hint_namespace, 0, -1, { details = true })) do
+    for _, chunk in ipairs(mark[4].virt_text or {}) do table.insert(seen, chunk[1] .. '|' .. chunk[2]) end
+  end
+  return seen
+end
 function T.line()
   return vim.api.nvim_get_current_line()
 end
@@ -169,7 +177,7 @@ describe.skipIf(skipNvim)(`inline completion in Neovim${skipReason}`, () => {
     const { result } = await runScenario(
       `
 R.data.seen = {}
-local function see(name) R.data.seen[name] = { ghost = T.ghost(), line = T.line(), progress = vim.deepcopy(R.progress), notifications = vim.tbl_map(function(n) return n.message end, R.notifications) } end
+local function see(name) R.data.seen[name] = { ghost = T.ghost(), hint = T.hint(), line = T.line(), progress = vim.deepcopy(R.progress), notifications = vim.tbl_map(function(n) return n.message end, R.notifications) } end
 local function said(pattern) return function() return T.notified(pattern) ~= nil end end
 local typed
 T.cursor_on('(, 0);')
@@ -192,11 +200,14 @@ R.data.normalHl = cterm('Normal')
 `,
       { fixture: 'completion', file: FILE, setup: setup(), helpers: HELPERS, prepare, timeoutMs: 40_000 },
     );
-    const seen = result.data.seen as Record<string, Seen & { progress: string[]; notifications: string[] }>;
-    // Asked with the key: the line says so while the model works, and clears with the answer.
+    const seen = result.data.seen as Record<string, Seen & { hint: string[]; progress: string[]; notifications: string[] }>;
+    // Asked with the key: the line says so while the model works, and clears with the answer; so does the end of the
+    // cursor's line, which the mode message does not cover.
     expect(seen.asking!.ghost).toEqual([]);
     expect(seen.asking!.progress).toEqual(['assistant-ls: asking the model…']);
+    expect(seen.asking!.hint).toEqual(['  asking the model…|AssistantGhost']);
     expect(seen.shown!.progress).toEqual(['assistant-ls: asking the model…', '']);
+    expect(seen.shown!.hint).toEqual([]);
     // In the plugin's own group, which (termguicolors off, as in a 256-colour terminal) has a cterm colour or
     // attribute that Normal has not.
     expect(seen.shown!.ghost[0]!.text[0]).toBe('um, v) => sum + v|AssistantGhost');
@@ -208,6 +219,9 @@ R.data.normalHl = cterm('Normal')
     // The server offers one suggestion: the key says there is no other, and the suggestion stays.
     expect(seen.noOther!.ghost[0]!.text[0]).toBe('um, v) => sum + v|AssistantGhost');
     expect(seen.noOther!.notifications).toEqual(['assistant-ls: no other suggestion']);
+    expect(seen.noOther!.hint).toEqual(['  no other suggestion|AssistantGhost']);
+    // Typing took that away.
+    expect(seen.typed!.hint).toEqual([]);
     // Typing asked the model again without a word on screen.
     expect(seen.typed!.progress).toEqual(seen.shown!.progress);
     expect(seen.typed!.notifications).toEqual(seen.noOther!.notifications);
@@ -215,6 +229,7 @@ R.data.normalHl = cterm('Normal')
     // Asked with the key where the model has nothing: said in one line, and the asking line cleared.
     expect(seen.nothing!.notifications).toEqual(['assistant-ls: no other suggestion', 'assistant-ls: no suggestion here']);
     expect(seen.nothing!.progress.slice(2)).toEqual(['assistant-ls: asking the model…', '']);
+    expect(seen.nothing!.hint).toEqual(['  no suggestion here|AssistantGhost']);
     expect(seen.nothing!.ghost).toEqual([]);
     expect(calls).toBe(3);
   }, 60_000);
@@ -225,15 +240,19 @@ R.data.normalHl = cterm('Normal')
 T.cursor_on('(, 0);')
 T.insert({
   { 'insert mode', function() return vim.api.nvim_get_mode().mode == 'i' end, function() vim.api.nvim_input('<M-]>') end },
-  { 'the reason', function() return T.notified('No suggestion') ~= nil end, function() vim.api.nvim_input('<Esc>') end },
+  { 'the reason', function() return T.notified('No suggestion') ~= nil end, function() R.data.hint = T.hint(); vim.api.nvim_input('<Esc>') end },
 })
 R.data.ghosts = T.ghost()
+R.data.hintAfter = T.hint()
 `,
       { fixture: 'completion', file: FILE, setup: "{ settings = { useEnvironment = false, completion = { debounceMs = 0 } } }", helpers: HELPERS, prepare },
     );
     expect(result.notifications.map((n) => n.message)).toEqual(['assistant-ls: No suggestion: no model agent is configured (assistant.agents or completion.agent).']);
     // The server's message replaced the asking line, which is not cleared over it.
     expect(result.progress).toEqual(['assistant-ls: asking the model…']);
+    expect(result.data.hint).toEqual(['  No suggestion: no model agent is configured (assistant.agents or completion.agent).|AssistantGhost']);
+    // Leaving insert mode takes it away.
+    expect(result.data.hintAfter).toEqual([]);
     expect(result.data.ghosts).toEqual([]);
   });
 

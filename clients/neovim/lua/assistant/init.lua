@@ -95,7 +95,7 @@ local message_levels = { [1] = levels.ERROR, [2] = levels.WARN, [3] = levels.INF
 local function show_message(_, result)
   if type(result) == 'table' and type(result.message) == 'string' then
     notify(result.message, message_levels[result.type] or levels.INFO)
-    inline.server_said()
+    inline.server_said(result.message)
   end
   return vim.NIL
 end

@@ -66,6 +66,39 @@ end
 -- What the user is told while an explicit request waits: a local model can take half a minute to load.
 I.asking_text = 'assistant-ls: asking the model…'
 
+-- In insert mode Neovim's mode message ("-- INSERT --", 'showmode', on by default) covers what is echoed, so what the
+-- user must see there (a request waiting, why there is nothing) is also drawn after the end of the cursor's line, in
+-- the ghost-text group, until the next key or move, or for `ms` milliseconds.
+local hint_ns = api.nvim_create_namespace('assistant_inline_hint')
+local hint_seq = 0
+
+local function clear_hint()
+  if state.hint_buf and api.nvim_buf_is_valid(state.hint_buf) then
+    api.nvim_buf_clear_namespace(state.hint_buf, hint_ns, 0, -1)
+  end
+  state.hint_buf = nil
+end
+
+local function hint(text, ms)
+  clear_hint()
+  if not in_insert_mode() then
+    return
+  end
+  local bufnr = api.nvim_get_current_buf()
+  local row = cursor()
+  api.nvim_buf_set_extmark(bufnr, hint_ns, row, 0, { virt_text = { { '  ' .. text, I.config.hl_group } }, virt_text_pos = 'eol', priority = 210 })
+  state.hint_buf = bufnr
+  hint_seq = hint_seq + 1
+  local seq = hint_seq
+  if ms then
+    vim.defer_fn(function()
+      if hint_seq == seq then
+        clear_hint()
+      end
+    end, ms)
+  end
+end
+
 -- Clears the "asking" line once its request is answered, superseded or cancelled; not when the server's message
 -- (its reason for answering nothing) has taken its place.
 local function stop_asking()
@@ -73,6 +106,7 @@ local function stop_asking()
     state.asking = nil
     if not state.told then
       require('assistant.progress').echo('')
+      clear_hint()
     end
   end
 end
@@ -93,6 +127,7 @@ end
 local function say(message)
   vim.notify('assistant-ls: ' .. message, vim.log.levels.INFO)
   require('assistant.progress').said()
+  hint(message, 3000)
 end
 
 local function clear_marks()
@@ -147,6 +182,7 @@ function I.dismiss()
     record(item, item.text:sub(1, state.taken), state.bufnr)
   end
   clear_marks()
+  clear_hint()
   state.items, state.index, state.taken, state.own_tick = nil, nil, nil, nil
 end
 
@@ -253,15 +289,19 @@ function I.request(bufnr, trigger_kind)
     if invoked then
       state.asking = true
       require('assistant.progress').echo(I.asking_text)
+      hint('asking the model…')
     end
   end
 end
 
 --- The server showed a message (`window/showMessage`): while an explicit request waits, that is its reason for
 --- answering nothing (no model, an excluded file), so "no suggestion" need not be said over it.
-function I.server_said()
+function I.server_said(message)
   if state.pending then
     state.told = true
+    if state.asking and type(message) == 'string' then
+      hint(message, 5000)
+    end
   end
 end
 
@@ -347,6 +387,9 @@ local function on_text_changed(bufnr)
 end
 
 local function on_cursor_moved(bufnr)
+  if not state.asking then
+    clear_hint()
+  end
   if current_item() and state.bufnr == bufnr and api.nvim_buf_get_changedtick(bufnr) == state.tick and not I.visible() then
     I.dismiss()
   end
@@ -432,6 +475,7 @@ function I.current()
 end
 
 I.namespace = ns
+I.hint_namespace = hint_ns
 
 function I.setup(config)
   I.config = vim.tbl_deep_extend('force', vim.deepcopy(I.defaults), config or {})
