@@ -11,9 +11,10 @@ export interface RevertResult {
   reverted: boolean;
   /**
    * `reverted`; `not-applied` (nothing of it is in the code); `already-reverted`; `changed` (the inserted code was
-   * edited since, so undoing it would lose work); `rejected-by-client` (the editor refused the edit).
+   * edited since, so undoing it would lose work); `rejected-by-client` (the editor refused the edit); `refused` (a
+   * file outside the workspace, or a sensitive one not confirmed); `discarded` (the user discarded it in the preview).
    */
-  outcome: 'reverted' | 'not-applied' | 'already-reverted' | 'changed' | 'rejected-by-client' | 'refused';
+  outcome: 'reverted' | 'not-applied' | 'already-reverted' | 'changed' | 'rejected-by-client' | 'refused' | 'discarded';
   message: string;
 }
 

@@ -475,7 +475,7 @@ export class Assistant {
   }
 
   revert(params: RevertParams, port: EditorPort): Promise<RevertResult> {
-    return revertResponse(this.env.trace, this.insertions, this.workspace.documents, port, params, this.env.root);
+    return revertResponse(this.env.trace, this.insertions, this.workspace.documents, port, params, this.env.root, this.env.preview);
   }
 
   agents(): AgentsResult {

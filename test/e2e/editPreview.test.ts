@@ -4,8 +4,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ResponseError } from 'vscode-jsonrpc/node';
 import type { AnnotatedTextEdit, ApplyWorkspaceEditParams, ClientCapabilities, CodeAction, CreateFile, TextDocumentEdit } from 'vscode-languageserver-protocol';
-import type { ApplyPatchResult, ApplyResult, AskResult, TaskCommandResult, TraceResult } from '../../protocol/src/index.js';
-import { FULL_CAPABILITIES, RESOLVE_CAPABILITIES, TestEditor, copyFixture } from '../support/lspClient.js';
+import type { ApplyPatchResult, ApplyResult, AskResult, RevertResult, TaskCommandResult, TraceResult } from '../../protocol/src/index.js';
+import { FULL_CAPABILITIES, RESOLVE_CAPABILITIES, TestEditor, copyFixture, handleFiles } from '../support/lspClient.js';
 
 const editors: TestEditor[] = [];
 afterEach(async () => {
@@ -92,6 +92,37 @@ describe('preview before an edit lands (--stdio)', () => {
     const params = editor.applied[0]!;
     expect(params.edit.documentChanges?.map((c) => ('kind' in c ? c.kind : 'edit'))).toEqual(['create', 'edit', 'edit']);
     expect(previewAnnotation(params)).toEqual(expected);
+  });
+
+  it('reverts a patch across files as one previewed edit: a discard reverts nothing, an accept reverts every file', async () => {
+    const editor = await start('pipelines', PREVIEW_CAPABILITIES, 'multiFile');
+    const pricing = await editor.open('src/pricing.ts');
+    handleFiles(editor);
+    const patched = await editor.request<ApplyPatchResult>('workspace/executeCommand', { command: 'assistant.applyPatch', arguments: [{ patch: MULTI_FILE_PATCH }] });
+    expect(patched.applied).toBe(true);
+    const discounts = path.join(editor.root, 'src/discounts.ts');
+    expect(fs.existsSync(discounts)).toBe(true);
+    const afterPatch = editor.buffer(pricing.uri).text;
+    const sent = editor.applied.length;
+
+    // The user looks at the revert and discards it: one edit was shown, nothing changed, and it can be reverted later.
+    editor.onApplyEdit = () => ({ applied: false });
+    const discarded = await editor.request<RevertResult>('assistant/revert', { interactionId: patched.interactionId });
+    expect(discarded).toEqual({ reverted: false, outcome: 'discarded', message: 'Discarded in the preview; nothing was reverted.' });
+    expect(editor.applied.length).toBe(sent + 1);
+    const shown = editor.applied.at(-1)!;
+    expect(shown.edit.documentChanges?.map((c) => ('kind' in c ? `${c.kind} ${(c as CreateFile).uri}` : `edit ${c.textDocument.uri}`))).toEqual([`edit ${pricing.uri}`, `delete ${editor.uri('src/discounts.ts')}`]);
+    expect(previewAnnotation(shown)).toMatchObject({ label: expect.stringMatching(/^Assistant: revert /), description: 'what pasted-patch inserted', needsConfirmation: true });
+    expect(editor.buffer(pricing.uri).text).toBe(afterPatch);
+    expect(fs.existsSync(discounts)).toBe(true);
+
+    // Accepted: every file at once.
+    handleFiles(editor);
+    const reverted = await editor.request<RevertResult>('assistant/revert', { interactionId: patched.interactionId });
+    expect(reverted).toMatchObject({ reverted: true, outcome: 'reverted' });
+    expect(editor.applied.length).toBe(sent + 2);
+    expect(editor.buffer(pricing.uri).text).toBe(pricing.text);
+    expect(fs.existsSync(discounts)).toBe(false);
   });
 
   it('lets a client that declares no change annotations resolve the edit itself, unannotated, as before', async () => {

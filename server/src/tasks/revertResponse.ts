@@ -1,5 +1,6 @@
 // Undoes what a response inserted: only when the inserted text is still there as it was, restoring what it replaced.
-import type { RevertParams, RevertResult } from '../protocol.js';
+import type { WorkspaceEdit } from 'vscode-languageserver-protocol';
+import type { PreviewPolicy, RevertParams, RevertResult } from '../protocol.js';
 import type { DocumentSource } from '../workspace/documentSnapshot.js';
 import type { EditorPort } from '../editorPort.js';
 import { lineStarts, positionToOffset, toWorkspaceEdit } from '../edits/textEdits.js';
@@ -16,9 +17,9 @@ const HAS_PLACEHOLDER = new RegExp(MARKER.source);
 /**
  * The inserted text is looked for where it is now (its recorded place moved with every edit since), then as a unique
  * occurrence in the document; an insertion that cannot be found intact refuses the whole revert rather than undoing
- * part of it.
+ * part of it. The editor gets the revert as one edit, previewed under the same policy as an apply.
  */
-export async function revertResponse(trace: TraceStore, insertions: InsertionTracker, documents: DocumentSource, port: EditorPort, params: RevertParams, root: string): Promise<RevertResult> {
+export async function revertResponse(trace: TraceStore, insertions: InsertionTracker, documents: DocumentSource, port: EditorPort, params: RevertParams, root: string, policy: PreviewPolicy = 'multiFile'): Promise<RevertResult> {
   if (typeof params?.interactionId !== 'string') throw new AssistantError('invalid-params', 'assistant/revert needs "interactionId".');
   if (params.responseId !== undefined && params.responseId !== null && typeof params.responseId !== 'string') throw new AssistantError('invalid-params', 'assistant/revert: "responseId" must be a string.');
   const recorded = trace.getWithSecrets(params.interactionId);
@@ -64,23 +65,26 @@ export async function revertResponse(trace: TraceStore, insertions: InsertionTra
     if (start < 0) return changed('the inserted code was edited since');
     byUri.set(insertion.uri, [...(byUri.get(insertion.uri) ?? []), { start, end: start + insertion.text.length, newText: insertion.replaced }]);
   }
+  // One edit for every file, so the editor takes the whole revert or none of it; previewed as an apply would be
+  // (every one under `always`; under `multiFile` one that spans files or deletes a created file, out of sight).
+  const documentChanges: NonNullable<WorkspaceEdit['documentChanges']> = [];
+  for (const [uri, edits] of byUri) {
+    const document = documents.get(uri);
+    if (!document) return changed(`${uri} cannot be read`);
+    documentChanges.push(...(toWorkspaceEdit({ uri, version: document.version, baseText: document.text, edits }).documentChanges ?? []));
+  }
+  documentChanges.push(...deletions.map((uri) => ({ kind: 'delete' as const, uri })));
+  const label = `Assistant: revert ${interaction.task}${interaction.context.symbol ? ` ${interaction.context.symbol}` : ''}`;
+  const spread = byUri.size + deletions.length > 1 || deletions.length > 0;
+  const preview = policy === 'always' || (policy === 'multiFile' && spread) ? { label, description: `what ${response.agent.name} inserted` } : undefined;
   // What the revert removes is reverted, not discarded: the tracker must know before the editor's change comes.
   insertions.reverting(interaction, response.id);
   let done = false;
   try {
-    for (const [uri, edits] of byUri) {
-      const document = documents.get(uri);
-      if (!document) return changed(`${uri} cannot be read`);
-      const outcome = await port.applyEdit(`Assistant: revert ${interaction.task}`, toWorkspaceEdit({ uri, version: document.version, baseText: document.text, edits }));
-      if (!outcome.applied) {
-        return { reverted: false, outcome: 'rejected-by-client', message: `The editor did not apply the revert${outcome.failureReason ? `: ${outcome.failureReason}` : ''}.` };
-      }
-    }
-    if (deletions.length) {
-      const outcome = await port.applyEdit(`Assistant: revert ${interaction.task}`, { documentChanges: deletions.map((uri) => ({ kind: 'delete' as const, uri })) });
-      if (!outcome.applied) {
-        return { reverted: false, outcome: 'rejected-by-client', message: `The editor did not delete the created file${outcome.failureReason ? `: ${outcome.failureReason}` : ''}.` };
-      }
+    const outcome = await port.applyEdit(label, { documentChanges }, preview);
+    if (!outcome.applied) {
+      if (outcome.previewed && !outcome.failureReason) return { reverted: false, outcome: 'discarded', message: 'Discarded in the preview; nothing was reverted.' };
+      return { reverted: false, outcome: 'rejected-by-client', message: `The editor did not apply the revert${outcome.failureReason ? `: ${outcome.failureReason}` : ''}.` };
     }
     done = true;
   } finally {

@@ -542,6 +542,10 @@ function M.revert()
       end
     end
     M.request(client, M.methods.revert, { interactionId = target.id }, function(result)
+      -- Discarded in the preview: the preview said so.
+      if preview.discarded(result) then
+        return
+      end
       notify(is_null(result.message) and tostring(result.outcome) or result.message, result.reverted and levels.INFO or levels.WARN)
     end, bufnr)
   end)

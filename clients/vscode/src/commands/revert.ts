@@ -21,6 +21,8 @@ export function revert(host: ServerHost, refreshTrace: () => void, arg?: unknown
     const result = await host.api().revert(revertParams(target.interaction.id, target.response.id));
     refreshTrace();
     if (result.reverted) void vscode.window.showInformationMessage(`Assistant: ${result.message}`);
+    // Discarded in the refactor preview: the user's own choice, not a problem to warn of.
+    else if (result.outcome === 'discarded') void vscode.window.showInformationMessage(`Assistant: ${result.message}`);
     else void vscode.window.showWarningMessage(`Assistant: not reverted (${result.outcome}): ${result.message}`);
   });
 }
