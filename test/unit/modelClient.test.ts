@@ -23,7 +23,9 @@ describe('ModelClient', () => {
   it('assembles a streamed answer and its usage', async () => {
     model.enqueue({ kind: 'text', content: 'streamed answer', chunkSize: 3, usage: { prompt_tokens: 7, completion_tokens: 4 } });
     const completion = await client().complete(messages, signal());
-    expect(completion).toEqual({ text: 'streamed answer', finishReason: 'stop', usage: { promptTokens: 7, completionTokens: 4 } });
+    expect(completion).toEqual({ text: 'streamed answer', finishReason: 'stop', usage: { promptTokens: 7, completionTokens: 4 }, exchange: { startedAt: expect.any(Number), endedAt: expect.any(Number) } });
+    // The exchange spans the HTTP request to the last token, which takes some time.
+    expect(completion.exchange!.endedAt).toBeGreaterThan(completion.exchange!.startedAt);
     expect(model.requests[0]!.body.stream_options).toEqual({ include_usage: true });
   });
 
