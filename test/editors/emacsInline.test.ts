@@ -46,7 +46,15 @@ async function start(ctx: Parameters<typeof requireEmacs>[0], agents = true): Pr
   const env = offlineEnv(bin, { HOME: scratch, TERM: 'xterm-256color' });
   for (const key of Object.keys(env)) if (key.startsWith('TMUX')) delete env[key];
   execFileSync('tmux', ['-S', socket, '-f', '/dev/null', 'new-session', '-d', '-x', '150', '-y', '45', '-c', root, 'emacs', '-nw', '-q', '-l', path.join(scratch, 'init.el'), 'src/main.ts'], { env });
-  const term = new Terminal(socket, Date.now() + 100_000);
+  // A timeout says what the mode was doing and what reached the model (the ghost text's absence alone says little).
+  const diagnose = async (): Promise<string> => {
+    term.keys('C-g', 'M-:');
+    term.type('(message "inline: mode=%S pending=%S tick=%S/%S timer=%S" assistant-ls-inline-mode assistant-ls-inline--pending assistant-ls-inline--tick (buffer-chars-modified-tick) (and assistant-ls-inline--timer t))');
+    term.keys('Enter');
+    await sleep(1_000);
+    return `${term.screen().split('\n')[44]}\nmodel requests: ${JSON.stringify(model.requests.map((r) => r.path))}`;
+  };
+  const term = new Terminal(socket, Date.now() + 100_000, diagnose);
   const line = (escapes = false): string => LINE.exec(term.screen(escapes).replace(escapes ? /$^/ : ESCAPES, ''))?.[0] ?? '';
   // The echo area: the screen's last line.
   const echo = (): string => term.screen().split('\n')[44]!.trim();

@@ -224,6 +224,8 @@ export class Terminal {
   constructor(
     private readonly socket: string,
     private readonly deadline: number,
+    /** What a timeout adds to its error, beside the screen: state the screen does not show. */
+    private readonly diagnose?: () => Promise<string>,
   ) {}
 
   /** The screen's text; with `escapes`, with the escape sequences of its colours and attributes. */
@@ -242,7 +244,11 @@ export class Terminal {
 
   async until(what: string, check: () => boolean): Promise<void> {
     while (!check()) {
-      if (Date.now() > this.deadline) throw new Error(`timed out waiting for ${what}; the screen:\n${this.screen()}`);
+      if (Date.now() > this.deadline) {
+        const screen = this.screen();
+        const more = this.diagnose ? `\n${await this.diagnose().catch((error: unknown) => `(diagnosis failed: ${String(error)})`)}` : '';
+        throw new Error(`timed out waiting for ${what}; the screen:\n${screen}${more}`);
+      }
       await new Promise((r) => setTimeout(r, 100));
     }
   }
