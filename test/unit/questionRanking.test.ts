@@ -1,8 +1,9 @@
-// Unit tests of what ranks a workspace question's locations beyond word matches: the package's entries and import graph, overloads, identifiers a question spells in words, names written as declared, and bodies against declarations' own words.
+// Unit tests of what ranks a workspace question's locations beyond word matches: the package's entries and import graph, overloads, identifiers a question spells in words, names written as declared, bodies against declarations' own words, and wrappers against the code they hand their work to.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { extractFile } from '../../server/src/repo/lexical/documentExtraction.js';
 import { LexicalIndex } from '../../server/src/repo/lexical/lexicalIndex.js';
 import { FileReach, packageEntries } from '../../server/src/repo/lexical/fileReach.js';
 import { queryCompounds, stem, terms } from '../../server/src/repo/lexical/terms.js';
@@ -152,6 +153,21 @@ describe('what a location is', () => {
     expect(found.indexOf('src/mutation.ts:5 Mutation.execute')).toBeLessThan(found.indexOf('src/types.ts:2 MutationSettings'));
   });
 
+  it('counts neither the verb that asks where a name is used nor the types that declare it as a use', async () => {
+    const root = workspaceOf({
+      'src/types.ts':
+        '/** What a worker is given: runTask, and the callback called when it ends. */\nexport interface WorkerSettings {\n  runTask: () => Promise<void>;\n  onEnd: () => void;\n}\n/** A callback called with the result of a call. */\nexport type CallCallback = (result: unknown) => void;\n',
+      'src/job.ts': "import type { WorkerSettings } from './types.js';\n/** A unit of work a queue runs. */\nexport class Job {\n  constructor(private readonly settings: WorkerSettings) {}\n  /** Starts the work. */\n  async start(): Promise<void> {\n    await this.settings.runTask();\n  }\n}\n",
+      'src/text.ts': TEXT_HELPERS,
+    });
+    const found = await ranked(root, 'where does a job call runTask');
+    const start = found.indexOf('src/job.ts:6 Job.start');
+    expect(start).toBeGreaterThanOrEqual(0);
+    expect(found.slice(0, start).filter((place) => place.startsWith('src/types.ts'))).toEqual([]);
+    // "call" asks where runTask is used: a type named for calls is no answer.
+    expect(found).not.toContain('src/types.ts:7 CallCallback');
+  });
+
   it('ranks a declaration the question names as declared above one that mentions it more', async () => {
     const root = workspaceOf({
       'src/ops.ts':
@@ -167,6 +183,60 @@ describe('what a location is', () => {
         '/** Takes the current state of a draft. */\nexport function snapshot(value: object): object {\n  return { ...value };\n}\ntype Holder = any;\nexport function readTrap(h: Holder) {\n  const draft = h.state.draft;\n  const current = h.state.current;\n  return current ?? draft ?? h.state.current ?? h.state.draft ?? h.state;\n}\n',
     });
     expect((await ranked(root, 'the current state of a draft'))[0]).toBe('src/store.ts:2 snapshot');
+  });
+});
+
+/** Factories, a constructor function and a caller of a batcher, each with the code it hands its work to (`test/fixtures/delegation`). */
+const DELEGATION = path.resolve('test/fixtures/delegation');
+
+describe('wrappers and the code they hand their work to', () => {
+  it('reads what a declaration hands all its work to from its code', () => {
+    const delegates = (file: string): Record<string, string | undefined> => {
+      const text = fs.readFileSync(path.join(DELEGATION, file), 'utf8');
+      return Object.fromEntries(extractFile(file, text).drafts.filter((d) => d.kind !== 'comment' && d.kind !== 'module').map((d) => [d.name, d.delegate]));
+    };
+    // A class given as a parameter is the type the factory says it returns.
+    expect(delegates('src/api.ts')).toEqual({ tuple: 'schemas.TupleSchema', makeTuple: 'schemas.TupleSchema' });
+    // A function with code of its own, and a value made by a plain call, hand nothing on.
+    expect(delegates('src/batching.ts')).toEqual({ createBatcher: undefined, batcher: undefined });
+    expect(delegates('src/store.ts')).toMatchObject({ 'Store.set': undefined, 'Store.#announce': 'batcher.run' });
+    // A constructor function that forwards its parameters to the initialiser of one named like it; not the base of all.
+    expect(delegates('src/pipes.ts')).toMatchObject({ define: undefined, $Pipe: undefined, Pipe: '$Pipe.init' });
+    expect(delegates('src/operators.ts')).toMatchObject({ operate: undefined, settle: 'operate' });
+  });
+
+  it('lists the class a factory makes in the factory’s place, the factory right after it', async () => {
+    const found = await ranked(DELEGATION, 'how are tuples validated');
+    expect(found.slice(0, 2)).toEqual(['src/schemas.ts:9 TupleSchema', 'src/api.ts:5 tuple']);
+  });
+
+  it('keeps a factory the question names as declared first, the class it makes right after it', async () => {
+    const found = await ranked(DELEGATION, 'how does tuple validate its values');
+    expect(found.slice(0, 2)).toEqual(['src/api.ts:5 tuple', 'src/schemas.ts:9 TupleSchema']);
+  });
+
+  it('lists the batcher a method hands its work to above the method, and a constructor function’s base named like it', async () => {
+    expect((await ranked(DELEGATION, 'how are store subscribers told of changes in a batch')).slice(0, 2)).toEqual(['src/batching.ts:28 batcher', 'src/store.ts:14 Store.#announce']);
+    expect((await ranked(DELEGATION, 'how does a pipe pass each stage output on')).slice(0, 2)).toEqual(['src/pipes.ts:14 $Pipe', 'src/pipes.ts:23 Pipe']);
+  });
+
+  it('leaves a wrapper first when its call says none of the question’s words: plumbing every operator shares', async () => {
+    expect((await ranked(DELEGATION, 'how are rapid events dropped until a pause'))[0]).toBe('src/operators.ts:14 settle');
+  });
+
+  it('reads what a declaration hands its work to back from a saved index', async () => {
+    const root = workspaceOf(Object.fromEntries(['package.json', 'src/schemas.ts', 'src/api.ts'].map((file) => [file, fs.readFileSync(path.join(DELEGATION, file), 'utf8')])));
+    // A file read moments after its last change is not saved (`fileTimes.ts`).
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const cacheFile = path.join(root, '..', `${path.basename(root)}.index`);
+    roots.push(cacheFile);
+    const first = new LexicalIndex(root, {}, { cacheFile });
+    await first.refresh();
+    await first.saveNow();
+    const second = new LexicalIndex(root, {}, { cacheFile });
+    const found = (await second.search('how are tuples validated')).map((l) => `${l.path}:${l.startLine} ${l.name}`);
+    expect(second.stats().fromCache).toBe(2);
+    expect(found.slice(0, 2)).toEqual(['src/schemas.ts:9 TupleSchema', 'src/api.ts:5 tuple']);
   });
 });
 

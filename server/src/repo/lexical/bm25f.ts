@@ -14,6 +14,8 @@ const K1 = 1.2;
 /** The first field that surrounds a declaration, and the most a term found only there counts, as a share of one the declaration says. */
 const CONTEXT = FIELDS.indexOf('context');
 const COMMENT = FIELDS.indexOf('comment');
+const NAME = FIELDS.indexOf('name');
+const BODY = FIELDS.indexOf('body');
 const BODY_SHARE = 0.5;
 /** What a compound of the question's words (`queryCompounds`) weighs beside one word. */
 const COMPOUND_WEIGHT = 0.5;
@@ -59,10 +61,21 @@ const NAMED_PRIOR = 1.3;
  * answer is the code whose body uses the name, not the declaration, nor the types that mention it in their comments.
  */
 const ABOUT_USES = /^\s*(?:where\b.*\b(?:used|called|imported|referenced|invoked|calls?|uses?|invokes?)\b|(?:who|what|which(?:\s+\w+){0,2})\s+(?:calls?|uses?|imports?|references?|invokes?)\b)/i;
+/** The verbs of such a question: its wording, not words of the code it looks for. */
+const USE_VERBS = /\b(?:used|uses?|called|calls?|imported|imports?|referenced|references?|invoked|invokes?)\b/gi;
 
 function simpleName(name: string): string {
   return name.slice(name.lastIndexOf('.') + 1);
 }
+
+/**
+ * How far a wrapper's score is passed on (`delegate` → its callee → …), and among how many of the best-scored
+ * documents wrappers are looked for: below those, passing a score on could not reach the answer.
+ */
+const DELEGATION_DEPTH = 3;
+const DELEGATION_CANDIDATES = 50;
+/** What the second of a wrapper and its callee keeps of the first's score: enough to be listed right after it. */
+const WRAPPER_SHARE = 0.999;
 
 /** Kinds a file may declare several times under one name as overloads. */
 const CALLABLE: ReadonlySet<string> = new Set(['function', 'method', 'constructor']);
@@ -74,6 +87,41 @@ function implementationOf(document: IndexedDocument, file: IndexedFile | undefin
     if (other.kind === document.kind && other.name === document.name && other.endLine - other.startLine > best.endLine - best.startLine) best = other;
   }
   return best;
+}
+
+/**
+ * A declaration that only hands its work to another (`return new Parser(options)`, `manager.batch(() => …)`) holds
+ * none of the behaviour a question about it asks for: its callee does. Among the best-scored documents, each wrapper
+ * whose call says some word of the question (`delegateOf` answers only for those) passes its score to its callee,
+ * which is then listed right before it, and on down a chain of wrappers; a wrapper the question names as declared
+ * (`named`) is what it asks about, and keeps its place, its callee listed right after it. A callee that ranks higher
+ * on its own keeps its place. True when any score changed.
+ */
+function passDelegatedScores(scored: RankedDocument[], delegateOf: (document: IndexedDocument) => IndexedDocument | undefined, named: (document: IndexedDocument) => boolean): boolean {
+  const hits = new Map(scored.map((hit) => [hit.document, hit]));
+  let changed = false;
+  for (const hit of scored.slice(0, DELEGATION_CANDIDATES)) {
+    let wrapper = hit;
+    const seen = new Set([wrapper.document]);
+    for (let depth = 0; depth < DELEGATION_DEPTH; depth++) {
+      const callee = delegateOf(wrapper.document);
+      if (!callee || seen.has(callee)) break;
+      seen.add(callee);
+      let target = hits.get(callee);
+      if (!target) {
+        target = { document: callee, score: 0, matched: [] };
+        hits.set(callee, target);
+        scored.push(target);
+      }
+      const passed = named(wrapper.document) ? wrapper.score * WRAPPER_SHARE : wrapper.score;
+      if (target.score >= passed) break;
+      target.score = passed;
+      if (passed === wrapper.score) wrapper.score *= WRAPPER_SHARE;
+      changed = true;
+      wrapper = target;
+    }
+  }
+  return changed;
 }
 
 /** A document that matched a query: its score, and the query terms it matched. */
@@ -199,10 +247,27 @@ export class TermStatistics {
   /**
    * The documents of `files` that match `query`, best first: at most `limit`, and at most `maxPerFile` of one file.
    * `prior` weighs a file's documents (its place in the import graph, `fileReach.ts`); 1 when absent. `named` are the
-   * words of the question that are names the code declares, as written (`switchMap`, `retry`).
+   * words of the question that are names the code declares, as written (`switchMap`, `retry`). `delegateOf` finds the
+   * declaration a wrapper hands its work to (`IndexedDocument.delegate`).
    */
-  rank(query: string, files: Iterable<IndexedFile>, limit: number, maxPerFile: number | undefined, prior?: (file: IndexedFile) => number, named?: ReadonlySet<string>): RankedDocument[] {
-    const queryTerms = [...new Set(terms(query, 'query'))];
+  rank(
+    query: string,
+    files: Iterable<IndexedFile>,
+    limit: number,
+    maxPerFile: number | undefined,
+    prior?: (file: IndexedFile) => number,
+    named?: ReadonlySet<string>,
+    delegateOf?: (document: IndexedDocument) => IndexedDocument | undefined,
+  ): RankedDocument[] {
+    // In a question about where a name is used (one the code declares, or written as an identifier is), a body that
+    // uses it says as much as a declaration named for it.
+    const names = [...(query.match(/[A-Za-z_$][\w$]*/g) ?? [])].filter((word) => named?.has(word) || /[a-z][A-Z]|[A-Za-z]_[A-Za-z]/.test(word));
+    const aboutUses = names.length > 0 && ABOUT_USES.test(query);
+    const usedNames = new Set(aboutUses ? names.map((word) => terms(word).at(-1)).filter((term): term is string => term !== undefined) : []);
+
+    // The verb that asks where a name is used ("calls", "imported") is the question's wording, not code it looks for.
+    const useVerbs = new Set(aboutUses ? [...query.matchAll(USE_VERBS)].flatMap((m) => terms(m[0], 'query')) : []);
+    const queryTerms = [...new Set(terms(query, 'query'))].filter((term) => !useVerbs.has(term));
     const isKnown = (q: { term: string; id: number | undefined }): q is { term: string; id: number } => q.id !== undefined && (this.df[q.id] as number) > 0;
     const known = queryTerms.map((term) => ({ term, id: this.termIds.get(term) })).filter(isKnown);
     if (known.length === 0 || this.documentCount === 0 || limit <= 0) return [];
@@ -224,12 +289,6 @@ export class TermStatistics {
     const aboutTests = /\b(test|tests|tested|testing|spec|specs)\b/i.test(query);
     // Questions about what a value looks like want its types; the others want the code that does the work.
     const aboutShapes = ABOUT_SHAPES.test(query) || (DATA_WORDS.test(query) && !ABOUT_BEHAVIOUR.test(query));
-    // In a question about where a name is used (one the code declares, or written as an identifier is), a body that
-    // uses it says as much as a declaration named for it.
-    const names = [...(query.match(/[A-Za-z_$][\w$]*/g) ?? [])].filter((word) => named?.has(word) || /[a-z][A-Z]|[A-Za-z]_[A-Za-z]/.test(word));
-    const aboutUses = names.length > 0 && ABOUT_USES.test(query);
-    const usedNames = new Set(aboutUses ? names.map((word) => terms(word).at(-1)).filter((term): term is string => term !== undefined) : []);
-
     const scored: RankedDocument[] = [];
     const fileOf = new Map<string, IndexedFile>();
     for (const file of files) {
@@ -247,11 +306,15 @@ export class TermStatistics {
           // one its file's header has, must not count as much as a declaration named or documented for it.
           let said = 0;
           let used = 0;
-          // Where a name is used, prose that mentions it is no use of it.
+          // Where a name is used, prose that mentions it is no use of it, and neither is a type that declares it as a
+          // member (`interface Options { load: Loader }`): only its own name counts. A class's body uses a name where one
+          // of its members does, which is a document of its own and the answer.
           const inUse = usedNames.has(q.term);
+          const declaresOnly = inUse && SHAPES.has(document.kind);
+          const byMembers = inUse && document.kind === 'class';
           for (let field = 0; field < FIELD_COUNT; field++) {
             const count = document.counts[at * FIELD_COUNT + field] as number;
-            if (count === 0 || (inUse && field === COMMENT)) continue;
+            if (count === 0 || (inUse && field === COMMENT) || (declaresOnly && field !== NAME) || (byMembers && field === BODY)) continue;
             const b = FIELD_B[field] as number;
             const tf = ((FIELD_WEIGHTS[field] as number) * count) / (1 - b + (b * (document.lengths[field] as number)) / (averages[field] as number));
             if (field >= CONTEXT) used += tf;
@@ -271,7 +334,16 @@ export class TermStatistics {
         scored.push({ document, score: score * (0.5 + 0.5 * coverage) * kindPrior * namedPrior * filePenalty, matched });
       }
     }
-    scored.sort((a, b) => b.score - a.score || a.document.file.localeCompare(b.document.file) || a.document.startLine - b.document.startLine);
+    const order = (a: RankedDocument, b: RankedDocument): number => b.score - a.score || a.document.file.localeCompare(b.document.file) || a.document.startLine - b.document.startLine;
+    scored.sort(order);
+    // A call that says none of the question's words is plumbing many wrappers share (`operate(…)` of every operator),
+    // not what the question asks about. A question about where a name is used asks for its callers, wrappers included.
+    const asked = new Set(known.map((q) => q.term));
+    const handedTo = (document: IndexedDocument): IndexedDocument | undefined => {
+      const wrapper = CALLABLE.has(document.kind) ? implementationOf(document, fileOf.get(document.file)) : document;
+      return wrapper.delegate !== undefined && terms(wrapper.delegate).some((term) => asked.has(term)) ? delegateOf?.(wrapper) : undefined;
+    };
+    if (delegateOf && !aboutUses && passDelegatedScores(scored, handedTo, (document) => named?.has(simpleName(document.name)) === true)) scored.sort(order);
 
     const perFile = new Map<string, number>();
     const chosen: typeof scored = [];

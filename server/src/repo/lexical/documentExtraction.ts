@@ -38,6 +38,8 @@ export interface DocumentDraft {
   end: number;
   commentStart: number;
   fields: [name: string, signature: string, comment: string, context: string, body: string];
+  /** The callee a declaration hands all its work to (`delegateOf`), as written: `core.parse`, `this.load`, `Parser`. */
+  delegate?: string;
 }
 
 /**
@@ -54,6 +56,89 @@ function commentProse(text: string): string {
     .map((line) => line.replace(/^\s*(\/\/+|\*)\s?/, '').trim())
     .filter((line) => line !== '')
     .join('\n');
+}
+
+/** An expression without the parentheses, assertions and `await` around it. */
+function unwrapped(node: ts.Expression): ts.Expression {
+  let expression = node;
+  while (ts.isParenthesizedExpression(expression) || ts.isAsExpression(expression) || ts.isSatisfiesExpression(expression) || ts.isNonNullExpression(expression) || ts.isTypeAssertionExpression(expression) || ts.isAwaitExpression(expression)) expression = expression.expression;
+  return expression;
+}
+
+/** A callee as a dotted path of names (`core.parse`, `this.#load`), or undefined for anything else (a call's result, an index). */
+function calleePath(node: ts.Expression): string | undefined {
+  if (ts.isIdentifier(node)) return node.text;
+  if (node.kind === ts.SyntaxKind.ThisKeyword) return 'this';
+  if (ts.isPropertyAccessExpression(node)) {
+    const object = calleePath(node.expression);
+    return object === undefined ? undefined : `${object}.${node.name.text}`;
+  }
+  return undefined;
+}
+
+/** A type's name as a dotted path (`schemas.Parser`). */
+function entityPath(name: ts.EntityName): string {
+  return ts.isIdentifier(name) ? name.text : `${entityPath(name.left)}.${name.right.text}`;
+}
+
+/** The name of the type a return annotation refers to (`schemas.Parser` of `schemas.Parser<T>`), if it is one. */
+function returnedTypeName(type: ts.TypeNode | undefined): string | undefined {
+  return type && ts.isTypeReferenceNode(type) ? entityPath(type.typeName) : undefined;
+}
+
+/**
+ * The callee a function hands all its work to: its body is one call or `new`, returned or a statement of its own
+ * (work done before the call, even in constants, is the function's own). A wrapper (`return new Parser(options)`,
+ * `return core.parse(schema, input)`) holds none of the behaviour a question about it asks for: its callee does. A
+ * class the function was given as a parameter (`new Class(def)`) is the type it says it returns.
+ */
+function delegateOfFunction(node: ts.SignatureDeclaration & { body?: ts.Node | undefined }): string | undefined {
+  const body = node.body;
+  if (!body) return undefined;
+  let call: ts.Expression;
+  if (ts.isBlock(body)) {
+    const only = body.statements.length === 1 ? body.statements[0] : undefined;
+    if (only && ts.isReturnStatement(only) && only.expression) call = only.expression;
+    else if (only && ts.isExpressionStatement(only)) call = only.expression;
+    else return undefined;
+  } else if (ts.isExpression(body)) call = body;
+  else return undefined;
+  call = unwrapped(call);
+  if (!ts.isCallExpression(call) && !ts.isNewExpression(call)) return undefined;
+  const callee = calleePath(call.expression);
+  if (callee === undefined) return undefined;
+  const parameters = new Set(node.parameters.map((parameter) => (ts.isIdentifier(parameter.name) ? parameter.name.text : '')));
+  const first = callee.split('.')[0] as string;
+  if (!parameters.has(first)) return callee;
+  return callee === first && ts.isNewExpression(call) ? returnedTypeName(node.type) : undefined;
+}
+
+/**
+ * What a constant made by a constructor function extends (`const Zoo = make("Zoo", (inst, def) => { Base.init(inst,
+ * def); inst.x = … })`): the function's first call that forwards all of its parameters, in order, to a declaration
+ * named like the constant (every word of its name in the callee's), when the function does nothing but such calls and
+ * assignments (no branching, no state of its own). Its behaviour is that declaration's; a base named otherwise
+ * (`Base` of `Zoo`) is shared by many and is not what a question about the constant asks for.
+ */
+function delegateOfValue(name: string, initializer: ts.Expression | undefined): string | undefined {
+  if (!initializer) return undefined;
+  const call = unwrapped(initializer);
+  if (!ts.isCallExpression(call)) return undefined;
+  const functions = call.arguments.map(unwrapped).filter((argument) => isFunctionValue(argument)) as (ts.ArrowFunction | ts.FunctionExpression)[];
+  const made = functions.length === 1 ? functions[0] : undefined;
+  if (!made || !ts.isBlock(made.body) || !made.body.statements.every((statement) => ts.isExpressionStatement(statement))) return undefined;
+  const parameters = made.parameters.map((parameter) => (ts.isIdentifier(parameter.name) ? parameter.name.text : undefined));
+  const words = terms(name);
+  for (const statement of made.body.statements as ts.NodeArray<ts.ExpressionStatement>) {
+    const forward = unwrapped(statement.expression);
+    if (!ts.isCallExpression(forward) || forward.arguments.length !== parameters.length) continue;
+    if (!forward.arguments.every((argument, i) => ts.isIdentifier(argument) && argument.text === parameters[i])) continue;
+    const callee = calleePath(forward.expression);
+    if (callee === undefined) continue;
+    const calleeWords = new Set(terms(callee));
+    if (words.length > 0 && words.every((word) => calleeWords.has(word))) return callee;
+  }
+  return undefined;
 }
 
 function isFunctionValue(node: ts.Node | undefined): boolean {
@@ -222,7 +307,7 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
     return { start: last.start, text: commentProse(text.slice(last.start, last.end)) };
   };
 
-  const add = (kind: LocationKind, name: string, node: ts.Node, anchor: ts.Node, signature: string, container: string | undefined, nameWords = name): void => {
+  const add = (kind: LocationKind, name: string, node: ts.Node, anchor: ts.Node, signature: string, container: string | undefined, nameWords = name, delegate?: string): void => {
     const comment = leading(anchor);
     const start = node.getStart(source);
     const body = text.slice(start, Math.min(node.getEnd(), start + MAX_DOCUMENT_CHARS));
@@ -233,6 +318,7 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
       end: node.getEnd(),
       commentStart: comment?.start ?? anchor.getStart(source),
       fields: [nameWords, signature.replace(/\s+/g, ' ').slice(0, MAX_SIGNATURE_CHARS), comment?.text ?? '', `${pathTerms} ${container ?? ''}`, body],
+      ...(delegate !== undefined ? { delegate } : {}),
     });
   };
 
@@ -245,7 +331,7 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
     let nextContainer = container;
     if (ts.isFunctionDeclaration(node)) {
       const name = node.name?.text ?? 'default';
-      add('function', name, node, node, headerOf(node, node.body?.getStart(source)), container);
+      add('function', name, node, node, headerOf(node, node.body?.getStart(source)), container, name, delegateOfFunction(node));
       nextContainer = container ? `${container}.${name}` : name;
     } else if (ts.isClassDeclaration(node) || (ts.isClassExpression(node) && node.name)) {
       const name = node.name?.text ?? 'default';
@@ -263,13 +349,17 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
       nextContainer = node.name.text;
     } else if (ts.isClassLike(parent) && container) {
       // Class members; interface members stay part of their interface.
-      if (ts.isMethodDeclaration(node)) add('method', node.name.getText(source), node, node, headerOf(node, node.body?.getStart(source)), container);
+      if (ts.isMethodDeclaration(node)) {
+        const name = node.name.getText(source);
+        add('method', name, node, node, headerOf(node, node.body?.getStart(source)), container, name, delegateOfFunction(node));
+      }
       else if (ts.isConstructorDeclaration(node)) add('constructor', 'constructor', node, node, headerOf(node, node.body?.getStart(source)), container, container);
       else if (ts.isGetAccessorDeclaration(node)) add('getter', node.name.getText(source), node, node, headerOf(node, node.body?.getStart(source)), container);
       else if (ts.isSetAccessorDeclaration(node)) add('setter', node.name.getText(source), node, node, headerOf(node, node.body?.getStart(source)), container);
       else if (ts.isPropertyDeclaration(node)) {
         const fn = isFunctionValue(node.initializer);
-        add(fn ? 'method' : 'property', node.name.getText(source), node, node, fn ? headerOf(node, (node.initializer as ts.ArrowFunction).body.getStart(source)) : headerOf(node, undefined), container);
+        const name = node.name.getText(source);
+        add(fn ? 'method' : 'property', name, node, node, fn ? headerOf(node, (node.initializer as ts.ArrowFunction).body.getStart(source)) : headerOf(node, undefined), container, name, fn ? delegateOfFunction(node.initializer as ts.ArrowFunction) : undefined);
       }
     } else if (ts.isVariableStatement(node) && (ts.isSourceFile(parent) || ts.isModuleBlock(parent))) {
       const single = node.declarationList.declarations.length === 1;
@@ -278,7 +368,8 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
         const fn = isFunctionValue(declaration.initializer);
         const span = single ? node : declaration;
         const signature = fn ? text.slice(span.getStart(source), (declaration.initializer as ts.ArrowFunction).body.getStart(source)) : text.slice(span.getStart(source), Math.min(span.getEnd(), span.getStart(source) + 200));
-        add(fn ? 'function' : 'variable', declaration.name.text, span, single ? node : declaration, signature, container);
+        const delegate = fn ? delegateOfFunction(declaration.initializer as ts.ArrowFunction) : delegateOfValue(declaration.name.text, declaration.initializer);
+        add(fn ? 'function' : 'variable', declaration.name.text, span, single ? node : declaration, signature, container, declaration.name.text, delegate);
       }
       return;
     }

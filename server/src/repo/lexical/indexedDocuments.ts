@@ -18,6 +18,8 @@ export interface IndexedDocument {
   /** FIELD_COUNT counts per term (`bm25f.ts`). */
   counts: Uint16Array;
   lengths: Uint16Array;
+  /** The callee the declaration hands all its work to, as written (`DocumentDraft.delegate`). */
+  delegate?: string;
 }
 
 export interface IndexedFile {

@@ -359,6 +359,8 @@ export class LexicalIndex {
         document.fields = draft.fields;
         document.name = draft.name;
         document.signature = signatureOf(draft.fields[1]);
+        if (draft.delegate !== undefined) document.delegate = draft.delegate;
+        else delete document.delegate;
       } else {
         if (this.statistics.documents >= this.limits.maxDocuments) {
           this.truncated = true;
@@ -393,6 +395,7 @@ export class LexicalIndex {
       terms: termArray,
       counts: countArray,
       lengths,
+      ...(draft.delegate !== undefined ? { delegate: draft.delegate } : {}),
     };
   }
 
@@ -417,10 +420,10 @@ export class LexicalIndex {
     const file: IndexedFile = { relativePath: relative, fsPath: path.join(this.root, relative), mtimeMs: stat.mtimeMs, size: stat.size, savedStamp: stamp, documents: [], imports };
     this.reach = undefined;
     for (const row of rows) {
-      const [kind, name, startLine, endLine, commentLine, signature] = row;
+      const [kind, name, startLine, endLine, commentLine, signature, , , , delegate] = row;
       const { terms: termArray, counts: countArray, lengths } = savedTerms(row, this.statistics);
       this.statistics.count(termArray, lengths);
-      const document: IndexedDocument = { id: this.nextDocumentId++, file: relative, kind, name, startLine, endLine, commentLine, signature, terms: termArray, counts: countArray, lengths };
+      const document: IndexedDocument = { id: this.nextDocumentId++, file: relative, kind, name, startLine, endLine, commentLine, signature, terms: termArray, counts: countArray, lengths, ...(delegate ? { delegate } : {}) };
       this.addToBucket(document);
       file.documents.push(document);
     }
@@ -465,6 +468,31 @@ export class LexicalIndex {
     return named;
   }
 
+  /**
+   * The declaration a wrapper's callee (`document.delegate`, as written: `core.parse`, `this.load`, `Parser`) names,
+   * among those its file reaches through its imports: the last segment that names one, top-level or a member of the
+   * segment before it (`core.parse` is `parse`; `manager.batch`, where no `batch` is declared, is `manager`). A value
+   * (class, function, constant) rather than a type of the same name; in the wrapper's own file first, then in the
+   * file the import graph weighs most.
+   */
+  private delegateOf(document: IndexedDocument, reached: ReadonlySet<string>, weight: (file: string) => number): IndexedDocument | undefined {
+    if (document.delegate === undefined) return undefined;
+    const segments = document.delegate.split('.');
+    const container = document.name.includes('.') ? document.name.slice(0, document.name.lastIndexOf('.')) : undefined;
+    for (let i = segments.length - 1; i >= 0; i--) {
+      const segment = segments[i] as string;
+      const owner = i === 0 ? undefined : segments[i - 1] === 'this' ? container : segments[i - 1];
+      if (owner === undefined && i > 0) continue;
+      // A property (a field's declaration, `fetch!: Fetcher`) holds no code to hand work to.
+      const candidates = (this.byName.get(segment.toLowerCase()) ?? []).filter(
+        (other) => other !== document && other.kind !== 'property' && reached.has(other.file) && (other.name === segment || (owner !== undefined && other.name === `${owner}.${segment}`)) && (segments[i - 1] !== 'this' || other.file === document.file),
+      );
+      const best = candidates.sort((a, b) => rankOfCandidate(b, document.file, weight) - rankOfCandidate(a, document.file, weight))[0];
+      if (best) return best;
+    }
+    return undefined;
+  }
+
   /** The import graph's weights, made again when a file's imports, the package.json or the tsconfig.json changed. */
   private fileReach(): FileReach {
     const manifest = ['package.json', 'tsconfig.json']
@@ -486,7 +514,15 @@ export class LexicalIndex {
   private rank(query: string, options: SearchOptions): CodeLocation[] {
     const reach = this.fileReach();
     const near = options.near !== undefined && this.files.has(options.near) ? reach.importedBy(options.near) : undefined;
-    const chosen = this.statistics.rank(query, this.files.values(), options.limit ?? 10, options.maxPerFile, (file) => reach.weight(file.relativePath, near), this.namedIn(query));
+    const reached = new Map<string, ReadonlySet<string>>();
+    const reachedFrom = (file: string): ReadonlySet<string> => {
+      let files = reached.get(file);
+      if (!files) reached.set(file, (files = reach.importedBy(file)));
+      return files;
+    };
+    const chosen = this.statistics.rank(query, this.files.values(), options.limit ?? 10, options.maxPerFile, (file) => reach.weight(file.relativePath, near), this.namedIn(query), (document) =>
+      this.delegateOf(document, reachedFrom(document.file), (file) => reach.weight(file)),
+    );
     const texts = new Map<string, string | undefined>();
     return chosen.map(({ document, score, matched }) => {
       const file = this.files.get(document.file) as IndexedFile;
@@ -596,6 +632,14 @@ function snippetOf(text: string | undefined, startLine: number, endLine: number,
   });
   if (endLine - startLine + 1 > count) body.push('…');
   return redactSecrets(body.join('\n'));
+}
+
+/** Kinds a call or `new` can name: what holds code, rather than a type of the same name. */
+const VALUE_KINDS: ReadonlySet<LocationKind> = new Set(['function', 'method', 'class', 'variable', 'namespace']);
+
+/** How good a declaration is as the one a callee names: a value first, then its file the wrapper's own, then its file's weight. */
+function rankOfCandidate(candidate: IndexedDocument, file: string, weight: (file: string) => number): number {
+  return (VALUE_KINDS.has(candidate.kind) ? 100 : 0) + (candidate.file === file ? 10 : 0) + Math.min(weight(candidate.file), 9);
 }
 
 /** The bucket of a declaration's name: its simple name, lower-cased. */

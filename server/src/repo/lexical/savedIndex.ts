@@ -16,7 +16,7 @@ import type { IndexedDocument, IndexedFile } from './indexedDocuments.js';
 // read within moments of its last change is not saved (see `fileTimes.ts`).
 
 /** Bumped when what a saved line holds changes shape. */
-const SAVED_FORMAT = 2;
+const SAVED_FORMAT = 3;
 /** The first save waits this long after the walk, so it never competes with the task that asked for the walk. */
 const SAVE_DELAY_MS = 2_000;
 /** Later saves (after files changed) come at most this often. */
@@ -26,11 +26,12 @@ const MAX_SAVED_WORKSPACES = 32;
 /** A saved index larger than this is not read (it would take longer than reading the files). */
 const MAX_SAVED_BYTES = 256 * 1024 * 1024;
 
-export type SavedDocument = [kind: LocationKind, name: string, startLine: number, endLine: number, commentLine: number, signature: string, terms: string[], counts: number[], lengths: number[]];
+/** `delegate` is the empty string for a declaration that delegates to nothing. */
+export type SavedDocument = [kind: LocationKind, name: string, startLine: number, endLine: number, commentLine: number, signature: string, terms: string[], counts: number[], lengths: number[], delegate: string];
 
 function isSavedDocument(row: unknown): row is SavedDocument {
-  if (!Array.isArray(row) || row.length !== 9) return false;
-  const [kind, name, startLine, endLine, commentLine, signature, termList, countList, lengthList] = row as unknown[];
+  if (!Array.isArray(row) || row.length !== 10) return false;
+  const [kind, name, startLine, endLine, commentLine, signature, termList, countList, lengthList, delegate] = row as unknown[];
   return (
     typeof kind === 'string' &&
     typeof name === 'string' &&
@@ -43,7 +44,8 @@ function isSavedDocument(row: unknown): row is SavedDocument {
     Array.isArray(countList) &&
     countList.length === termList.length * FIELD_COUNT &&
     Array.isArray(lengthList) &&
-    lengthList.length === FIELD_COUNT
+    lengthList.length === FIELD_COUNT &&
+    typeof delegate === 'string'
   );
 }
 
@@ -239,7 +241,7 @@ export class SavedIndex {
         }
       }
       if (file.overlay !== undefined || file.savedStamp === undefined || files.get(file.relativePath) !== file) continue;
-      const rows = file.documents.map((d) => [d.kind, d.name, d.startLine, d.endLine, d.commentLine, d.signature, Array.from(d.terms, (id) => statistics.termName(id)), Array.from(d.counts), Array.from(d.lengths)]);
+      const rows = file.documents.map((d) => [d.kind, d.name, d.startLine, d.endLine, d.commentLine, d.signature, Array.from(d.terms, (id) => statistics.termName(id)), Array.from(d.counts), Array.from(d.lengths), d.delegate ?? '']);
       lines.push(`${JSON.stringify(file.relativePath)}\t${file.mtimeMs}\t${file.size}\t${file.savedStamp}\t${JSON.stringify(file.imports)}\t${JSON.stringify(rows)}`);
     }
     const temporary = `${target}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
