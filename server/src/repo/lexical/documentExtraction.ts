@@ -116,8 +116,8 @@ function delegateOfFunction(node: ts.SignatureDeclaration & { body?: ts.Node | u
 /**
  * What a constant made by a constructor function extends (`const Zoo = make("Zoo", (inst, def) => { Base.init(inst,
  * def); inst.x = … })`): the function's first call that forwards all of its parameters, in order, to a declaration
- * named like the constant (every word of its name in the callee's), when the function does nothing but such calls and
- * assignments (no branching, no state of its own). Its behaviour is that declaration's; a base named otherwise
+ * named like the constant (every word of its name in the callee's), when the function does nothing but calls,
+ * assignments and constants (no branching). Its behaviour is that declaration's; a base named otherwise
  * (`Base` of `Zoo`) is shared by many and is not what a question about the constant asks for.
  */
 function delegateOfValue(name: string, initializer: ts.Expression | undefined): string | undefined {
@@ -126,10 +126,11 @@ function delegateOfValue(name: string, initializer: ts.Expression | undefined): 
   if (!ts.isCallExpression(call)) return undefined;
   const functions = call.arguments.map(unwrapped).filter((argument) => isFunctionValue(argument)) as (ts.ArrowFunction | ts.FunctionExpression)[];
   const made = functions.length === 1 ? functions[0] : undefined;
-  if (!made || !ts.isBlock(made.body) || !made.body.statements.every((statement) => ts.isExpressionStatement(statement))) return undefined;
+  if (!made || !ts.isBlock(made.body) || !made.body.statements.every((statement) => ts.isExpressionStatement(statement) || ts.isVariableStatement(statement))) return undefined;
   const parameters = made.parameters.map((parameter) => (ts.isIdentifier(parameter.name) ? parameter.name.text : undefined));
   const words = terms(name);
-  for (const statement of made.body.statements as ts.NodeArray<ts.ExpressionStatement>) {
+  for (const statement of made.body.statements) {
+    if (!ts.isExpressionStatement(statement)) continue;
     const forward = unwrapped(statement.expression);
     if (!ts.isCallExpression(forward) || forward.arguments.length !== parameters.length) continue;
     if (!forward.arguments.every((argument, i) => ts.isIdentifier(argument) && argument.text === parameters[i])) continue;
