@@ -22,6 +22,11 @@ export const QUERY_CORE_QUESTIONS: QuestionSets = {
     { query: 'how are listener notifications batched', expected: [{ file: 'src/notifyManager.ts', symbol: 'createNotifyManager' }, { file: 'src/notifyManager.ts', symbol: 'notifyManager' }], keywords: ['batch'] },
     { query: 'prefetch data before a page renders', expected: [{ file: 'src/queryClient.ts', symbol: 'QueryClient.prefetchQuery' }, { file: 'src/queryClient.ts', symbol: 'QueryClient.fetchQuery' }], keywords: ['prefetchQuery'] },
     { query: 'where does a mutation call mutationFn', expected: [{ file: 'src/mutation.ts', symbol: 'Mutation.execute' }], keywords: ['mutationFn'] },
+    // Added in a third round, written after the second as a user new to query-core would type them, before running them.
+    { query: 'when does a query refetch on mount', expected: [{ file: 'src/queryObserver.ts', symbol: 'shouldFetchOnMount' }, { file: 'src/queryObserver.ts', symbol: 'QueryObserver.onSubscribe' }], keywords: ['shouldFetchOnMount'] },
+    { query: 'where is the delay between retries computed', expected: [{ file: 'src/retryer.ts', symbol: 'defaultRetryDelay' }, { file: 'src/retryer.ts', symbol: 'createRetryer' }], keywords: ['retryDelay'] },
+    { query: 'reset a query to its initial state', expected: [{ file: 'src/queryClient.ts', symbol: 'QueryClient.resetQueries' }, { file: 'src/query.ts', symbol: 'Query.reset' }], keywords: ['reset'] },
+    { query: 'how does the cache find queries that match the filters', expected: [{ file: 'src/queryCache.ts', symbol: 'QueryCache.findAll' }, { file: 'src/utils.ts', symbol: 'matchQuery' }], keywords: ['matchQuery'] },
   ],
   heldOut: [
     { query: 'where is refetching on window focus handled', expected: [{ file: 'src/focusManager.ts', symbol: 'FocusManager' }, { file: 'src/queryCache.ts', symbol: 'QueryCache.onFocus' }, { file: 'src/query.ts', symbol: 'Query.onFocus' }], keywords: ['focus'] },

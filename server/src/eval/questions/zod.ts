@@ -25,6 +25,11 @@ export const ZOD_QUESTIONS: QuestionSets = {
     { query: 'combine two object schemas into one', expected: [{ file: `${core}/util.ts`, symbol: 'merge' }, { file: `${core}/util.ts`, symbol: 'extend' }, { file: `${classic}/schemas.ts`, symbol: 'ZodObject' }], keywords: ['merge'] },
     { query: 'how are enum values checked', expected: [{ file: `${core}/schemas.ts`, symbol: '$ZodEnum' }, { file: `${core}/api.ts`, symbol: '_enum' }], keywords: ['enum'] },
     { query: 'parse with async refinements', expected: [{ file: `${core}/parse.ts`, symbol: 'parseAsync' }, { file: `${core}/parse.ts`, symbol: '_parseAsync' }, { file: `${core}/parse.ts`, symbol: 'safeParseAsync' }], keywords: ['parseAsync'] },
+    // Added in a third round, written after the second as a user new to zod would type them, before running them.
+    { query: 'how do I transform a value after parsing', expected: [{ file: `${core}/schemas.ts`, symbol: '$ZodTransform' }, { file: `${classic}/schemas.ts`, symbol: 'transform' }], keywords: ['transform'] },
+    { query: 'pretty print validation errors', expected: [{ file: `${core}/errors.ts`, symbol: 'prettifyError' }], keywords: ['prettifyError'] },
+    { query: 'how do I define a recursive schema', expected: [{ file: `${core}/schemas.ts`, symbol: '$ZodLazy' }, { file: `${classic}/schemas.ts`, symbol: 'lazy' }], keywords: ['lazy'] },
+    { query: 'make every field of an object optional', expected: [{ file: `${core}/util.ts`, symbol: 'partial' }], keywords: ['partial'] },
   ],
   heldOut: [
     { query: 'print a readable message from a ZodError', expected: [{ file: `${core}/errors.ts`, symbol: 'prettifyError' }], keywords: ['prettifyError'] },
