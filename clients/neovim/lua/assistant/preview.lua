@@ -47,11 +47,19 @@ local function current_lines(uri)
   return read_lines(vim.uri_to_fname(uri))
 end
 
+-- The text edits of a document change without their change annotations: the preview is the confirmation they ask
+-- for, and from 0.12 Neovim's apply functions would otherwise ask again (and insist on the annotations' table).
+local function confirmed(edits)
+  return vim.tbl_map(function(edit)
+    return { range = edit.range, newText = edit.newText }
+  end, edits)
+end
+
 -- The lines after the edits, computed on a scratch copy with Neovim's own function, so positions count alike.
 local function edited_lines(lines, edits, offset_encoding)
   local scratch = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_lines(scratch, 0, -1, false, lines)
-  local ok, err = pcall(util.apply_text_edits, edits, scratch, offset_encoding)
+  local ok, err = pcall(util.apply_text_edits, confirmed(edits), scratch, offset_encoding)
   local result = vim.api.nvim_buf_get_lines(scratch, 0, -1, false)
   vim.api.nvim_buf_delete(scratch, { force = true })
   if not ok then
@@ -191,7 +199,7 @@ local function apply(edit, offset_encoding)
     elseif change.kind then
       util.apply_workspace_edit({ documentChanges = { change } }, offset_encoding)
     else
-      util.apply_text_document_edit(change, index, offset_encoding)
+      util.apply_text_document_edit({ textDocument = change.textDocument, edits = confirmed(change.edits) }, index, offset_encoding)
     end
   end
 end
