@@ -38,7 +38,7 @@ require('assistant').setup({ settings = { preview = 'always', progress = { showA
   // Not the tmux of whoever runs the tests: this session is a server of its own.
   for (const key of Object.keys(env)) if (key.startsWith('TMUX')) delete env[key];
   execFileSync('tmux', ['-S', socket, '-f', '/dev/null', 'new-session', '-d', '-x', '80', '-y', '24', '-c', root, NVIM, '--clean', '-u', init, 'src/config.ts'], { env });
-  return { term: new Terminal(socket, Date.now() + 50_000), root };
+  return { term: new Terminal(socket, Date.now() + 25_000), root };
 }
 
 /** Waits until the plugin's client for the buffer is running (asked with :lua, answered on the message line). */
@@ -50,7 +50,11 @@ async function clientReady(term: Terminal): Promise<void> {
       term.type(":lua print(require('assistant').client(0) and 'client ready' or 'no client yet')");
       term.keys('Enter');
     }
-    return term.screen().includes('client ready');
+    // A line of the answer alone, not the typed command, which holds the same words until Enter is read.
+    return term
+      .screen()
+      .split('\n')
+      .some((line) => line.trimEnd() === 'client ready');
   });
 }
 
