@@ -23,10 +23,13 @@ const FILE = 'src/main.ts';
  */
 const HELPERS = `
 local inline = require('assistant.inline')
--- What the user sees of the suggestion: the virtual text and lines of the plugin's extmarks.
+-- 0.12 draws the suggestion itself (vim.lsp.inline_completion), in a namespace of its own.
+T.native = vim.fn.has('nvim-0.12') == 1
+local ghost_ns = T.native and vim.api.nvim_get_namespaces()['nvim.lsp.inline_completion'] or inline.namespace
+-- What the user sees of the suggestion: the virtual text and lines of the extmarks it is drawn with.
 function T.ghost()
   local seen = {}
-  for _, mark in ipairs(vim.api.nvim_buf_get_extmarks(source_buf, inline.namespace, 0, -1, { details = true })) do
+  for _, mark in ipairs(ghost_ns and vim.api.nvim_buf_get_extmarks(source_buf, ghost_ns, 0, -1, { details = true }) or {}) do
     local details = mark[4]
     local text = {}
     for _, chunk in ipairs(details.virt_text or {}) do table.insert(text, chunk[1] .. '|' .. chunk[2]) end
@@ -51,6 +54,12 @@ end
 function T.line()
   return vim.api.nvim_get_current_line()
 end
+-- How many inline completion requests the server has answered (0.10+ say so with LspRequest).
+T.answered = 0
+pcall(vim.api.nvim_create_autocmd, 'LspRequest', { callback = function(args)
+  local request = args.data and args.data.request
+  if request and request.type == 'complete' and request.method == 'textDocument/inlineCompletion' then T.answered = T.answered + 1 end
+end })
 function T.insert(steps)
   local failed
   local timer = uv.new_timer()
@@ -59,7 +68,7 @@ function T.insert(steps)
     if not step then return end
     uv.update_time()
     if uv.now() > deadline then
-      failed = 'timed out waiting for ' .. step[1]
+      failed = 'timed out waiting for ' .. step[1] .. ' (the line: ' .. T.line() .. '; the suggestion: ' .. vim.inspect(T.ghost()) .. ')'
       steps = {}
       vim.api.nvim_input('<Esc>')
       return
@@ -78,7 +87,7 @@ end
 
 /** Whether the plugin's client told the server it shows inline completions (the server then warms a local model). */
 const DECLARES = `
-for _, client in ipairs(vim.lsp.get_active_clients()) do
+for _, client in ipairs((vim.lsp.get_clients or vim.lsp.get_active_clients)()) do
   if client.name == 'assistant-ls' then R.data.declares = ((client.config.capabilities or {}).textDocument or {}).inlineCompletion ~= nil end
 end
 `;
@@ -86,18 +95,27 @@ end
 const JOURNEY = `${DECLARES}
 R.data.seen = {}
 local function see(name) R.data.seen[name] = { ghost = T.ghost(), line = T.line(), mode = vim.api.nvim_get_mode().mode } end
-local function shown(text) return function() local g = T.ghost()[1]; return g ~= nil and g.text[1] == text .. '|AssistantGhost' end end
+local hl = T.native and 'ComplHint' or 'AssistantGhost'
+local function shown(text) return function() local g = T.ghost()[1]; return g ~= nil and g.text[1] == text .. '|' .. hl end end
 local function none() return #T.ghost() == 0 end
 T.cursor_on('(, 0);')
-T.insert({
+local steps = {
   { 'insert mode', function() return vim.api.nvim_get_mode().mode == 'i' end, function() vim.api.nvim_input('s') end },
   { 'the ghost text', shown('um, v) => sum + v'), function() see('typed'); vim.api.nvim_input('<C-]>') end },
   { 'the dismissal', none, function() see('dismissed'); vim.api.nvim_input('<M-]>') end },
   { 'the suggestion again', shown('um, v) => sum + v'), function() vim.api.nvim_input('<M-Right>') end },
-  { 'the rest after accept word', shown(', v) => sum + v'), function() see('word'); vim.api.nvim_input(',') end },
-  { 'the suggestion after typing on', shown(' v) => sum + v'), function() see('typedOn'); vim.api.nvim_input('<M-l>') end },
-  { 'the accepted text', function() return T.line():find('sum + v, 0);', 1, true) ~= nil end, function() see('accepted'); vim.api.nvim_input('<Esc>') end },
-})
+}
+if T.native then
+  -- Neovim asks again for the rest (the server's cache answers), and leaves out the start of a suggestion that
+  -- matches the text after the cursor (here ', '). Then ',' is typed and the suggestion accepted at once, before
+  -- Neovim asks again: it goes in over the ','.
+  table.insert(steps, { 'the rest after accept word', shown('v) => sum + v'), function() see('word'); vim.api.nvim_input(',<M-l>') end })
+else
+  table.insert(steps, { 'the rest after accept word', shown(', v) => sum + v'), function() see('word'); vim.api.nvim_input(',') end })
+  table.insert(steps, { 'the suggestion after typing on', shown(' v) => sum + v'), function() see('typedOn'); vim.api.nvim_input('<M-l>') end })
+end
+table.insert(steps, { 'the accepted text', function() return T.line():find('sum + v, 0);', 1, true) ~= nil end, function() see('accepted'); vim.api.nvim_input('<Esc>') end })
+T.insert(steps)
 see('normal')
 T.cursor_on('=> sum + v')
 T.trace()
@@ -118,6 +136,10 @@ interface Seen {
   mode: string;
 }
 
+/** The minor version of the nvim under test; from 0.12 the plugin hands ghost text to vim.lsp.inline_completion. */
+const NVIM_MINOR = Number(/NVIM v0\.(\d+)/.exec(nvimProbe.stdout ?? '')?.[1] ?? 0);
+const NATIVE = NVIM_MINOR >= 12;
+
 describe.skipIf(skipNvim)(`inline completion in Neovim${skipReason}`, () => {
   it('has nvim (CI installs it)', () => {
     expect(hasNvim).toBe(true);
@@ -136,19 +158,21 @@ describe.skipIf(skipNvim)(`inline completion in Neovim${skipReason}`, () => {
     expect(result.data.declares).toBe(true);
     const seen = result.data.seen as Record<string, Seen>;
     // The suggestion at the cursor: inline virtual text from 0.10; before, over the rest of the line, which is drawn
-    // again after it (set ASSISTANT_LS_NVIM to a newer nvim to run the journey there).
-    const [, minor] = /NVIM v0\.(\d+)/.exec(nvimProbe.stdout ?? '') ?? [];
-    const inline = Number(minor ?? 0) >= 10;
+    // again after it (set ASSISTANT_LS_NVIM to a newer nvim to run the journey there). 0.12 draws it itself.
+    const inline = NVIM_MINOR >= 10;
+    const hl = NATIVE ? 'ComplHint' : 'AssistantGhost';
     const rest = (text: string): string[] => (inline ? [] : [`${text}|Normal`]);
     const typed = seen.typed!;
     expect(typed.line).toBe('  return values.reduce(s, 0);');
     expect(typed.mode).toBe('i');
-    expect(typed.ghost).toEqual([{ row: 11, col: '  return values.reduce(s'.length, pos: inline ? 'inline' : 'overlay', text: ['um, v) => sum + v|AssistantGhost', ...rest(', 0);')], lines: [] }]);
+    expect(typed.ghost).toEqual([{ row: 11, col: '  return values.reduce(s'.length, pos: inline ? 'inline' : 'overlay', text: [`um, v) => sum + v|${hl}`, ...rest(', 0);')], lines: [] }]);
     // Dismissed: nothing shown, nothing inserted.
     expect(seen.dismissed).toMatchObject({ line: '  return values.reduce(s, 0);', ghost: [] });
-    // Accept word takes `um`; the rest stays on screen.
+    // Accept word takes `um`; the rest stays on screen (0.12: without the `, ` that the text after the cursor has).
     expect(seen.word!.line).toBe('  return values.reduce(sum, 0);');
-    expect(seen.word!.ghost[0]).toMatchObject({ col: '  return values.reduce(sum'.length, text: [', v) => sum + v|AssistantGhost', ...rest(', 0);')] });
+    expect(seen.word!.ghost[0]).toMatchObject(
+      NATIVE ? { col: '  return values.reduce(sum, '.length, text: [`v) => sum + v|${hl}`] } : { col: '  return values.reduce(sum'.length, text: [`, v) => sum + v|${hl}`, ...rest(', 0);')] },
+    );
     // Typing on asks again; accept takes the whole suggestion, and leaving insert mode leaves nothing on screen.
     expect(seen.accepted!.line).toBe('  return values.reduce(sum, v) => sum + v, 0);');
     expect(seen.normal).toMatchObject({ mode: 'n', ghost: [] });
@@ -160,32 +184,48 @@ describe.skipIf(skipNvim)(`inline completion in Neovim${skipReason}`, () => {
     expect(result.quickfixTitle).toMatch(/^Assistant trace: code at main\.ts:12/);
     expect(result.quickfix[0]?.text).toMatch(/^complete "Accepted an inline completion" by scripted-coder \(used\)/);
     const completions = readInteractions(workspace).filter((i) => i.task === 'complete');
+    // 0.12 took the rest it showed before `,` (over the `,`); the others the suggestion asked for after it.
+    const second = NATIVE ? { text: ', v) => sum + v', at: '  return values.reduce(sum'.length } : { text: ' v) => sum + v', at: '  return values.reduce(sum,'.length };
     expect(completions.map((i) => i.completion)).toEqual([
       { offered: 'um, v) => sum + v', partial: true, mode: 'fim' },
-      { offered: ' v) => sum + v', partial: false, mode: 'fim' },
+      { offered: second.text, partial: false, mode: 'fim' },
     ]);
-    expect(completions.map((i) => i.responses[0]?.insertedAt?.[0]?.text)).toEqual(['um', ' v) => sum + v']);
-    // The first model request, and the one after `,`: the second suggestion came from the server's cache.
-    expect(model.requests.map((r) => r.path)).toEqual(['/v1/completions']);
+    const span = (at: number, text: string): object => ({ start: { line: 11, character: at }, end: { line: 11, character: at + text.length } });
+    expect(completions.map((i) => i.responses[0]?.insertedAt?.[0] && { text: i.responses[0].insertedAt[0].text, range: i.responses[0].insertedAt[0].range })).toEqual([
+      { text: 'um', range: span('  return values.reduce(s'.length, 'um') },
+      { text: second.text, range: span(second.at, second.text) },
+    ]);
+    // The model was asked once, where `s` was typed: the suggestion again and the rest came from the server's cache.
+    // 0.12 also asks by itself where insert mode began and after an acceptance, when 200 ms pass before the next key.
+    const asked = model.requests.map((r) => `${r.path} ${String(r.body?.prompt).split('\n').at(-1)}`);
+    expect(asked.filter((a) => a.endsWith('reduce(s'))).toEqual(['/v1/completions   return values.reduce(s']);
+    expect(asked.filter((a) => !a.endsWith('reduce(s') && !(NATIVE && (a.endsWith('reduce(') || a.endsWith('sum + v'))))).toEqual([]);
     expect(result.notifications.filter((n) => n.level >= 3)).toEqual([]);
   }, 60_000);
 
   it('draws the suggestion apart from code in a terminal; <M-]> says it is asking, then that there is no other or no suggestion', async () => {
-    // A slow first answer, as a local model loading; then nothing to suggest.
+    // A slow answer to the key, as a local model loading; then nothing to suggest. 0.12 asks by itself first, as
+    // insert mode begins (and gets nothing), and says how many suggestions there are rather than "no other".
     let calls = 0;
-    model.setDefault({ kind: 'dynamic', respond: () => (++calls === 1 ? { kind: 'text', content: 'um, v) => sum + v', delayMs: 1500 } : { kind: 'text', content: '' }) });
+    const slow = NATIVE ? 2 : 1;
+    model.setDefault({ kind: 'dynamic', respond: () => (++calls === slow ? { kind: 'text', content: 'um, v) => sum + v', delayMs: 1500 } : { kind: 'text', content: '' }) });
     const { result } = await runScenario(
       `
 R.data.seen = {}
 local function see(name) R.data.seen[name] = { ghost = T.ghost(), hint = T.hint(), line = T.line(), progress = vim.deepcopy(R.progress), notifications = vim.tbl_map(function(n) return n.message end, R.notifications) } end
 local function said(pattern) return function() return T.notified(pattern) ~= nil end end
 local typed
+local function ask() vim.api.nvim_input('<M-]>') end
+local function in_insert() return vim.api.nvim_get_mode().mode == 'i' end
+-- 0.12 shows "(1/1)" after the one suggestion the server offers.
+local function counted() local g = T.ghost()[1]; return g ~= nil and g.text[2] == ' (1/1)|ComplHintMore' end
 T.cursor_on('(, 0);')
 T.insert({
-  { 'insert mode', function() return vim.api.nvim_get_mode().mode == 'i' end, function() vim.api.nvim_input('<M-]>') end },
+  T.native and { "insert mode and the answer to Neovim's own request", function() return in_insert() and T.answered == 1 end, ask } or { 'insert mode', in_insert, ask },
   { 'the asking line', function() return R.progress[#R.progress] == 'assistant-ls: asking the model…' end, function() see('asking') end },
   { 'the ghost text', function() return #T.ghost() > 0 end, function() see('shown'); vim.api.nvim_input('<M-]>') end },
-  { 'no other suggestion', said('no other suggestion'), function() see('noOther'); vim.api.nvim_input('<C-]>x'); typed = uv.now() end },
+  { 'no other suggestion', T.native and counted or said('no other suggestion'), function() see('noOther'); vim.api.nvim_input('<C-]>') end },
+  { 'the dismissal', function() return #T.ghost() == 0 end, function() vim.api.nvim_input('x'); typed = uv.now() end },
   -- Typing asks too, silently.
   { 'a while after typing', function() return typed and uv.now() - typed > 800 end, function() see('typed'); vim.api.nvim_input('<M-]>') end },
   { 'no suggestion here', said('no suggestion here'), function() see('nothing'); vim.api.nvim_input('<Esc>') end },
@@ -195,7 +235,7 @@ local function cterm(group)
   return { fg = vim.fn.synIDattr(id, 'fg', 'cterm'), italic = vim.fn.synIDattr(id, 'italic', 'cterm'), bold = vim.fn.synIDattr(id, 'bold', 'cterm') }
 end
 R.data.termguicolors = vim.o.termguicolors
-R.data.ghostHl = cterm('AssistantGhost')
+R.data.ghostHl = cterm(T.native and 'ComplHint' or 'AssistantGhost')
 R.data.normalHl = cterm('Normal')
 `,
       { fixture: 'completion', file: FILE, setup: setup(), helpers: HELPERS, prepare, timeoutMs: 40_000 },
@@ -208,18 +248,21 @@ R.data.normalHl = cterm('Normal')
     expect(seen.asking!.hint).toEqual(['  asking the model…|AssistantGhost']);
     expect(seen.shown!.progress).toEqual(['assistant-ls: asking the model…', '']);
     expect(seen.shown!.hint).toEqual([]);
-    // In the plugin's own group, which (termguicolors off, as in a 256-colour terminal) has a cterm colour or
-    // attribute that Normal has not.
-    expect(seen.shown!.ghost[0]!.text[0]).toBe('um, v) => sum + v|AssistantGhost');
+    // In the plugin's own group (0.12: Neovim's), which (termguicolors off, as in a 256-colour terminal) has a cterm
+    // colour or attribute that Normal has not.
+    const hl = NATIVE ? 'ComplHint' : 'AssistantGhost';
+    expect(seen.shown!.ghost[0]!.text[0]).toBe(`um, v) => sum + v|${hl}`);
     expect(result.data.termguicolors).toBe(false);
     const ghostHl = result.data.ghostHl as { fg: string; italic: string; bold: string };
     const normalHl = result.data.normalHl as { fg: string; italic: string; bold: string };
     expect(ghostHl.fg !== normalHl.fg || ghostHl.italic === '1' || ghostHl.bold === '1').toBe(true);
     expect(ghostHl.fg).not.toBe('');
-    // The server offers one suggestion: the key says there is no other, and the suggestion stays.
-    expect(seen.noOther!.ghost[0]!.text[0]).toBe('um, v) => sum + v|AssistantGhost');
-    expect(seen.noOther!.notifications).toEqual(['assistant-ls: no other suggestion']);
-    expect(seen.noOther!.hint).toEqual(['  no other suggestion|AssistantGhost']);
+    // The server offers one suggestion: the key says there is no other (0.12: that it is 1 of 1), and it stays.
+    const noOther = NATIVE ? [] : ['assistant-ls: no other suggestion'];
+    expect(seen.noOther!.ghost[0]!.text[0]).toBe(`um, v) => sum + v|${hl}`);
+    if (NATIVE) expect(seen.noOther!.ghost[0]!.text[1]).toBe(' (1/1)|ComplHintMore');
+    expect(seen.noOther!.notifications).toEqual(noOther);
+    expect(seen.noOther!.hint).toEqual(NATIVE ? [] : ['  no other suggestion|AssistantGhost']);
     // Typing took that away.
     expect(seen.typed!.hint).toEqual([]);
     // Typing asked the model again without a word on screen.
@@ -227,12 +270,31 @@ R.data.normalHl = cterm('Normal')
     expect(seen.typed!.notifications).toEqual(seen.noOther!.notifications);
     expect(seen.typed!.line).toBe('  return values.reduce(x, 0);');
     // Asked with the key where the model has nothing: said in one line, and the asking line cleared.
-    expect(seen.nothing!.notifications).toEqual(['assistant-ls: no other suggestion', 'assistant-ls: no suggestion here']);
+    expect(seen.nothing!.notifications).toEqual([...noOther, 'assistant-ls: no suggestion here']);
     expect(seen.nothing!.progress.slice(2)).toEqual(['assistant-ls: asking the model…', '']);
     expect(seen.nothing!.hint).toEqual(['  no suggestion here|AssistantGhost']);
     expect(seen.nothing!.ghost).toEqual([]);
-    expect(calls).toBe(3);
+    expect(calls).toBe(NATIVE ? 4 : 3);
   }, 60_000);
+
+  it('<M-]> right after a keystroke shows the suggestion that comes, and says nothing of a request it replaced', async () => {
+    // Slow enough that the request typing makes (0.12: 200 ms after the key) comes while the key's still waits; the
+    // server answers the older of the two with nothing.
+    model.setDefault({ kind: 'text', content: 'um, v) => sum + v', delayMs: 1000 });
+    const { result } = await runScenario(
+      `
+T.cursor_on('(, 0);')
+T.insert({
+  { 'insert mode', function() return vim.api.nvim_get_mode().mode == 'i' end, function() vim.api.nvim_input('s<M-]>') end },
+  { 'the ghost text', function() return #T.ghost() > 0 end, function() R.data.ghosts = T.ghost(); vim.api.nvim_input('<Esc>') end },
+})
+`,
+      { fixture: 'completion', file: FILE, setup: setup(), helpers: HELPERS, prepare },
+    );
+    expect((result.data.ghosts as Seen['ghost'])[0]!.text[0]).toBe(`um, v) => sum + v|${NATIVE ? 'ComplHint' : 'AssistantGhost'}`);
+    expect(result.notifications).toEqual([]);
+    expect(result.progress).toEqual(['assistant-ls: asking the model…', '']);
+  });
 
   it('says why there is no suggestion when <M-]> asks without a model agent', async () => {
     const { result } = await runScenario(

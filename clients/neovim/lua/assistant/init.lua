@@ -105,10 +105,9 @@ local function client_config(root)
   -- Text answers come as assistant/showAnswer, shown whole in a buffer, instead of a message Neovim would cut.
   local capabilities = vim.tbl_deep_extend('force', vim.lsp.protocol.make_client_capabilities(), { experimental = { assistant = { showAnswer = true } } })
   -- LSP 3.18's inline completion, shown by this plugin (or 0.12's own): a local model then loads as a file opens.
-  if M.config.inline.enabled then
-    capabilities.textDocument = capabilities.textDocument or {}
-    capabilities.textDocument.inlineCompletion = { dynamicRegistration = false }
-  end
+  -- Turned off, it is not declared at all (0.12 declares it by default), so the server loads no model for it.
+  capabilities.textDocument = capabilities.textDocument or {}
+  capabilities.textDocument.inlineCompletion = M.config.inline.enabled and { dynamicRegistration = false } or nil
   return {
     name = M.client_name,
     cmd = M.config.cmd,

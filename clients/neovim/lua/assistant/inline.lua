@@ -1,4 +1,4 @@
--- Ghost-text inline completion: `textDocument/inlineCompletion` shown as extmarks on Neovim 0.7–0.11, with keys to take all or part of it; the native vim.lsp.inline_completion from 0.12.
+-- Ghost-text inline completion: `textDocument/inlineCompletion` shown as extmarks on Neovim 0.7–0.11, with keys to take all or part of it; from 0.12, the same keys over Neovim's own vim.lsp.inline_completion.
 local I = {}
 
 -- Names this module sends, in one place for the shim-name check.
@@ -25,18 +25,37 @@ I.config = vim.deepcopy(I.defaults)
 local api = vim.api
 local ns = api.nvim_create_namespace('assistant_inline')
 
+local has_010 = vim.fn.has('nvim-0.10') == 1
+local has_011 = vim.fn.has('nvim-0.11') == 1
+-- 0.12 asks as you type, shows and accepts inline completions itself (vim.lsp.inline_completion), and runs the item's
+-- command; the plugin then only adds its keys and its explicit request.
+I.native = vim.fn.has('nvim-0.12') == 1 and vim.lsp.inline_completion ~= nil
+-- Where 0.12 draws its suggestion (in `ComplHint`); the same name gives the same namespace.
+local native_ns = I.native and api.nvim_create_namespace('nvim.lsp.inline_completion') or nil
+
+-- The group the plugin linked 0.12's `ComplHint` to, if it did.
+local linked_hint
+
 -- Grey, apart from the code in the terminal too: the default colour scheme of 0.10+ gives `Comment` no cterm colour,
 -- so without 'termguicolors' a link to it would draw the suggestion exactly like typed code. `default` leaves a
 -- colour scheme's or the user's own definition alone; `:colorscheme` clears the group, so it is set again after.
+-- 0.12 draws in `ComplHint`, a link to `NonText`, which has no cterm colour either: left at that (or at the plugin's
+-- link), it is linked to `hl_group`.
 local function define_highlight()
   vim.cmd('highlight default AssistantGhost ctermfg=244 guifg=#808080 cterm=italic gui=italic')
+  if not I.native or type(I.config.hl_group) ~= 'string' then
+    return
+  end
+  for key, value in pairs(api.nvim_get_hl(0, { name = 'ComplHint' })) do
+    if not (key == 'default' or (key == 'link' and (value == 'NonText' or value == linked_hint))) then
+      return
+    end
+  end
+  api.nvim_set_hl(0, 'ComplHint', { link = I.config.hl_group })
+  linked_hint = I.config.hl_group
 end
 define_highlight()
 api.nvim_create_autocmd('ColorScheme', { group = api.nvim_create_augroup('assistant_inline_highlight', { clear = true }), callback = define_highlight })
-local has_010 = vim.fn.has('nvim-0.10') == 1
-local has_011 = vim.fn.has('nvim-0.11') == 1
--- 0.12 shows and accepts inline completions itself (vim.lsp.inline_completion), and runs the item's command.
-I.native = vim.fn.has('nvim-0.12') == 1 and vim.lsp.inline_completion ~= nil
 
 -- LSP InlineCompletionTriggerKind.
 local INVOKED, AUTOMATIC = 1, 2
@@ -140,10 +159,15 @@ local function current_item()
   return state.items and state.items[state.index or 1] or nil
 end
 
+-- The item's text (a snippet's as written).
+local function item_text(item)
+  return type(item.insertText) == 'string' and item.insertText or (type(item.insertText) == 'table' and item.insertText.value) or nil
+end
+
 -- What the item would insert at the cursor: its text, when it inserts at the position asked for (the server's always
 -- do: an empty range there); nil for an item that would replace text, which ghost text cannot show.
 local function insert_text(item, position)
-  local text = type(item.insertText) == 'string' and item.insertText or (type(item.insertText) == 'table' and item.insertText.value) or nil
+  local text = item_text(item)
   if not text or text == '' then
     return nil
   end
@@ -174,15 +198,41 @@ local function record(item, accepted, bufnr)
   end
 end
 
+-- 0.12: whether Neovim shows a suggestion in the buffer (it hides it once the cursor leaves the place asked for).
+local function native_shown(bufnr)
+  return #api.nvim_buf_get_extmarks(bufnr, native_ns, 0, -1, { limit = 1 }) > 0
+end
+
+-- 0.12: the buffer's vim.lsp.inline_completion state. 0.12.4 offers no public way to show an answer the plugin asked
+-- for itself (an explicit request, with its "asking" line and its "no suggestion"), so this reaches that state's
+-- handler; nil where a later release changed it.
+local function native_completor(bufnr)
+  local ok, capability = pcall(require, 'vim.lsp._capability')
+  local class = ok and type(capability.all) == 'table' and capability.all.inline_completion or nil
+  local completor = class and type(class.active) == 'table' and class.active[bufnr] or nil
+  if completor and type(completor.handler) == 'function' then
+    return completor
+  end
+  return nil
+end
+
 --- Hides the suggestion. Part of it already taken with accept word or line is recorded then, as one acceptance.
 function I.dismiss()
   cancel_pending()
+  clear_hint()
+  if I.native then
+    -- Neovim's accept with nothing to insert: it hides the suggestion and cancels its requests.
+    return vim.lsp.inline_completion.get({
+      on_accept = function()
+        return nil
+      end,
+    })
+  end
   local item = current_item()
   if item and (state.taken or 0) > 0 then
     record(item, item.text:sub(1, state.taken), state.bufnr)
   end
   clear_marks()
-  clear_hint()
   state.items, state.index, state.taken, state.own_tick = nil, nil, nil, nil
 end
 
@@ -229,16 +279,30 @@ local function render()
   api.nvim_buf_set_extmark(state.bufnr, ns, state.row, state.col, mark)
 end
 
+-- Whether the client has an inline completion request for the buffer in flight other than `id`.
+local function newer_request(client, bufnr, id)
+  for other, request in pairs(type(client.requests) == 'table' and client.requests or {}) do
+    if other ~= id and type(request) == 'table' and request.type == 'pending' and request.method == I.method and request.bufnr == bufnr then
+      return true
+    end
+  end
+  return false
+end
+
 --- Asks the server for a suggestion at the cursor; the answer is shown only if the buffer and the cursor are still as
 --- they were. A request still in flight is cancelled (`$/cancelRequest`): only the newest is wanted.
 function I.request(bufnr, trigger_kind)
   bufnr = bufnr or api.nvim_get_current_buf()
-  if not I.config.enabled or I.native then
+  -- 0.12 asks as you type by itself; the plugin asks only when a key does.
+  if not I.config.enabled or (I.native and trigger_kind ~= INVOKED) then
     return
   end
   local client = assistant().client(bufnr)
   if not client then
     return
+  end
+  if I.native and not native_completor(bufnr) then
+    return say('this Neovim shows suggestions as you type; a key cannot ask for one')
   end
   I.dismiss()
   state.bufnr, state.client = bufnr, client
@@ -260,14 +324,23 @@ function I.request(bufnr, trigger_kind)
     end
     local items = {}
     for _, item in ipairs((not err and not is_null(result)) and (result.items or result) or {}) do
-      local text = insert_text(item, position)
-      if text then
+      local text = I.native and item_text(item) or insert_text(item, position)
+      if text and text ~= '' then
         table.insert(items, { text = text, command = item.command })
       end
     end
+    if I.native and #items > 0 then
+      -- Neovim shows it, as one it asked for.
+      local completor = native_completor(bufnr)
+      if completor then
+        completor:handler(nil, result, { client_id = client.id, bufnr = bufnr, method = I.method })
+      end
+      return
+    end
     if #items == 0 then
-      -- Asked for with a key: an answer of nothing is said, unless the server already said why.
-      if invoked and not state.told then
+      -- Asked for with a key: an answer of nothing is said, unless the server already said why, or a newer request
+      -- (0.12's own, as you type) superseded this one: the server answers that with nothing, and the newer one shows.
+      if invoked and not state.told and not newer_request(client, bufnr, request_id) then
         say(err and ('no suggestion: ' .. tostring(err.message or err)) or 'no suggestion here')
       end
       return
@@ -319,8 +392,61 @@ local function next_line(rest)
   return line or rest
 end
 
+-- 0.12: the text typed since Neovim asked at the start of `item` (an empty range on the cursor's line), or nil. Neovim
+-- asks again only 200 ms after a keystroke and shows the suggestion past what was typed meanwhile, but inserts it
+-- where it was asked for, before that text.
+local function native_typed(item, bufnr)
+  if type(item.range) ~= 'table' or api.nvim_get_current_buf() ~= bufnr then
+    return nil
+  end
+  local start_row, start_col, end_row, end_col = item.range:to_extmark()
+  local row, col = cursor()
+  if start_row ~= end_row or start_col ~= end_col or row ~= start_row or col < start_col then
+    return nil
+  end
+  return (api.nvim_buf_get_lines(bufnr, row, row + 1, false)[1] or ''):sub(start_col + 1, col), start_row, start_col
+end
+
+-- 0.12: takes Neovim's suggestion, or its next word or line, as one undo step, in place of what was typed since it
+-- was asked for (nothing, when that is not how the suggestion starts: it is stale, and a new one is on its way). A
+-- part goes in where the whole would, and its command says how much was taken (`{ acceptedText }`) at once: Neovim
+-- then asks again, and the server answers the rest from its cache.
+local function native_accept(how)
+  local bufnr = api.nvim_get_current_buf()
+  return vim.lsp.inline_completion.get({
+    on_accept = function(item)
+      vim.cmd('let &undolevels = &undolevels')
+      local text = item.insert_text
+      if type(text) ~= 'string' then
+        -- A snippet, which Neovim expands whole.
+        return item
+      end
+      local typed, row, col = native_typed(item, bufnr)
+      if typed and not vim.startswith(text, typed) then
+        return nil
+      end
+      typed = typed or ''
+      local rest = text:sub(#typed + 1)
+      local piece = typed .. (how == 'word' and next_word(rest) or how == 'line' and next_line(rest) or rest)
+      local taken = vim.tbl_extend('force', {}, item, { insert_text = piece })
+      if typed ~= '' then
+        taken.range = vim.range.extmark(bufnr, row, col, row, col + #typed)
+      end
+      if piece ~= text and type(item.command) == 'table' then
+        taken.command = vim.deepcopy(item.command)
+        taken.command.arguments = is_null(taken.command.arguments) and {} or taken.command.arguments
+        table.insert(taken.command.arguments, { acceptedText = piece })
+      end
+      return taken
+    end,
+  })
+end
+
 --- Whether a suggestion is on screen at the cursor.
 function I.visible()
+  if I.native then
+    return native_shown(api.nvim_get_current_buf())
+  end
   if not current_item() or state.bufnr ~= api.nvim_get_current_buf() then
     return false
   end
@@ -332,6 +458,9 @@ end
 --- undo step, then records the acceptance with the item's command: at once when the whole item is in, else when the
 --- rest is dismissed (so taking it word by word is one acceptance).
 function I.accept(how)
+  if I.native then
+    return native_accept(how)
+  end
   if not I.visible() then
     return false
   end
@@ -367,6 +496,10 @@ end
 function I.cycle(step)
   if not I.visible() then
     return I.request(api.nvim_get_current_buf(), INVOKED)
+  end
+  if I.native then
+    -- Neovim's own, which shows `(1/1)` after the one suggestion the server offers.
+    return vim.lsp.inline_completion.select({ count = step })
   end
   if #state.items < 2 then
     return say('no other suggestion')
@@ -408,26 +541,6 @@ local function map_key(bufnr, lhs, action, always)
   end, { buffer = bufnr, expr = true, replace_keycodes = true, silent = true, desc = 'assistant-ls inline completion: ' .. action })
 end
 
--- 0.12+: Neovim's own inline completion, with the accept and next/previous keys; it runs the item's command itself.
-local function attach_native(bufnr)
-  vim.lsp.inline_completion.enable(true, { bufnr = bufnr })
-  local keys = I.config.keys
-  if keys.accept then
-    vim.keymap.set('i', keys.accept, function()
-      if not vim.lsp.inline_completion.get() then
-        return keys.accept
-      end
-    end, { buffer = bufnr, expr = true, replace_keycodes = true, desc = 'assistant-ls: accept the inline completion' })
-  end
-  for key, count in pairs({ next = 1, prev = -1 }) do
-    if keys[key] then
-      vim.keymap.set('i', keys[key], function()
-        vim.lsp.inline_completion.select({ count = count })
-      end, { buffer = bufnr, desc = 'assistant-ls: next inline completion' })
-    end
-  end
-end
-
 local attached = {}
 
 --- Turns ghost text on in a buffer the assistant-ls client is attached to: requests as you type in insert mode, the
@@ -437,13 +550,15 @@ function I.attach(bufnr)
     return
   end
   attached[bufnr] = true
-  if I.native then
-    return attach_native(bufnr)
-  end
   local group = api.nvim_create_augroup('assistant_inline_' .. bufnr, { clear = true })
-  api.nvim_create_autocmd('TextChangedI', { group = group, buffer = bufnr, callback = function() on_text_changed(bufnr) end })
-  -- With the completion menu open, the menu is what the user looks at.
-  api.nvim_create_autocmd('TextChangedP', { group = group, buffer = bufnr, callback = I.dismiss })
+  if I.native then
+    -- Neovim asks as you type, and shows and hides its suggestion itself.
+    vim.lsp.inline_completion.enable(true, { bufnr = bufnr })
+  else
+    api.nvim_create_autocmd('TextChangedI', { group = group, buffer = bufnr, callback = function() on_text_changed(bufnr) end })
+    -- With the completion menu open, the menu is what the user looks at.
+    api.nvim_create_autocmd('TextChangedP', { group = group, buffer = bufnr, callback = I.dismiss })
+  end
   api.nvim_create_autocmd('CursorMovedI', { group = group, buffer = bufnr, callback = function() on_cursor_moved(bufnr) end })
   api.nvim_create_autocmd({ 'InsertLeave', 'BufLeave' }, { group = group, buffer = bufnr, callback = I.dismiss })
   api.nvim_create_autocmd('BufWipeout', {
@@ -465,7 +580,8 @@ function I.attach(bufnr)
   map_key(bufnr, keys.prev, 'cycle(-1)', true)
 end
 
---- The suggestion on screen, for tests and status lines: `{ text, rest }` or nil.
+--- The suggestion on screen, for tests and status lines: `{ text, rest }` or nil; nil on 0.12, whose suggestion is
+--- Neovim's (its extmark is in I.namespace).
 function I.current()
   local item = current_item()
   if not item then
@@ -474,13 +590,25 @@ function I.current()
   return { text = item.text, rest = item.text:sub((state.taken or 0) + 1) }
 end
 
-I.namespace = ns
+--- Where the suggestion is drawn: the plugin's namespace, or Neovim's from 0.12.
+I.namespace = native_ns or ns
 I.hint_namespace = hint_ns
 
 function I.setup(config)
   I.config = vim.tbl_deep_extend('force', vim.deepcopy(I.defaults), config or {})
+  define_highlight()
   if not I.config.enabled then
     I.dismiss()
+    if I.native then
+      -- Neovim's own asks no more in the buffers the plugin turned it on for, until they are attached again.
+      for bufnr in pairs(attached) do
+        if api.nvim_buf_is_valid(bufnr) then
+          vim.lsp.inline_completion.enable(false, { bufnr = bufnr })
+          pcall(api.nvim_del_augroup_by_name, 'assistant_inline_' .. bufnr)
+        end
+        attached[bufnr] = nil
+      end
+    end
   end
 end
 
