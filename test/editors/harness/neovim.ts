@@ -330,7 +330,11 @@ export async function runScenario(scenario: string, options: ScenarioOptions = {
   }
 }
 
-/** Waits (up to 5 s) until the servers nvim started have exited: nvim gives them 500 ms after `shutdown`. */
+/**
+ * Waits (up to 15 s) until the servers nvim started have exited. A server settles before it exits (the messages it
+ * has read handled, the trace written: see cli.ts), which on a loaded machine takes seconds; read before, the trace
+ * would miss what the user did last.
+ */
 async function serversGone(pidsFile: string): Promise<void> {
   const pids = fs.existsSync(pidsFile) ? fs.readFileSync(pidsFile, 'utf8').split('\n').filter(Boolean).map(Number) : [];
   const running = (pid: number): boolean => {
@@ -341,7 +345,7 @@ async function serversGone(pidsFile: string): Promise<void> {
       return false;
     }
   };
-  for (const until = Date.now() + 5_000; pids.some(running) && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 50));
+  for (const until = Date.now() + 15_000; pids.some(running) && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
 /** What the trace directory of a workspace holds, every segment of every session merged. */
