@@ -50,7 +50,7 @@ export async function revertResponse(trace: TraceStore, insertions: InsertionTra
     if (!document) return changed(`${insertion.uri} cannot be read`);
     if (insertion.created) {
       // A file the assistant created goes away, but only while it holds exactly what was written.
-      if (document.text !== insertion.text) return changed(`${insertion.uri} was edited since it was created`);
+      if (!sameCreatedText(document.text, insertion.text)) return changed(`${insertion.uri} was edited since it was created`);
       deletions.push(insertion.uri);
       continue;
     }
@@ -92,6 +92,15 @@ export async function revertResponse(trace: TraceStore, insertions: InsertionTra
   }
   await trace.amendResponse(interaction.id, response.id, { revertedAt: new Date().toISOString() });
   return { reverted: true, outcome: 'reverted', message: `Reverted what ${response.agent.name} inserted for ${interaction.task}${interaction.context.symbol ? ` on ${interaction.context.symbol}` : ''}.` };
+}
+
+/**
+ * Whether a created file still holds what was written, but for the line breaks at its end: an editor that fills a new
+ * buffer with the edit keeps the empty line the buffer began with (Neovim does), which is no change of the user's.
+ */
+function sameCreatedText(now: string, written: string): boolean {
+  const trailing = /(?:\r?\n)+$/;
+  return now === written || now.replace(trailing, '') === written.replace(trailing, '');
 }
 
 function changed(reason: string): RevertResult {
