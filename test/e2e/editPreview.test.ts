@@ -118,11 +118,19 @@ describe('preview before an edit lands (--stdio)', () => {
     expect(editor.buffer(pricing.uri).text).toBe(afterPatch);
     expect(fs.existsSync(discounts)).toBe(true);
 
-    // Accepted: every file at once.
+    // A created file the user wrote in is theirs: nothing is reverted, in any file.
+    const created = fs.readFileSync(discounts, 'utf8');
+    fs.writeFileSync(discounts, `${created}export const SEASONAL = 0.1;\n`);
     handleFiles(editor);
+    expect(await editor.request<RevertResult>('assistant/revert', { interactionId: patched.interactionId })).toMatchObject({ reverted: false, outcome: 'changed' });
+    expect(editor.buffer(pricing.uri).text).toBe(afterPatch);
+    fs.writeFileSync(discounts, created);
+
+    // Accepted: every file at once.
     const reverted = await editor.request<RevertResult>('assistant/revert', { interactionId: patched.interactionId });
     expect(reverted).toMatchObject({ reverted: true, outcome: 'reverted' });
     expect(editor.applied.length).toBe(sent + 2);
+    expect(editor.applied.at(-1)!.edit.documentChanges).toHaveLength(2);
     expect(editor.buffer(pricing.uri).text).toBe(pricing.text);
     expect(fs.existsSync(discounts)).toBe(false);
   });
