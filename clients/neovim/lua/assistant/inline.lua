@@ -289,6 +289,47 @@ local function newer_request(client, bufnr, id)
   return false
 end
 
+-- 0.12: the key's request was superseded by Neovim's own, made as you type (the server answers the older with
+-- nothing). The user asked: the "asking" note stays while Neovim's request runs, and what it brings ends it (its
+-- suggestion, or "no suggestion here"); typing on, moving or leaving insert mode ends it silently.
+local function follow_native(client, bufnr, request_id)
+  local uv = vim.uv or vim.loop
+  local tick = api.nvim_buf_get_changedtick(bufnr)
+  local started = uv.now()
+  local answered = false
+  -- The asking line and note are still up: the key's request ended without a word.
+  state.asking = true
+  local timer = uv.new_timer()
+  timer:start(150, 150, vim.schedule_wrap(function()
+    if timer:is_closing() then
+      return
+    end
+    local finished, nothing = false, false
+    if not state.asking or not in_insert_mode() or api.nvim_get_current_buf() ~= bufnr or api.nvim_buf_get_changedtick(bufnr) ~= tick then
+      finished = true
+    elseif native_shown(bufnr) then
+      finished = true
+    elseif answered then
+      -- Neovim's request ended a tick ago and drew nothing.
+      finished, nothing = true, true
+    elseif not newer_request(client, bufnr, request_id) then
+      answered = true
+    elseif uv.now() - started > 120000 then
+      finished = true
+    end
+    if finished then
+      timer:stop()
+      timer:close()
+      if state.asking then
+        stop_asking()
+        if nothing then
+          say('no suggestion here')
+        end
+      end
+    end
+  end))
+end
+
 --- Asks the server for a suggestion at the cursor; the answer is shown only if the buffer and the cursor are still as
 --- they were. A request still in flight is cancelled (`$/cancelRequest`): only the newest is wanted.
 function I.request(bufnr, trigger_kind)
@@ -304,19 +345,29 @@ function I.request(bufnr, trigger_kind)
   if I.native and not native_completor(bufnr) then
     return say('this Neovim shows suggestions as you type; a key cannot ask for one')
   end
+  -- A request made as you type while one the user asked for still waits (keys typed ahead): it answers the user now,
+  -- so the asking note stays and its outcome is said.
+  local carried = state.asking and trigger_kind ~= INVOKED and state.bufnr == bufnr
+  if carried then
+    state.asking = nil
+  end
   I.dismiss()
   state.bufnr, state.client = bufnr, client
   local row, col = cursor()
   local tick = api.nvim_buf_get_changedtick(bufnr)
   local position = assistant().cursor_position(bufnr)
   local params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) }, position = position, context = { triggerKind = trigger_kind or AUTOMATIC } }
-  local invoked = trigger_kind == INVOKED
+  local invoked = trigger_kind == INVOKED or carried
   local request_id
   local function on_answer(err, result)
     if request_id == nil or state.pending ~= request_id then
       return
     end
     state.pending = nil
+    local superseded = I.native and invoked and #((not err and not is_null(result)) and (result.items or result) or {}) == 0 and not state.told and newer_request(client, bufnr, request_id)
+    if superseded then
+      return follow_native(client, bufnr, request_id)
+    end
     stop_asking()
     local r, c = cursor()
     if api.nvim_get_current_buf() ~= bufnr or api.nvim_buf_get_changedtick(bufnr) ~= tick or r ~= row or c ~= col or not in_insert_mode() then
@@ -361,7 +412,9 @@ function I.request(bufnr, trigger_kind)
     -- Only a request the user made with a key is announced; those made while typing stay silent.
     if invoked then
       state.asking = true
-      require('assistant.progress').echo(I.asking_text)
+      if not carried then
+        require('assistant.progress').echo(I.asking_text)
+      end
       hint('asking the model…')
     end
   end
