@@ -184,7 +184,7 @@ export const SETTINGS = object({
       'Let every edit land at once (undo takes it back).',
     ],
     description:
-      "Which edits are shown as a diff to accept or discard before they land (VS Code's refactor preview; the Neovim and Emacs clients' diff; other editors apply at once): `always`; `multiFile`, the default, for edits that touch more than one file or create one (an edit of one file lands in its open buffer, where undo takes it back); `never`. The server never saves an edit: you do.",
+      "Which edits are shown as a diff to accept or discard before they land (VS Code's refactor preview; the Neovim and Emacs clients' diff; other editors apply at once): `always`; `multiFile`, the default, for edits (reverts too) that touch more than one file or create or delete one (an edit of one file lands in its open buffer, where undo takes it back); `never`. The server never saves an edit: you do.",
   }),
   diagnostics: object({
     publish: oneOf(['auto', 'always', 'never'], {
