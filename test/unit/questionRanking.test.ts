@@ -24,6 +24,18 @@ function workspaceOf(files: Record<string, string>): string {
   return root;
 }
 
+/** A second index of `root` that reads every file from what a first one saved. */
+async function reloadedIndex(root: string): Promise<LexicalIndex> {
+  // A file read moments after its last change is not saved (`fileTimes.ts`).
+  await new Promise((resolve) => setTimeout(resolve, 3_000));
+  const cacheFile = path.join(root, '..', `${path.basename(root)}.index`);
+  roots.push(cacheFile);
+  const first = new LexicalIndex(root, {}, { cacheFile });
+  await first.refresh();
+  await first.saveNow();
+  return new LexicalIndex(root, {}, { cacheFile });
+}
+
 async function ranked(root: string, question: string, options: { near?: string; cacheFile?: string } = {}): Promise<string[]> {
   const index = new LexicalIndex(root, {}, options.cacheFile ? { cacheFile: options.cacheFile } : {});
   const locations = await index.search(question, { limit: 10, ...(options.near ? { near: options.near } : {}) });
@@ -52,16 +64,8 @@ describe('the package entries and the import graph', () => {
   });
 
   it('reads the imports back from a saved index', async () => {
-    const root = workspaceOf(LEGACY_PACKAGE);
-    // A file read moments after its last change is not saved (`fileTimes.ts`).
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
-    const cacheFile = path.join(root, '..', `${path.basename(root)}.index`);
-    roots.push(cacheFile);
-    const first = new LexicalIndex(root, {}, { cacheFile });
-    await first.refresh();
-    await first.saveNow();
     // The second index takes every file from the saved one, imports included, as the first read them.
-    const second = new LexicalIndex(root, {}, { cacheFile });
+    const second = await reloadedIndex(workspaceOf(LEGACY_PACKAGE));
     const found = await second.search('how is a shape parsed');
     expect(second.stats().fromCache).toBe(Object.keys(LEGACY_PACKAGE).length - 1);
     expect(`${found[0]?.path}:${found[0]?.startLine}`).toBe('src/parse.ts:2');
@@ -225,15 +229,7 @@ describe('wrappers and the code they hand their work to', () => {
   });
 
   it('reads what a declaration hands its work to back from a saved index', async () => {
-    const root = workspaceOf(Object.fromEntries(['package.json', 'src/schemas.ts', 'src/api.ts'].map((file) => [file, fs.readFileSync(path.join(DELEGATION, file), 'utf8')])));
-    // A file read moments after its last change is not saved (`fileTimes.ts`).
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
-    const cacheFile = path.join(root, '..', `${path.basename(root)}.index`);
-    roots.push(cacheFile);
-    const first = new LexicalIndex(root, {}, { cacheFile });
-    await first.refresh();
-    await first.saveNow();
-    const second = new LexicalIndex(root, {}, { cacheFile });
+    const second = await reloadedIndex(workspaceOf(Object.fromEntries(['package.json', 'src/schemas.ts', 'src/api.ts'].map((file) => [file, fs.readFileSync(path.join(DELEGATION, file), 'utf8')]))));
     const found = (await second.search('how are tuples validated')).map((l) => `${l.path}:${l.startLine} ${l.name}`);
     expect(second.stats().fromCache).toBe(2);
     expect(found.slice(0, 2)).toEqual(['src/schemas.ts:9 TupleSchema', 'src/api.ts:5 tuple']);
