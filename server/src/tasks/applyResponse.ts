@@ -107,13 +107,14 @@ export async function refusal(env: TaskEnvironment, port: EditorPort, proposal: 
 }
 
 /**
- * Whether the user sees the edit before it lands: with `multiFile`, when it changes more than the one document or
- * creates a file, since those changes happen out of sight; an edit of one document lands where the user looks.
+ * Whether the user sees an edit (or a revert) before it lands: with `multiFile`, when it changes more than the one
+ * document or creates or deletes a file, since those changes happen out of sight; an edit of one document lands where
+ * the user looks.
  */
-export function needsPreview(policy: PreviewPolicy, proposal: Proposal): boolean {
+export function needsPreview(policy: PreviewPolicy, documents: number, fileOperations: number): boolean {
   if (policy === 'always') return true;
   if (policy === 'never') return false;
-  return proposal.creates.length > 0 || proposal.documents.length > 1;
+  return fileOperations > 0 || documents > 1;
 }
 
 /** The preview's title and who wrote the edit, from the trace record of the response. */
@@ -143,7 +144,7 @@ export async function applyResponse(env: TaskEnvironment, documents: DocumentSou
     await recordOutcome(env, interactionId, responseId, refused);
     return refused;
   }
-  const preview = needsPreview(env.preview, current.proposal) ? previewOf(env, interactionId, responseId, label) : undefined;
+  const preview = needsPreview(env.preview, current.proposal.documents.length, current.proposal.creates.length) ? previewOf(env, interactionId, responseId, label) : undefined;
   const outcome = await port.applyEdit(label, proposalToWorkspaceEdit(current.proposal), preview);
   const result: ApplyResult = outcome.applied
     ? { applied: true, outcome: 'applied', ...(current.merged ? { message: 'The document had changed where the edit applies; both changes were merged.' } : current.moved ? { message: 'The document had changed; the edit was moved onto the current text.' } : {}) }

@@ -1,7 +1,8 @@
 // Undoes what a response inserted: only when the inserted text is still there as it was, restoring what it replaced.
 import type { WorkspaceEdit } from 'vscode-languageserver-protocol';
 import type { PreviewPolicy, RevertParams, RevertResult } from '../protocol.js';
-import type { DocumentSource } from '../workspace/documentSnapshot.js';
+import type { DocumentSnapshot, DocumentSource } from '../workspace/documentSnapshot.js';
+import { needsPreview } from './applyResponse.js';
 import type { EditorPort } from '../editorPort.js';
 import { lineStarts, positionToOffset, toWorkspaceEdit } from '../edits/textEdits.js';
 import type { OffsetEdit } from '../edits/textEdits.js';
@@ -43,7 +44,7 @@ export async function revertResponse(trace: TraceStore, insertions: InsertionTra
     }
   }
 
-  const byUri = new Map<string, OffsetEdit[]>();
+  const byUri = new Map<string, { document: DocumentSnapshot; edits: OffsetEdit[] }>();
   const deletions: string[] = [];
   for (const insertion of response.insertedAt) {
     const document = documents.get(insertion.uri);
@@ -63,20 +64,17 @@ export async function revertResponse(trace: TraceStore, insertions: InsertionTra
     }
     if (start < 0 && HAS_PLACEHOLDER.test(insertion.text + insertion.replaced)) return changed('the trace keeps the secrets in this edit as placeholders, and only the session that made it knew their values');
     if (start < 0) return changed('the inserted code was edited since');
-    byUri.set(insertion.uri, [...(byUri.get(insertion.uri) ?? []), { start, end: start + insertion.text.length, newText: insertion.replaced }]);
+    const edits = byUri.get(insertion.uri)?.edits ?? [];
+    byUri.set(insertion.uri, { document, edits: [...edits, { start, end: start + insertion.text.length, newText: insertion.replaced }] });
   }
-  // One edit for every file, so the editor takes the whole revert or none of it; previewed as an apply would be
-  // (every one under `always`; under `multiFile` one that spans files or deletes a created file, out of sight).
+  // One edit for every file, so the editor takes the whole revert or none of it; previewed as an apply would be.
   const documentChanges: NonNullable<WorkspaceEdit['documentChanges']> = [];
-  for (const [uri, edits] of byUri) {
-    const document = documents.get(uri);
-    if (!document) return changed(`${uri} cannot be read`);
+  for (const [uri, { document, edits }] of byUri) {
     documentChanges.push(...(toWorkspaceEdit({ uri, version: document.version, baseText: document.text, edits }).documentChanges ?? []));
   }
   documentChanges.push(...deletions.map((uri) => ({ kind: 'delete' as const, uri })));
   const label = `Assistant: revert ${interaction.task}${interaction.context.symbol ? ` ${interaction.context.symbol}` : ''}`;
-  const spread = byUri.size + deletions.length > 1 || deletions.length > 0;
-  const preview = policy === 'always' || (policy === 'multiFile' && spread) ? { label, description: `what ${response.agent.name} inserted` } : undefined;
+  const preview = needsPreview(policy, byUri.size, deletions.length) ? { label, description: `what ${response.agent.name} inserted` } : undefined;
   // What the revert removes is reverted, not discarded: the tracker must know before the editor's change comes.
   insertions.reverting(interaction, response.id);
   let done = false;

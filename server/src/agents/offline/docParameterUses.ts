@@ -1,5 +1,6 @@
 // What a function's body does with each of its parameters (passes it on, reads its members, stores, returns, awaits, compares it), in sentences for its `@param` line.
 import { ts } from 'ts-morph';
+import { skipOuterExpressions } from '../../repo/structure/callSummary.js';
 import type { FunctionLike } from './declarationLocator.js';
 import { isStandardLibrary } from './docEvidence.js';
 import { joinList } from './docSummaries.js';
@@ -180,7 +181,7 @@ export function parameterUses(fn: FunctionLike, root: ts.SourceFile, bindings: r
     if (ts.isBinaryExpression(parent)) {
       const operator = parent.operatorToken.kind;
       if (operator === ts.SyntaxKind.EqualsToken && parent.right === node) {
-        const target = unwrap(parent.left);
+        const target = skipOuterExpressions(parent.left);
         const base = baseOf(target);
         if (ts.isPropertyAccessExpression(target) && (base === 'this' || (base !== undefined && variables.has(base) && base !== variable))) {
           const field = quote(target);
@@ -570,12 +571,6 @@ function isTransparent(node: ts.Node): boolean {
   return ts.isParenthesizedExpression(node) || ts.isAsExpression(node) || ts.isNonNullExpression(node) || ts.isSatisfiesExpression(node) || ts.isTypeAssertionExpression(node);
 }
 
-function unwrap(expression: ts.Expression): ts.Expression {
-  let current = expression;
-  while (isTransparent(current)) current = (current as ts.Expression & { expression: ts.Expression }).expression;
-  return current;
-}
-
 /** Whether an identifier refers to a variable, not a property name, a declaration's name or a label. */
 function isReference(identifier: ts.Identifier): boolean {
   const parent = identifier.parent;
@@ -621,7 +616,7 @@ function fallbackOf(assignment: ts.BinaryExpression, variable: string): { code: 
   if (operator === ts.SyntaxKind.QuestionQuestionEqualsToken) return { code: assignment.right, on: 'nullish' };
   if (operator === ts.SyntaxKind.BarBarEqualsToken) return { code: assignment.right, on: 'falsy' };
   if (operator !== ts.SyntaxKind.EqualsToken) return undefined;
-  const right = unwrap(assignment.right);
+  const right = skipOuterExpressions(assignment.right);
   if (!ts.isBinaryExpression(right) || !ts.isIdentifier(right.left) || right.left.text !== variable) return undefined;
   if (right.operatorToken.kind === ts.SyntaxKind.QuestionQuestionToken) return { code: right.right, on: 'nullish' };
   if (right.operatorToken.kind === ts.SyntaxKind.BarBarToken) return { code: right.right, on: 'falsy' };
@@ -649,7 +644,7 @@ function baseOf(expression: ts.Expression): string | undefined {
 
 /** A callee the caller can look up: `util.normalizeParams`, `this.#cache.set`, `super`; not a local, not computed. */
 function calleeName(expression: ts.Expression, root: ts.SourceFile, locals: ReadonlySet<string>): string | undefined {
-  const callee = unwrap(expression);
+  const callee = skipOuterExpressions(expression);
   if (callee.kind === ts.SyntaxKind.SuperKeyword) return 'super';
   if (!ts.isIdentifier(callee) && !ts.isPropertyAccessExpression(callee)) return undefined;
   const base = baseOf(callee);

@@ -4,6 +4,7 @@ import { ts } from 'ts-morph';
 import { changedSpan } from '../../edits/textEdits.js';
 import type { ChangedSpan } from '../../edits/textEdits.js';
 import { scriptKindOf } from '../declarations.js';
+import { skipOuterExpressions } from '../structure/callSummary.js';
 import { terms } from './terms.js';
 
 /** What a location is: a declaration kind, a comment block, or a file's top-level code. */
@@ -60,8 +61,8 @@ function commentProse(text: string): string {
 
 /** An expression without the parentheses, assertions and `await` around it. */
 function unwrapped(node: ts.Expression): ts.Expression {
-  let expression = node;
-  while (ts.isParenthesizedExpression(expression) || ts.isAsExpression(expression) || ts.isSatisfiesExpression(expression) || ts.isNonNullExpression(expression) || ts.isTypeAssertionExpression(expression) || ts.isAwaitExpression(expression)) expression = expression.expression;
+  let expression = skipOuterExpressions(node);
+  while (ts.isAwaitExpression(expression)) expression = skipOuterExpressions(expression.expression);
   return expression;
 }
 
