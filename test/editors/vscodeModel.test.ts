@@ -117,10 +117,7 @@ describe.skipIf(skipVscode)(`a model agent in VS Code 1.139 (code-server)${skipR
     const count = model.requests.length;
     await vscode.step('code action "Assistant: Document function greet", then Cancel', async () => {
       const line = before.split('\n').findIndex((l) => l.startsWith('export function greet')) + 1;
-      await vscode.goTo(`${line}:17`);
-      await vscode.page.keyboard.press('Control+.');
-      const title = 'Assistant: Document function greet';
-      await vscode.page.locator('.action-widget').getByText(title, { exact: true }).first().click({ timeout: 10_000 });
+      await vscode.runCodeAction(`${line}:17`, 'Assistant: Document function greet');
       await model.waitForRequests(count + 1, 30_000);
       // vscode-languageclient shows the server's cancellable progress with a Cancel button, titled by the task's command.
       const toast = vscode.page.locator('.notification-toast').filter({ hasText: 'Assistant: document greet' });

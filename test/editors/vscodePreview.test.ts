@@ -115,21 +115,7 @@ describe.skipIf(skipVscode)(`the preview in VS Code 1.139 (code-server)${skipRea
     const before = fs.readFileSync(path.join(workspace, FILE), 'utf8');
     await session.step('Document parseConfig from the code-action menu', async () => {
       const line = before.split('\n').findIndex((l) => l.includes('export function parseConfig')) + 1;
-      // The menu comes once the server has the document's latest version: ask again until it offers Document.
-      const started = Date.now();
-      for (;;) {
-        await session.goTo(`${line}:17`);
-        await session.page.keyboard.press('Control+.');
-        const item = session.page.locator('.action-widget').getByText('Assistant: Document function parseConfig', { exact: true }).first();
-        try {
-          await item.waitFor({ timeout: 5_000 });
-          await item.click();
-          break;
-        } catch (error) {
-          if (Date.now() - started > 40_000) throw error;
-          await session.page.keyboard.press('Escape');
-        }
-      }
+      await session.runCodeAction(`${line}:17`, 'Assistant: Document function parseConfig');
       await previewShows('@param text');
       await tickAndApply();
       await code().getByText('@param text', { exact: false }).first().waitFor({ timeout: 20_000 });

@@ -34,21 +34,7 @@ describe.skipIf(skipVscode)(`the extension in VS Code 1.139 (code-server)${skipR
 
     // The server starts with the editor: retry until its code action is offered.
     await vscode.step('code action "Assistant: Document function parseConfig"', async () => {
-      const title = 'Assistant: Document function parseConfig';
-      const started = Date.now();
-      for (;;) {
-        await vscode.goTo('10:17');
-        await page.keyboard.press('Control+.');
-        const item = page.locator('.action-widget').getByText(title, { exact: true }).first();
-        try {
-          await item.waitFor({ timeout: 5_000 });
-          await item.click();
-          break;
-        } catch (error) {
-          if (Date.now() - started > 60_000) throw error;
-          await page.keyboard.press('Escape');
-        }
-      }
+      await vscode.runCodeAction('10:17', 'Assistant: Document function parseConfig', 60_000);
       const text = await vscode.savedText(file, (t) => t.includes('@param text'));
       // The annotation is a line comment between the doc comment and the code.
       expect(text).toMatch(/\*\/\n\/\/ @assistant task=document agent=doc-offline [^\n]*\nexport function parseConfig/);

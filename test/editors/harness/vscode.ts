@@ -256,6 +256,28 @@ export class Workbench {
   }
 
   /**
+   * Picks `title` from the code-action menu (Ctrl+.) at `lineColumn`. The menu can come before the server has the
+   * document's latest version (or before the server is up): as a user would, it is opened again until it offers the
+   * action, for up to `budgetMs`.
+   */
+  async runCodeAction(lineColumn: string, title: string, budgetMs = 40_000): Promise<void> {
+    const started = Date.now();
+    for (;;) {
+      await this.goTo(lineColumn);
+      await this.page.keyboard.press('Control+.');
+      const item = this.page.locator('.action-widget').getByText(title, { exact: true }).first();
+      try {
+        await item.waitFor({ timeout: 5_000 });
+        await item.click();
+        return;
+      } catch (error) {
+        if (Date.now() - started > budgetMs) throw error;
+        await this.page.keyboard.press('Escape');
+      }
+    }
+  }
+
+  /**
    * Clicks `target` and returns the browser's clock (the same system clock as the test's `Date.now()`) when the
    * click event fired, so a latency is measured from the user's click, not from Playwright's actionability waits.
    */
