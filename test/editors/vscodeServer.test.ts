@@ -35,7 +35,9 @@ describe.skipIf(skipVscode)(`the extension in VS Code 1.139 (code-server)${skipR
     // The server starts with the editor: retry until its code action is offered.
     await vscode.step('code action "Assistant: Document function parseConfig"', async () => {
       await vscode.runCodeAction('10:17', 'Assistant: Document function parseConfig', 60_000);
-      const text = await vscode.savedText(file, (t) => t.includes('@param text'));
+      // The first task of a cold server waits for the workspace's first index walk and first program: under the
+      // whole suite's load that has taken over 30 s once (its progress still in the status bar).
+      const text = await vscode.savedText(file, (t) => t.includes('@param text'), 90_000);
       // The annotation is a line comment between the doc comment and the code.
       expect(text).toMatch(/\*\/\n\/\/ @assistant task=document agent=doc-offline [^\n]*\nexport function parseConfig/);
     });

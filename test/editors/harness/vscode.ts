@@ -294,11 +294,11 @@ export class Workbench {
     return at === null ? Date.now() : Number(at);
   }
 
-  /** Saves until the file on disk satisfies `check` (an edit reaches the buffer asynchronously). */
-  async savedText(file: string, check: (text: string) => boolean): Promise<string> {
+  /** Saves until the file on disk satisfies `check` (an edit reaches the buffer asynchronously), for up to `budgetMs`. */
+  async savedText(file: string, check: (text: string) => boolean, budgetMs = 30_000): Promise<string> {
     const started = Date.now();
     let text = '';
-    while (Date.now() - started < 30_000) {
+    while (Date.now() - started < budgetMs) {
       await this.page.keyboard.press('Control+S');
       text = fs.readFileSync(file, 'utf8');
       if (check(text)) return text;
