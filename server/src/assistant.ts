@@ -415,9 +415,18 @@ export class Assistant {
     return acceptCompletion({ root: this.env.root, registry: this.env.registry, trace: this.env.trace, documents: this.workspace.documents, sessionId: this.env.sessionId, user: this.env.user, role: this.env.role }, args);
   }
 
-  /** Answers from the trace with the positions of inserted code as they are now, once what saves said of it is written. */
-  async trace(params: TraceParams): Promise<TraceResult> {
+  /**
+   * Waits for every record and amendment issued before now (an acceptance the editor did not wait for, what saves
+   * said of inserted code), so a question about the trace sees what the user just did.
+   */
+  private async traceSettled(): Promise<void> {
     await this.insertions.idle();
+    await this.env.trace.flush();
+  }
+
+  /** Answers from the trace with the positions of inserted code as they are now, once what was issued before is written. */
+  async trace(params: TraceParams): Promise<TraceResult> {
+    await this.traceSettled();
     const p = params ?? {};
     if (p.position !== undefined || p.textDocument !== undefined) {
       if (!p.textDocument?.uri || !isPosition(p.position)) throw new AssistantError('invalid-params', 'assistant/trace: a position query needs "textDocument.uri" and "position".');
@@ -445,6 +454,7 @@ export class Assistant {
   /** Shows the interactions behind the code at a position: a markdown report under `.assistant/`, or a message. */
   async showInteraction(args: ShowInteractionArgs, port: EditorPort): Promise<ShowInteractionResult> {
     if (!args?.textDocument?.uri || !isPosition(args.position)) throw new AssistantError('invalid-params', 'assistant.showInteraction needs a document and a position.');
+    await this.traceSettled();
     const document = this.workspace.documents.get(args.textDocument.uri);
     if (!document) throw new AssistantError('invalid-params', `Cannot read ${args.textDocument.uri}.`);
     const found = interactionsAt(this.env.trace, this.insertions, document, args.position);

@@ -235,6 +235,20 @@ describe('inline completion', () => {
     expect((await editor.request<TraceResult>('assistant/trace', { task: 'complete' })).total).toBe(1);
   });
 
+  it('finds an acceptance from the code when the question comes before the acceptance is answered', async () => {
+    // An editor runs the item's command and does not wait for its answer: the user moves on and asks at once.
+    const { editor, doc } = await start();
+    model.enqueue({ kind: 'text', content: '(sum, v) => sum + v' });
+    const at = editor.position(doc.uri, CURSOR, CURSOR.length);
+    const item = (await complete(editor, doc.uri, at)).items[0] as InlineCompletionItem;
+    await editor.setText(doc.uri, editor.buffer(doc.uri).text.replace(CURSOR, `${CURSOR}${item.insertText as string}`));
+    const [accepted, found] = await Promise.all([
+      editor.request<AcceptCompletionResult>('workspace/executeCommand', { command: item.command!.command, arguments: item.command!.arguments }),
+      editor.request<TraceResult>('assistant/trace', { textDocument: { uri: doc.uri }, position: { line: at.line, character: at.character + 5 } }),
+    ]);
+    expect(found.interactions.map((i) => i.id)).toEqual([accepted.interactionId]);
+  });
+
   it('records a partial acceptance from the length the client appends', async () => {
     const { editor, doc } = await start();
     model.enqueue({ kind: 'text', content: '(sum, v) => sum + v' });
