@@ -249,6 +249,26 @@ describe('inline completion', () => {
     expect(found.interactions.map((i) => i.id)).toEqual([accepted.interactionId]);
   });
 
+  it('does not lead from code the user typed again by hand to the completion it replaced, and does after an undo', async () => {
+    for (const how of ['typed', 'undone'] as const) {
+      const { editor, doc } = await start();
+      model.enqueue({ kind: 'text', content: '(s, v) => s + v' });
+      const at = editor.position(doc.uri, CURSOR, CURSOR.length);
+      const item = (await complete(editor, doc.uri, at)).items[0] as InlineCompletionItem;
+      const text = item.insertText as string;
+      await editor.setText(doc.uri, editor.buffer(doc.uri).text.replace(CURSOR, `${CURSOR}${text}`));
+      await editor.request('workspace/executeCommand', { command: item.command!.command, arguments: item.command!.arguments });
+      const end = { line: at.line, character: at.character + text.length };
+      // Taken out again, then the same text back: typed a key at a time (the keys in one notification), or undone.
+      await editor.change(doc.uri, [{ range: { start: at, end }, text: '' }]);
+      const back = how === 'typed' ? [...text].map((key, i) => ({ range: { start: { line: at.line, character: at.character + i }, end: { line: at.line, character: at.character + i } }, text: key })) : [{ range: { start: at, end: at }, text }];
+      await editor.change(doc.uri, back);
+      expect(editor.buffer(doc.uri).text).toContain(`${CURSOR}${text}, 0);`);
+      const found = await editor.request<TraceResult>('assistant/trace', { textDocument: { uri: doc.uri }, position: { line: at.line, character: at.character + 3 } });
+      expect(found.interactions.map((i) => i.task), how).toEqual(how === 'typed' ? [] : ['complete']);
+    }
+  });
+
   it('records a partial acceptance from the length the client appends', async () => {
     const { editor, doc } = await start();
     model.enqueue({ kind: 'text', content: '(sum, v) => sum + v' });

@@ -185,6 +185,15 @@ export class TestEditor {
     return buffer;
   }
 
+  /** Ranged changes in one notification, each on the text the ones before it left, as an editor sends keys typed between two. */
+  async change(uri: string, changes: { range: { start: Position; end: Position }; text: string }[]): Promise<Buffer> {
+    const buffer = this.buffer(uri);
+    for (const change of changes) buffer.text = buffer.text.slice(0, offsetAt(buffer.text, change.range.start)) + change.text + buffer.text.slice(offsetAt(buffer.text, change.range.end));
+    buffer.version++;
+    await this.connection.sendNotification('textDocument/didChange', { textDocument: { uri, version: buffer.version }, contentChanges: changes });
+    return buffer;
+  }
+
   buffer(uri: string): Buffer {
     const buffer = this.buffers.get(uri);
     if (!buffer) throw new Error(`no buffer ${uri}`);

@@ -113,6 +113,31 @@ describe('InsertionTracker', () => {
     await store.close();
   });
 
+  it('does not credit a short completion the user typed again by hand where it was, and does when an undo puts it back', async () => {
+    // `return` accepted from a completion, then its line cleared after the indent (Neovim's `S`), then `return` typed
+    // again there, a key at a time, the keys reaching the server in one notification; or the clearing undone at once.
+    const head = 'function f(a: number) {\n  ';
+    const tail = ' a;\n}\n';
+    for (const how of ['typed', 'undone'] as const) {
+      let text = `${head}return${tail}`;
+      const store = await storeWith(text, head.length, 'return', [], 'complete');
+      const tracker = new InsertionTracker(store, () => text, () => undefined, () => undefined);
+      tracker.changed(URI, text);
+      const cleared = { start: head.length, end: head.length + 'return a;'.length, text: '' };
+      let before = text;
+      text = apply(text, cleared);
+      tracker.changed(URI, text, before, [cleared]);
+      expect(trackedOffsets(tracker, store, text)).toMatchObject({ state: 'removed' });
+      const steps = how === 'typed' ? [...'return a;'].map((key, i) => ({ start: cleared.start + i, end: cleared.start + i, text: key })) : [{ start: cleared.start, end: cleared.start, text: 'return a;' }];
+      before = text;
+      text = steps.reduce(apply, text);
+      expect(text).toBe(`${head}return${tail}`);
+      tracker.changed(URI, text, before, steps);
+      expect(trackedOffsets(tracker, store, text), how).toMatchObject(how === 'typed' ? { state: 'removed' } : { start: head.length, end: head.length + 6, state: 'present' });
+      await store.close();
+    }
+  });
+
   it('does not take a short accepted word for code of the file once the buffer is reloaded from disk without it', async () => {
     // Upstream code, then `  const` accepted from a completion on the blank line between two of its statements.
     const disk = 'function f(o: object) {\n  const a = 1;\n\n  const objectPrototype = Object.getPrototypeOf(o);\n}\n';

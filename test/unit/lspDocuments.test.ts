@@ -38,7 +38,7 @@ function applySteps(text: string, steps: readonly TextEditStep[]): string {
 }
 
 describe('LspDocuments', () => {
-  it('says where each ranged change was, in offsets on the text before it, for one change or several sent last first', () => {
+  it('says where each ranged change was, in offsets, for one change or several sent last first', () => {
     const sync = documentsWithSync();
     sync.open('line one\nline two\nline three\n');
     expect(sync.heard).toEqual([{ uri: 'file:///w/a.ts' }]);
@@ -58,19 +58,39 @@ describe('LspDocuments', () => {
     expect(edit?.after).toBe('// head\nline one\nline TWO\nLINE three\n');
   });
 
-  it('says only the text before, not where, for changes sent first first, of a whole text, or of a reversed range', () => {
+  it('says where changes sent first first were, each on the text the ones before it left, as keys typed between two notifications', () => {
     const sync = documentsWithSync();
     sync.open('abc\ndef\n');
-    // First first: the second range is on the text the first made, which the offsets on the text before cannot say.
     sync.change([
       { range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } }, text: 'A' },
       { range: { start: { line: 1, character: 0 }, end: { line: 1, character: 1 } }, text: 'D' },
     ]);
+    // `ret` typed a key at a time on the second line, then the first key of the first line taken out.
+    sync.change([
+      { range: { start: { line: 1, character: 3 }, end: { line: 1, character: 3 } }, text: 'r' },
+      { range: { start: { line: 1, character: 4 }, end: { line: 1, character: 4 } }, text: 'e' },
+      { range: { start: { line: 1, character: 5 }, end: { line: 1, character: 5 } }, text: 't' },
+      { range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } }, text: '' },
+    ]);
+    const [first, second] = sync.heard.slice(1).map((h) => h.edit);
+    expect(first).toEqual({ before: 'abc\ndef\n', steps: [{ start: 0, end: 1, text: 'A' }, { start: 4, end: 5, text: 'D' }], after: 'Abc\nDef\n' });
+    expect(second?.steps).toEqual([
+      { start: 7, end: 7, text: 'r' },
+      { start: 8, end: 8, text: 'e' },
+      { start: 9, end: 9, text: 't' },
+      { start: 0, end: 1, text: '' },
+    ]);
+    for (const edit of [first, second]) expect(edit && applySteps(edit.before, edit.steps ?? [])).toBe(edit?.after);
+    expect(second?.after).toBe('bc\nDefret\n');
+  });
+
+  it('says only the text before, not where, for a whole text or a reversed range', () => {
+    const sync = documentsWithSync();
+    sync.open('abc\ndef\n');
     sync.change([{ text: 'whole\n' }]);
     sync.change([{ range: { start: { line: 0, character: 3 }, end: { line: 0, character: 1 } }, text: '' }]);
     expect(sync.heard.slice(1)).toEqual([
-      { uri: 'file:///w/a.ts', edit: { before: 'abc\ndef\n', after: 'Abc\nDef\n' } },
-      { uri: 'file:///w/a.ts', edit: { before: 'Abc\nDef\n', after: 'whole\n' } },
+      { uri: 'file:///w/a.ts', edit: { before: 'abc\ndef\n', after: 'whole\n' } },
       { uri: 'file:///w/a.ts', edit: { before: 'whole\n', after: 'wle\n' } },
     ]);
     // The library reads a reversed range the right way round.

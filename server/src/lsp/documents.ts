@@ -1,6 +1,6 @@
 // The editor's open documents (incremental sync, UTF-16 positions) as a DocumentSource: the overlays the core's workspace puts over the disk.
 import { TextDocuments } from 'vscode-languageserver/node';
-import type { Connection, DidChangeTextDocumentParams, DidOpenTextDocumentParams } from 'vscode-languageserver/node';
+import type { Connection, DidChangeTextDocumentParams, DidOpenTextDocumentParams, Position } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { isRange } from '../edits/textEdits.js';
 import type { TextEditStep } from '../repo/declarations.js';
@@ -8,6 +8,11 @@ import type { DocumentSnapshot, DocumentSource } from '../workspace/documentSnap
 import { uriToPath } from '../workspace/documentSnapshot.js';
 
 type TextDocumentConnection = Parameters<TextDocuments<TextDocument>['listen']>[0];
+
+/** Whether position `a` comes after `b`. */
+function isAfter(a: Position, b: Position): boolean {
+  return a.line > b.line || (a.line === b.line && a.character > b.character);
+}
 
 function hasUri(params: unknown): boolean {
   const document = (params as { textDocument?: { uri?: unknown } } | null | undefined)?.textDocument;
@@ -32,8 +37,9 @@ function validChange(params: DidChangeTextDocumentParams | null | undefined): bo
 }
 
 /**
- * What one `didChange` did to a document: `steps`, in order, took `before` to the text it has now; without them (a
- * whole-text change, or changes that do not read the same on `before`), only the text before is known.
+ * What one `didChange` did to a document: `steps`, in order, each on the text the ones before it left (as the
+ * protocol has it), took `before` to the text it has now; without them (a whole-text change, or a reversed range),
+ * only the text before is known.
  */
 export interface DocumentEdit {
   before: string;
@@ -46,23 +52,31 @@ export class LspDocuments implements DocumentSource {
   private changing: ({ uri: string } & Partial<DocumentEdit>) | undefined;
 
   /**
-   * The offsets of a notification's ranged changes, on the text before it: each must end at or before the start of
-   * the one before it (editors send the changes of one edit last first), so that every range still reads the same
-   * on the text before the notification. Otherwise (or a whole-text change) nothing is said about where it changed.
+   * The offsets of a notification's ranged changes, each on the text the ones before it left: editors send the
+   * changes of one edit last first (each then reads the same on the text before), and the keys typed between two
+   * notifications first first. A whole-text change or a reversed range says nothing about where it changed.
    */
   private editOf(params: DidChangeTextDocumentParams): Partial<DocumentEdit> {
     const document = this.documents.get(params.textDocument.uri);
     if (!document) return {};
     const before = document.getText();
-    if (params.contentChanges.length === 0) return { before };
+    const changes = params.contentChanges;
+    if (changes.length === 0) return { before };
     const steps: TextEditStep[] = [];
-    for (const change of params.contentChanges) {
+    // The text after the changes so far: the document itself while they all read the same on it (the library changes
+    // the document only after this), else a copy brought through them.
+    let current: TextDocument = document;
+    for (const [index, change] of changes.entries()) {
       if (!('range' in change) || !change.range) return { before };
-      const start = document.offsetAt(change.range.start);
-      const end = document.offsetAt(change.range.end);
-      const previous = steps[steps.length - 1];
-      if (end < start || (previous && end > previous.start)) return { before };
+      const start = current.offsetAt(change.range.start);
+      const end = current.offsetAt(change.range.end);
+      if (end < start) return { before };
       steps.push({ start, end, text: change.text });
+      const next = changes[index + 1];
+      if (next && 'range' in next && next.range && current === document && !isAfter(next.range.end, change.range.start)) continue;
+      if (!next) break;
+      // The changes so far, on a copy (`update` changes the document it is given).
+      current = current === document ? TextDocument.update(TextDocument.create(document.uri, document.languageId, 0, before), changes.slice(0, index + 1), 1) : TextDocument.update(current, [change], current.version + 1);
     }
     return { before, steps };
   }

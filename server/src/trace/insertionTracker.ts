@@ -140,16 +140,36 @@ interface Span {
   end: number;
 }
 
-/** Where each change's new text lies in the text after all of them (the changes do not overlap). */
+/**
+ * Where each change's new text lies in the text after all of them (each change on the text the ones before it left).
+ * Text typed a key at a time stays as many spans as keys: only a change that puts a whole text back (an undo) holds it.
+ */
 function insertedSpans(changes: readonly TextChange[]): Span[] {
-  const spans: Span[] = [];
-  let shift = 0;
-  for (const change of [...changes].sort((a, b) => a.start - b.start)) {
-    const start = change.start + shift;
-    if (change.text.length > 0) spans.push({ start, end: start + change.text.length });
-    shift += change.text.length - (change.end - change.start);
+  let spans: Span[] = [];
+  for (const change of changes) {
+    const delta = change.text.length - (change.end - change.start);
+    spans = spans.flatMap((span) => {
+      if (change.end <= span.start) return [{ start: span.start + delta, end: span.end + delta }];
+      if (change.start >= span.end) return [span];
+      // A later change inside a span cuts it: what is left of it on either side.
+      const parts: Span[] = [];
+      if (change.start > span.start) parts.push({ start: span.start, end: change.start });
+      if (change.end < span.end) parts.push({ start: change.start + change.text.length, end: span.end + delta });
+      return parts;
+    });
+    if (change.text.length > 0) spans.push({ start: change.start, end: change.start + change.text.length });
   }
   return spans;
+}
+
+/** The changes, in order, each narrowed on the text the ones before it left. */
+function narrowedInOrder(before: string, changes: readonly TextChange[]): TextChange[] {
+  let text = before;
+  return changes.map((change, index) => {
+    const step = narrowed(text, change);
+    if (index < changes.length - 1) text = text.slice(0, change.start) + change.text + text.slice(change.end);
+    return step;
+  });
 }
 
 /** The one change that takes `before` to `after`, found by comparing them. */
@@ -216,8 +236,8 @@ export class InsertionTracker {
       this.track(file, uri, later, after);
       return;
     }
-    // Each change ends before the one before it starts (see `LspDocuments`), so each reads the same on `before`.
-    const steps = changes ? changes.map((change) => narrowed(before, change)) : [wholeChange(before, after)];
+    // Each change is on the text the ones before it left (see `LspDocuments`), as the protocol has it.
+    const steps = changes ? narrowedInOrder(before, changes) : [wholeChange(before, after)];
     const touched: Tracked[] = [];
     let newlyRemoved = false;
     for (const item of file.items) {
@@ -235,7 +255,8 @@ export class InsertionTracker {
     this.track(file, uri, later, after);
     if (touched.length > 0) {
       const spans = insertedSpans(steps);
-      for (const item of touched) this.revive(item, after, spans);
+      // A short text counts only inside one change's text, not at its place: the user may have typed it there again.
+      for (const item of touched) this.revive(item, after, spans, false);
     }
     // The buffer taken back to the file on disk without the edit (a reload, an undo to the saved text): settled now.
     if (newlyRemoved && file.items.some((item) => item.removed && item.settles && !item.reverted && item.fate !== 'kept') && this.onDisk(uri) === after) {
@@ -506,11 +527,12 @@ export class InsertionTracker {
    * A removed insertion whose text is back about where it was (an undo, a redo) is there again. A short text (a word
    * taken from a completion) is found in code everywhere, so it counts only back at its very place.
    */
-  private revive(item: Tracked, text: string, inserted: readonly Span[] = []): void {
+  private revive(item: Tracked, text: string, inserted: readonly Span[] = [], atPlace = true): void {
     if (item.reverted || item.text === '') return;
     const short = item.text.trim().length < SHORT_TEXT;
-    // An occurrence of a short text counts at the insertion's very place, or inside text a change just put back.
-    const counts = (at: number): boolean => !short || at === item.start || inserted.some((span) => span.start <= at && at + item.text.length <= span.end);
+    // An occurrence of a short text counts at the insertion's very place (on a text not seen changing), or inside text
+    // a change just put back.
+    const counts = (at: number): boolean => !short || (atPlace && at === item.start) || inserted.some((span) => span.start <= at && at + item.text.length <= span.end);
     let at = text.indexOf(item.text, Math.max(0, item.start - item.text.length - REVIVE_SLACK));
     while (at >= 0 && at <= item.start + REVIVE_SLACK && !counts(at)) at = text.indexOf(item.text, at + 1);
     if (at < 0 || at > item.start + REVIVE_SLACK) return;
