@@ -4,6 +4,7 @@ import path from 'node:path';
 import { isTaskId } from '../protocol.js';
 import type { TaskOrNone } from '../protocol.js';
 import { DEFAULT_INTENT_THRESHOLD } from '../agents/intentClassifier.js';
+import type { AgentRegistry } from '../agents/registry.js';
 import type { TaskEnvironment } from '../tasks/runTask.js';
 import { classifyRequest } from '../tasks/askFlow.js';
 import { Workspace } from '../workspace/workspace.js';
@@ -67,12 +68,13 @@ export function readIntentSet(file: string, name: string, options: { target?: nu
 }
 
 /**
- * Classifies every case as `assistant/ask` would with the offline classifier (no model configured): the document
- * open, its declarations and the workspace's index known, the cursor where the case puts it.
+ * Classifies every case as `assistant/ask` would: the document open, its declarations and the workspace's index known,
+ * the cursor where the case puts it; with the registry's model classifier when `registry` has one, else (no model
+ * configured) the offline classifier alone.
  */
-export async function evaluateIntents(root: string, sets: readonly IntentSet[]): Promise<IntentSetReport[]> {
+export async function evaluateIntents(root: string, sets: readonly IntentSet[], registry?: AgentRegistry): Promise<IntentSetReport[]> {
   const workspace = new Workspace(root, { saveIndex: false });
-  const env = { root: workspace.root, workspace, registry: { classifier: () => undefined } } as unknown as TaskEnvironment;
+  const env = { root: workspace.root, workspace, registry: registry ?? { classifier: () => undefined } } as unknown as TaskEnvironment;
   const context = { env, threshold: DEFAULT_INTENT_THRESHOLD, log: () => undefined };
   const signal = new AbortController().signal;
   const reports: IntentSetReport[] = [];
