@@ -84,7 +84,7 @@ describe('assistant/ask and assistant/apply', () => {
     await expect(editor.request('assistant/trace', { since: 'yesterday-ish' })).rejects.toMatchObject({ code: -32602 });
   });
 
-  it('classifies with the model when one is configured (numbered list, none of the above)', async () => {
+  it('classifies with the model when one is configured and the offline classifier places no task (numbered list, none of the above)', async () => {
     const model = await startScriptedModel();
     closers.push(() => model.close());
     const editor = await start({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: model.baseURL, ASSISTANT_MODEL: 'scripted' });
@@ -92,7 +92,8 @@ describe('assistant/ask and assistant/apply', () => {
     model.enqueue({ kind: 'text', content: '1' }, { kind: 'text', content: '/** Loads the configuration once. */' });
     editor.onQuestion = (p) => p.actions?.find((a) => a.title.startsWith('Use scripted')) ?? null;
     const doc = await editor.open('src/config.ts');
-    const answer = await editor.request<AskResult>('assistant/ask', { text: 'please explain in a doc comment what load does', textDocument: { uri: doc.uri } });
+    // Words the offline classifier does not know: the model reads them.
+    const answer = await editor.request<AskResult>('assistant/ask', { text: 'dokumentiere die Methode load', textDocument: { uri: doc.uri } });
     expect(answer.task).toBe('document');
     const prompt = JSON.stringify(model.requests[0]!.body.messages);
     expect(prompt).toMatch(/None of the above/i);
@@ -100,9 +101,32 @@ describe('assistant/ask and assistant/apply', () => {
     const trace = await editor.request<TraceResult>('assistant/trace', { id: answer.interactionId });
     expect(trace.interactions[0]!.classification?.by).toMatch(/^scripted@/);
 
-    model.enqueue({ kind: 'text', content: String(12) });
+    // A request about nothing the code has is no task, with no model call.
+    const asked = model.requests.length;
     const none = await editor.request<AskResult>('assistant/ask', { text: 'book me a table for two' });
     expect(none.task).toBe('none');
+    expect(model.requests).toHaveLength(asked);
+    // The model's none of the above, for a request the offline classifier found about the code.
+    model.enqueue({ kind: 'text', content: String(12) });
+    expect((await editor.request<AskResult>('assistant/ask', { text: 'hmm load', textDocument: { uri: doc.uri } })).task).toBe('none');
+    expect(model.requests).toHaveLength(asked + 1);
+  });
+});
+
+describe('classifying with a model configured', () => {
+  it('takes the offline classifier\'s answer without asking the model when the request says its task plainly', async () => {
+    const model = await startScriptedModel();
+    closers.push(() => model.close());
+    const editor = await start({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: model.baseURL, ASSISTANT_MODEL: 'scripted' });
+    model.setDefault({ kind: 'text', content: '/** Loads the configuration once. */' });
+    editor.onQuestion = (p) => p.actions?.find((a) => a.title.startsWith('Use scripted')) ?? null;
+    const doc = await editor.open('src/config.ts');
+    const answer = await editor.request<AskResult>('assistant/ask', { text: 'document the load method', textDocument: { uri: doc.uri } });
+    expect(answer.task).toBe('document');
+    // One model request, the task's: no classification prompt was sent.
+    expect(model.requests.map((r) => /None of the above/i.test(JSON.stringify(r.body.messages)))).toEqual([false]);
+    const trace = await editor.request<TraceResult>('assistant/trace', { id: answer.interactionId });
+    expect(trace.interactions[0]!.classification).toMatchObject({ by: 'intent-offline', task: 'document' });
   });
 });
 
@@ -112,17 +136,18 @@ describe('cancelling assistant/ask', () => {
     closers.push(() => model.close());
     const editor = await start({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: model.baseURL, ASSISTANT_MODEL: 'scripted' });
     const doc = await editor.open('src/config.ts');
-    model.enqueue({ kind: 'text', content: '1' }, { kind: 'stall', afterHeaders: true });
+    // The request says its task plainly: the offline classifier takes it, and the model's one request is the task's.
+    model.enqueue({ kind: 'stall', afterHeaders: true });
     const { CancellationTokenSource } = await import('vscode-jsonrpc/node');
     const source = new CancellationTokenSource();
     const pending = editor.connection.sendRequest('assistant/ask', { text: 'document the load method', textDocument: { uri: doc.uri } }, source.token);
     // The first ask of a cold server loads the project first: give it time on a busy machine.
-    await model.waitForRequests(2, 30_000);
+    await model.waitForRequests(1, 30_000);
     const cancelledAt = Date.now();
     source.cancel();
     await expect(pending).rejects.toMatchObject({ code: -32800 });
     expect(Date.now() - cancelledAt).toBeLessThan(2000);
-    expect((await model.waitForClose(1, 2000)) - cancelledAt).toBeLessThan(200);
+    expect((await model.waitForClose(0, 2000)) - cancelledAt).toBeLessThan(200);
     expect(editor.applied).toHaveLength(0);
     // The interaction is in the trace, with no response used.
     const trace = await editor.request<TraceResult>('assistant/trace', { text: 'document the load method' });

@@ -204,7 +204,8 @@ describe('what reaches a model', () => {
     expect(after.replace(/\/\*\*\n \* Creates the billing client[\s\S]*?\*\/\n/, '').replace(/^\/\/ @assistant .*\n/m, '').replace('total: total', 'total: totl')).toBe(original);
 
     // Nothing planted or secret in any request the model received.
-    expect(model.requests.length).toBeGreaterThanOrEqual(8);
+    // Two for Document, Explain, two questions, two Fix attempts (each request says its task plainly: no classification).
+    expect(model.requests.length).toBeGreaterThanOrEqual(7);
     for (const body of bodies(model)) {
       for (const canary of CANARIES) expect(body, canary).not.toContain(canary);
       for (const secret of SECRETS) expect(body, secret).not.toContain(secret);

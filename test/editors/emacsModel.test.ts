@@ -40,7 +40,7 @@ function runEmacs(steps: string): Promise<{ report: Report; root: string }> {
   return runJourney<Report>(journey, { configuration, timeoutMs: 80_000 });
 }
 
-/** A file the journey waits for, written once the model has `count` requests (the classifier's is the first). */
+/** A file the journey waits for, written once the model has `count` requests. */
 function markWhenAsked(count: number): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-emacs-mark-'));
   temporary.push(dir);
@@ -79,8 +79,8 @@ describe('clients/emacs/assistant-ls.el with a model agent', () => {
   it('M-x assistant-ls-cancel stops an ask on a hung model: the request closes within 500 ms, the buffer is unchanged, the trace says cancelled', async (ctx) => {
     requireEmacs(ctx);
     model.setDefault(taskSteps((): ScriptStep => ({ kind: 'stall', afterHeaders: true })));
-    // The agents check (no model request), the classifier's request, then the task's.
-    const asked = markWhenAsked(2);
+    // The agents check (no model request), then the task's: the request says its task plainly, so it is classified offline.
+    const asked = markWhenAsked(1);
     const { report, root } = await runEmacs(String.raw`
         (let ((completing-read-function (lambda (&rest _) (error "No candidate should be offered"))))
           (funcall-interactively #'assistant-ls-ask "write documentation for the load method")
@@ -89,7 +89,7 @@ describe('clients/emacs/assistant-ls.el with a model agent', () => {
           (call-interactively #'assistant-ls-cancel)
           (wait "the cancelled ask" (lambda () (string-match-p "ask cancelled" (messages))))
           (accept-process-output nil 0.3))`);
-    const closedAt = await model.waitForClose(1, 1000);
+    const closedAt = await model.waitForClose(0, 1000);
     expect(closedAt - report.cancelledAt!).toBeLessThan(500);
     expect(report.text).toBe(report.original);
     expect(report.messages).toContain('assistant-ls: cancelling assistant/ask');

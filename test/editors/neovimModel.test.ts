@@ -24,7 +24,7 @@ function setupWithModel(extra = ''): string {
   return `{ settings = { useEnvironment = false, agents = { { name = ${lua(agent.name!)}, baseURL = ${lua(agent.baseURL!)}, apiKey = 'sk-test', model = 'gpt-4o-mini', tasks = { 'document' } } }${extra} } }`;
 }
 
-/** A file the scenario waits for, written once the model has the task's request (not the classifier's). */
+/** A file the scenario waits for, written once the model has `count` requests. */
 function markWhenAsked(count = 1): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-nvim-mark-'));
   cleanups.push(dir);
@@ -133,8 +133,8 @@ describe.skipIf(skipNvim)(`a model agent in Neovim${skipReason}`, () => {
 
   it(':AssistantCancel stops :AssistantAsk on a hung model', async () => {
     model.setDefault(taskSteps(() => ({ kind: 'stall', afterHeaders: true })));
-    // The classifier's request first, then the task's.
-    const asked = markWhenAsked(2);
+    // The request says its task plainly: classified offline, so the model's one request is the task's.
+    const asked = markWhenAsked(1);
     const { result, workspace, original } = await runScenario(
       `
     T.cursor_on('async load')
@@ -149,7 +149,7 @@ describe.skipIf(skipNvim)(`a model agent in Neovim${skipReason}`, () => {
 `,
       { setup: setupWithModel() },
     );
-    const closedAt = await model.waitForClose(1, 1000);
+    const closedAt = await model.waitForClose(0, 1000);
     expect(closedAt - (result.data.cancelledAt as number)).toBeLessThan(500);
     expect(result.selects).toEqual([]);
     expect(result.text).toBe(original);
