@@ -95,6 +95,35 @@ describe('the package entries and the import graph', () => {
     ]);
   });
 
+  it('weighs a copy of the main code below other code of a subpath export, and tests as the code beside them', () => {
+    const root = workspaceOf({ 'package.json': JSON.stringify({ exports: { '.': './src/index.ts', './old': './src/old/index.ts', './extra': './src/extra/index.ts' } }) });
+    const imports = new Map<string, string[]>([
+      ['src/index.ts', ['./schemas.js']],
+      ['src/schemas.ts', []],
+      ['src/old/index.ts', ['./schemas.js']],
+      ['src/old/schemas.ts', []],
+      ['src/old/tests/parse.test.ts', []],
+      ['src/tests/parse.test.ts', []],
+      ['src/extra/index.ts', ['./colors.js']],
+      ['src/extra/colors.ts', []],
+    ]);
+    const declared = new Map<string, string[]>([
+      ['src/schemas.ts', ['$ZodString', 'ZodNumber', 'object', 'union']],
+      ['src/old/schemas.ts', ['ZodString', 'ZodNumber', 'object', 'union', 'oldHelper']],
+      ['src/extra/colors.ts', ['red', 'green', 'blue', 'mix']],
+    ]);
+    const withNames = new FileReach(root, imports, declared);
+    const withoutNames = new FileReach(root, imports);
+    // Both are reached from a subpath export only; the copy declares what the main code declares.
+    expect(withoutNames.weight('src/old/schemas.ts')).toBeCloseTo(withoutNames.weight('src/extra/colors.ts'), 5);
+    expect(withNames.weight('src/old/schemas.ts')).toBeLessThan(withNames.weight('src/extra/colors.ts') * 0.9);
+    expect(withNames.weight('src/extra/colors.ts')).toBeCloseTo(withoutNames.weight('src/extra/colors.ts'), 5);
+    // The copy's tests weigh as the copy; the main code's as the main code.
+    expect(withNames.weight('src/old/tests/parse.test.ts')).toBeCloseTo((withNames.weight('src/old/schemas.ts') + withNames.weight('src/old/index.ts')) / 2, 5);
+    expect(withNames.weight('src/old/tests/parse.test.ts')).toBeLessThan(withNames.weight('src/extra/colors.ts'));
+    expect(withNames.weight('src/tests/parse.test.ts')).toBe(1);
+  });
+
   it('prefers the declaration the open document imports when two files declare the name', async () => {
     const root = workspaceOf({
       'src/a/retry.ts': '/** Retries a call with a fixed delay between attempts. */\nexport function retryCall(): void {}\n',

@@ -13,12 +13,32 @@ const OTHER_REACH = 0.8;
 const UNREACHED = 0.6;
 /** The code the open document uses, directly or not: what a name in the question most likely means there. */
 const NEAR_GAIN = 1.25;
+/**
+ * A file outside the main entry's reach whose declarations the main code declares again (zod's `v3/` beside `v4/`, a
+ * `mini` build of the same API; names compared case aside and without a leading `$` or `_`) is a copy of it, and a
+ * plain question means the main one: it weighs this much less when all of its names are the main code's, in
+ * proportion below that. Files declaring fewer names than
+ * `MIN_COPY_NAMES` say too little to be called a copy.
+ */
+const COPY_PENALTY = 0.8;
+const MIN_COPY_NAMES = 3;
 /** Files many others import are the code's core: up to this much more. */
 const MAX_CENTRALITY_GAIN = 0.1;
 
 const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
 /** Paths that are tests: they are reached from no entry by nature, and the ranking weighs them on its own. */
 export const TEST_PATH = /(^|\/)(test|tests|__tests__|spec|specs|e2e)\/|\.(test|spec)\.[cm]?[jt]sx?$/i;
+
+/** A name as a copy of it would declare it: `$ZodString`, `_zodString` and `ZodString` are one. */
+function copyKey(name: string): string {
+  return name.replace(/^[$_]+/, '').toLowerCase();
+}
+
+/** The folder of a path, `''` for the root. */
+function folderOf(relative: string): string {
+  const slash = relative.lastIndexOf('/');
+  return slash < 0 ? '' : relative.slice(0, slash);
+}
 
 /** Where an import from `from` of `specifier` lands among `files`, as TypeScript resolves a relative module. */
 export function resolveImport(from: string, specifier: string, files: { has(relative: string): boolean }): string | undefined {
@@ -112,7 +132,11 @@ export class FileReach {
   private readonly weights = new Map<string, number>();
   private readonly entryFound: boolean;
 
-  constructor(root: string, imports: ImportsOf) {
+  /**
+   * `declared`: the names each file declares at its top level, when known; they tell a copy of the main code from code
+   * of its own (`COPY_PENALTY`).
+   */
+  constructor(root: string, imports: ImportsOf, declared?: ReadonlyMap<string, readonly string[]>) {
     const files = { has: (relative: string) => imports.has(relative) };
     const importers = new Map<string, number>();
     for (const [file, specifiers] of imports) {
@@ -138,10 +162,35 @@ export class FileReach {
     this.entryFound = mainStarts.size + otherStarts.size > 0;
     const main = reachedFrom(mainStarts, this.edges);
     const any = reachedFrom([...mainStarts, ...otherStarts], this.edges);
+    const mainNames = new Set<string>();
+    if (this.entryFound) for (const file of main) for (const name of declared?.get(file) ?? []) mainNames.add(copyKey(name));
     for (const file of imports.keys()) {
-      const reach = !this.entryFound || TEST_PATH.test(file) || main.has(file) ? MAIN_REACH : any.has(file) ? OTHER_REACH : UNREACHED;
+      if (TEST_PATH.test(file)) continue;
+      let reach = !this.entryFound || main.has(file) ? MAIN_REACH : any.has(file) ? OTHER_REACH : UNREACHED;
+      const names = declared?.get(file) ?? [];
+      if (reach < MAIN_REACH && names.length >= MIN_COPY_NAMES) reach *= 1 - (COPY_PENALTY * names.filter((name) => mainNames.has(copyKey(name))).length) / names.length;
       const centrality = 1 + Math.min(MAX_CENTRALITY_GAIN, (MAX_CENTRALITY_GAIN * Math.log2(1 + (importers.get(file) ?? 0))) / 5);
       this.weights.set(file, reach * centrality);
+    }
+    // A test weighs as the code beside it: the mean of the nearest folder above it with code that is not tests
+    // (`v3/tests/` as `v3/`), so the tests of a legacy copy do not come above the main code's; MAIN_REACH when there is none.
+    const sums = new Map<string, { sum: number; count: number }>();
+    for (const [file, weight] of this.weights) {
+      const folder = folderOf(file);
+      const sum = sums.get(folder) ?? { sum: 0, count: 0 };
+      sums.set(folder, { sum: sum.sum + weight, count: sum.count + 1 });
+    }
+    const byFolder = new Map([...sums].map(([folder, { sum, count }]) => [folder, sum / count]));
+    for (const file of imports.keys()) {
+      if (!TEST_PATH.test(file)) continue;
+      let folder = folderOf(file);
+      let beside: number | undefined;
+      for (;;) {
+        beside = byFolder.get(folder);
+        if (beside !== undefined || folder === '') break;
+        folder = folderOf(folder);
+      }
+      this.weights.set(file, Math.min(MAIN_REACH, beside ?? MAIN_REACH));
     }
   }
 

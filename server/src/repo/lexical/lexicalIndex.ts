@@ -335,7 +335,8 @@ export class LexicalIndex {
       drafts = [];
       imports = [];
     }
-    if (!previous || previous.imports.join('\n') !== imports.join('\n')) this.reach = undefined;
+    // The weights follow the imports, and the names declared at the top level (which tell a copy of the main code).
+    if (!previous || previous.imports.join('\n') !== imports.join('\n') || topLevelNames(previous.documents).join('\n') !== topLevelNames(drafts).join('\n')) this.reach = undefined;
     // The documents of the last version that this one has unchanged stay as they are, in the buckets and the counts.
     const kept = new Set<IndexedDocument>();
     const same = drafts.map((draft) => {
@@ -506,7 +507,9 @@ export class LexicalIndex {
       })
       .join(',');
     if (this.reach?.manifest !== manifest) {
-      this.reach = { weights: new FileReach(this.root, new Map([...this.files.values()].map((file) => [file.relativePath, file.imports]))), manifest };
+      const files = [...this.files.values()];
+      const declared = new Map(files.map((file) => [file.relativePath, topLevelNames(file.documents)]));
+      this.reach = { weights: new FileReach(this.root, new Map(files.map((file) => [file.relativePath, file.imports])), declared), manifest };
     }
     return this.reach.weights;
   }
@@ -640,6 +643,11 @@ const VALUE_KINDS: ReadonlySet<LocationKind> = new Set(['function', 'method', 'c
 /** How good a declaration is as the one a callee names: a value first, then its file the wrapper's own, then its file's weight. */
 function rankOfCandidate(candidate: IndexedDocument, file: string, weight: (file: string) => number): number {
   return (VALUE_KINDS.has(candidate.kind) ? 100 : 0) + (candidate.file === file ? 10 : 0) + Math.min(weight(candidate.file), 9);
+}
+
+/** The names a file declares at its top level (not its members, comments or loose code), in order. */
+function topLevelNames(documents: readonly { kind: LocationKind; name: string }[]): string[] {
+  return documents.filter((d) => d.kind !== 'comment' && d.kind !== 'module' && !d.name.includes('.')).map((d) => d.name);
 }
 
 /** The bucket of a declaration's name: its simple name, lower-cased. */
