@@ -279,6 +279,13 @@ describe('the words of a question', () => {
     expect(terms('how are listeners notified')).toContain(stem('notification'));
   });
 
+  it('reads an adjective in -ive as its noun in -ion', () => {
+    expect(stem('recursive')).toBe(stem('recursion'));
+    expect(stem('relative')).toBe(stem('relation'));
+    // A short word keeps its ending: `active` is no `act`.
+    expect(stem('active')).not.toBe(stem('act'));
+  });
+
   it('drops light verbs and counting words from a question, but not from code', () => {
     expect(terms('how do I make a field optional', 'query')).toEqual(['field', 'optional']);
     expect(terms('combine two object schemas into one', 'query')).not.toEqual(expect.arrayContaining(['two']));

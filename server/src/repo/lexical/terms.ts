@@ -94,8 +94,9 @@ export function stem(word: string): string {
     if (w.endsWith('ation')) return w.slice(0, -3);
     if (w.endsWith('ator')) return w.slice(0, -2);
   }
-  for (const suffix of ['ing', 'ion', 'ed', 'er', 'ly']) {
-    if (w.endsWith(suffix) && w.length - suffix.length >= (suffix === 'ion' ? 4 : 3)) {
+  // An adjective in -ive keeps the stem of its noun in -ion: recursive and recursion are both `recurs`.
+  for (const suffix of ['ing', 'ion', 'ive', 'ed', 'er', 'ly']) {
+    if (w.endsWith(suffix) && w.length - suffix.length >= (suffix === 'ion' || suffix === 'ive' ? 4 : 3)) {
       w = w.slice(0, -suffix.length);
       // mapping → mapp → map, logged → logg → log
       if (/([^aeiouls])\1$/.test(w)) w = w.slice(0, -1);
