@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { extractFile } from '../../server/src/repo/lexical/documentExtraction.js';
+import { extractFile, titleSubject } from '../../server/src/repo/lexical/documentExtraction.js';
 import { LexicalIndex } from '../../server/src/repo/lexical/lexicalIndex.js';
 import { FileReach, packageEntries } from '../../server/src/repo/lexical/fileReach.js';
 import { queryCompounds, stem, terms } from '../../server/src/repo/lexical/terms.js';
@@ -302,5 +302,37 @@ describe('the words of a question', () => {
     expect((await ranked(root, 'convert a schema to JSON Schema'))[0]).toBe('src/schema.ts:5 toJSONSchema');
     expect(stem('validation')).toBe(stem('validated'));
     expect((await ranked(root, 'where is email validated?'))[0]).toBe('src/regexes.ts:2 email');
+  });
+});
+
+describe('test titles', () => {
+  it('reads the declaration a title names: a word written as code, else the one its file is named for', () => {
+    expect(titleSubject('recursion with z.lazy', 'src/tests/index.test.ts')).toBe('lazy');
+    expect(titleSubject('.partial() makes keys optional', 'src/tests/index.test.ts')).toBe('partial');
+    expect(titleSubject('safeParse never throws', 'src/tests/index.test.ts')).toBe('safeParse');
+    expect(titleSubject('mutual recursion', 'src/tests/lazy.test.ts')).toBe('lazy');
+    expect(titleSubject('mutual recursion', 'src/tests/recursive-types.test.ts')).toBeUndefined();
+    expect(titleSubject('mutual recursion', 'src/tests/helpers.ts')).toBeUndefined();
+  });
+
+  it('ranks the declaration tests describe in the question’s words above the tests, which a question about tests finds', async () => {
+    const root = workspaceOf({
+      'package.json': JSON.stringify({ name: 'shapes', exports: { '.': './src/index.ts' } }),
+      'src/index.ts': "export * from './schemas.js';\n",
+      'src/schemas.ts':
+        '/** A list of values. */\nexport function list(item: object): object {\n  return { item };\n}\n/** Writes a value as text. */\nexport function toText(value: object): string {\n  return JSON.stringify(value);\n}\n/** A value whose inner value is made on first use. */\nexport function lazy(getter: () => object): object {\n  return { get inner() { return getter(); } };\n}\n',
+      'src/tests/lazy.test.ts':
+        'import { test, expect } from "vitest";\nimport * as s from "shapes";\n\ntest("recursion with s.lazy", () => {\n  const tree: object = s.lazy(() => s.list(tree));\n  expect(tree).toBeDefined();\n});\n\ntest("mutual recursion", () => {\n  const a: object = s.lazy(() => b);\n  const b: object = s.list(a);\n  expect(b).toBeDefined();\n});\n',
+      'src/tests/list.test.ts': 'import { test, expect } from "vitest";\nimport * as s from "shapes";\n\ntest("a list of schemas", () => {\n  expect(s.list({})).toBeDefined();\n});\n',
+      // Code about other things, so that the question's words are as rare as in a real package.
+      'src/text.ts': TEXT_HELPERS,
+      'src/numbers.ts': TEXT_HELPERS.replace(/text/gi, 'number').replace(/Words|Lines/g, 'Digits'),
+      'src/dates.ts': TEXT_HELPERS.replace(/text/gi, 'date').replace(/Words|Lines/g, 'Days'),
+    });
+    const found = await ranked(root, 'how do I define a recursive schema');
+    expect(found[0]).toBe('src/schemas.ts:10 lazy');
+    // The titles are evidence, not answers, unless the question is about tests.
+    expect(found.some((place) => place.includes('recursion'))).toBe(false);
+    expect(await ranked(root, 'which tests cover mutual recursion')).toContain('src/tests/lazy.test.ts:9 mutual recursion');
   });
 });

@@ -124,6 +124,50 @@ function passDelegatedScores(scored: RankedDocument[], delegateOf: (document: In
   return changed;
 }
 
+/**
+ * What a declaration takes of the scores of the test titles that describe it (`titleSubject`), the best first and each
+ * next one half as much, from this many: a title is its authors' words for what the code does ("recursion with
+ * z.lazy"), which its own words may not say. A title is scored as a comment in a test file, well below a declaration.
+ */
+const DESCRIBED_SHARE = 1;
+const DESCRIBING_TITLES = 8;
+
+/** A test's title that names the declaration it is about (`DocumentDraft.delegate` of a comment). */
+function isDescription(document: IndexedDocument): boolean {
+  return document.kind === 'comment' && document.delegate !== undefined;
+}
+
+/**
+ * Passes the scores of the test titles among `scored` to the declarations they describe, which keep their own score
+ * when higher; the titles leave the list (what a title is about is the answer, not the test), but for a question about
+ * tests, where they stay as they are.
+ */
+function passDescriptions(scored: RankedDocument[], describedOf: ((document: IndexedDocument) => IndexedDocument | undefined) | undefined): RankedDocument[] {
+  const kept: RankedDocument[] = [];
+  const titles = new Map<IndexedDocument, RankedDocument[]>();
+  for (const hit of scored) {
+    if (!isDescription(hit.document)) {
+      kept.push(hit);
+      continue;
+    }
+    const described = describedOf?.(hit.document);
+    if (described) titles.set(described, [...(titles.get(described) ?? []), hit]);
+  }
+  const hits = new Map(kept.map((hit) => [hit.document, hit]));
+  for (const [described, evidence] of titles) {
+    const best = evidence.sort((a, b) => b.score - a.score).slice(0, DESCRIBING_TITLES);
+    const passed = DESCRIBED_SHARE * best.reduce((sum, hit, i) => sum + hit.score / (i + 1), 0);
+    const matched = [...new Set(best.flatMap((hit) => hit.matched))];
+    const hit = hits.get(described);
+    if (!hit) kept.push({ document: described, score: passed, matched });
+    else if (hit.score < passed) {
+      hit.score = passed;
+      hit.matched = [...new Set([...hit.matched, ...matched])];
+    }
+  }
+  return kept;
+}
+
 /** A document that matched a query: its score, and the query terms it matched. */
 export interface RankedDocument {
   document: IndexedDocument;
@@ -248,7 +292,7 @@ export class TermStatistics {
    * The documents of `files` that match `query`, best first: at most `limit`, and at most `maxPerFile` of one file.
    * `prior` weighs a file's documents (its place in the import graph, `fileReach.ts`); 1 when absent. `named` are the
    * words of the question that are names the code declares, as written (`switchMap`, `retry`). `delegateOf` finds the
-   * declaration a wrapper hands its work to (`IndexedDocument.delegate`).
+   * declaration a wrapper hands its work to (`IndexedDocument.delegate`), `describedOf` the one a test's title is about.
    */
   rank(
     query: string,
@@ -258,6 +302,7 @@ export class TermStatistics {
     prior?: (file: IndexedFile) => number,
     named?: ReadonlySet<string>,
     delegateOf?: (document: IndexedDocument) => IndexedDocument | undefined,
+    describedOf?: (document: IndexedDocument) => IndexedDocument | undefined,
   ): RankedDocument[] {
     // In a question about where a name is used (one the code declares, or written as an identifier is), a body that
     // uses it says as much as a declaration named for it.
@@ -289,7 +334,7 @@ export class TermStatistics {
     const aboutTests = /\b(test|tests|tested|testing|spec|specs)\b/i.test(query);
     // Questions about what a value looks like want its types; the others want the code that does the work.
     const aboutShapes = ABOUT_SHAPES.test(query) || (DATA_WORDS.test(query) && !ABOUT_BEHAVIOUR.test(query));
-    const scored: RankedDocument[] = [];
+    let scored: RankedDocument[] = [];
     const fileOf = new Map<string, IndexedFile>();
     for (const file of files) {
       const filePenalty = (!aboutTests && isTestPath(file.relativePath) ? 0.5 : 1) * (prior?.(file) ?? 1);
@@ -334,6 +379,7 @@ export class TermStatistics {
         scored.push({ document, score: score * (0.5 + 0.5 * coverage) * kindPrior * namedPrior * filePenalty, matched });
       }
     }
+    if (!aboutTests) scored = passDescriptions(scored, describedOf);
     const order = (a: RankedDocument, b: RankedDocument): number => b.score - a.score || a.document.file.localeCompare(b.document.file) || a.document.startLine - b.document.startLine;
     scored.sort(order);
     // A call that says none of the question's words is plumbing many wrappers share (`operate(…)` of every operator),

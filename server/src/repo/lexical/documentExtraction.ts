@@ -5,6 +5,7 @@ import { changedSpan } from '../../edits/textEdits.js';
 import type { ChangedSpan } from '../../edits/textEdits.js';
 import { scriptKindOf } from '../declarations.js';
 import { skipOuterExpressions } from '../structure/callSummary.js';
+import { TEST_PATH } from './fileReach.js';
 import { terms } from './terms.js';
 
 /** What a location is: a declaration kind, a comment block, or a file's top-level code. */
@@ -39,7 +40,10 @@ export interface DocumentDraft {
   end: number;
   commentStart: number;
   fields: [name: string, signature: string, comment: string, context: string, body: string];
-  /** The callee a declaration hands all its work to (`delegateOf`), as written: `core.parse`, `this.load`, `Parser`. */
+  /**
+   * The callee a declaration hands all its work to (`delegateOf`), as written: `core.parse`, `this.load`, `Parser`;
+   * for a comment (a test's title), the name of the declaration it describes (`titleSubject`).
+   */
   delegate?: string;
 }
 
@@ -145,6 +149,40 @@ function delegateOfValue(name: string, initializer: ts.Expression | undefined): 
 
 function isFunctionValue(node: ts.Node | undefined): boolean {
   return node !== undefined && (ts.isArrowFunction(node) || ts.isFunctionExpression(node));
+}
+
+/** Calls that declare a test or a suite by its title: `test("…", …)`, `it.only("…", …)`, `describe("…", …)`. */
+const TEST_CALLS: ReadonlySet<string> = new Set(['test', 'it', 'describe', 'suite', 'bench', 'context']);
+
+/** A word of a title written as code: `z.lazy`, `.partial()`, `lazy()`, `safeParse`, `$ZodType`, `handle_result`. */
+const CODE_IN_TITLE = /(\.?)([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)(\(\))?/g;
+
+/**
+ * The declaration a test's title names: the last segment of the first word it writes as code (`z.lazy` is `lazy`),
+ * else the one the test file is named for (`lazy.test.ts`); undefined when neither is an identifier of 3 characters
+ * or more. Which declaration bears the name is the ranking's to find (`describedOf`).
+ */
+export function titleSubject(title: string, relativePath: string): string | undefined {
+  for (const match of title.matchAll(CODE_IN_TITLE)) {
+    const [, dot, path, call] = match as unknown as [string, string, string, string | undefined];
+    const last = path.slice(path.lastIndexOf('.') + 1);
+    const code = dot !== '' || call !== undefined || path.includes('.') || /[a-z][A-Z]|[$_]/.test(path);
+    if (code) return last.length >= 3 ? last : undefined;
+  }
+  const base = path.posix.basename(relativePath).replace(/\.(?:test|spec)\.[cm]?[jt]sx?$/i, '');
+  return base !== path.posix.basename(relativePath) && /^[A-Za-z_$][\w$]{2,}$/.test(base) ? base : undefined;
+}
+
+/** The title of a test or suite call (`test("title", …)`, `describe.each(…)("title", …)` aside), and its callback. */
+function testCall(node: ts.Node): { title: string; callback: ts.Expression | undefined } | undefined {
+  if (!ts.isExpressionStatement(node)) return undefined;
+  const call = unwrapped(node.expression);
+  if (!ts.isCallExpression(call)) return undefined;
+  const callee = calleePath(call.expression);
+  if (callee === undefined || !TEST_CALLS.has(callee.split('.')[0] as string)) return undefined;
+  const [first, ...rest] = call.arguments;
+  if (!first || !(ts.isStringLiteral(first) || ts.isNoSubstitutionTemplateLiteral(first))) return undefined;
+  return { title: first.text, callback: rest.find((argument) => isFunctionValue(argument)) };
 }
 
 /** Comment blocks: runs of comments with no blank line between them. */
@@ -291,6 +329,28 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
   // The statement being read: what it declares, and its comments that belong to no declaration.
   let drafts: DocumentDraft[] = [];
   let detached: DetachedComment[] = [];
+  const isTest = TEST_PATH.test(relativePath);
+
+  /**
+   * A test file's titles that name a declaration (`titleSubject`), each a comment document that describes it
+   * (`delegate`): what the code is for, in its authors' words ("recursion with z.lazy"), which the ranking passes on
+   * to that declaration. Suites are looked into for their tests; a suite's title is part of each test's.
+   */
+  const titles = (statement: ts.Node, suite: string, out: DocumentDraft[]): void => {
+    const found = testCall(statement);
+    if (!found) return;
+    const title = suite ? `${suite} ${found.title}` : found.title;
+    const callback = found.callback as ts.ArrowFunction | ts.FunctionExpression | undefined;
+    if (callback && ts.isBlock(callback.body) && callback.body.statements.some((inner) => testCall(inner) !== undefined)) {
+      for (const inner of callback.body.statements) titles(inner, title, out);
+      return;
+    }
+    const subject = titleSubject(found.title, relativePath) ?? (suite ? titleSubject(suite, relativePath) : undefined);
+    if (subject === undefined) return;
+    const start = statement.getStart(source);
+    const name = title.length > 60 ? `${title.slice(0, 57)}…` : title;
+    out.push({ kind: 'comment', name, start, end: statement.getEnd(), commentStart: start, fields: ['', '', title, pathTerms, ''], delegate: subject });
+  };
 
   /** The comment block directly above `node` (no blank line between); earlier blocks are detached comments. */
   const leading = (node: ts.Node): { start: number; text: string } | undefined => {
@@ -398,6 +458,7 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
       const comment = leading(statement);
       loose = { start: (comment?.start ?? statement.getStart(source)) - at, text: `${comment?.text ?? ''}\n${text.slice(statement.getStart(source), statement.getEnd())}` };
     }
+    if (isTest) titles(statement, '', drafts);
     for (const draft of drafts) {
       draft.start -= at;
       draft.end -= at;

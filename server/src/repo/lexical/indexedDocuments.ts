@@ -18,7 +18,7 @@ export interface IndexedDocument {
   /** FIELD_COUNT counts per term (`bm25f.ts`). */
   counts: Uint16Array;
   lengths: Uint16Array;
-  /** The callee the declaration hands all its work to, as written (`DocumentDraft.delegate`). */
+  /** The callee the declaration hands all its work to, or the declaration a test's title describes (`DocumentDraft.delegate`). */
   delegate?: string;
 }
 

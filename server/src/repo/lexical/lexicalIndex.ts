@@ -12,7 +12,7 @@ import { withSyntaxTree } from '../declarations.js';
 import { TermStatistics } from './bm25f.js';
 import { terms } from './terms.js';
 import { extractDocumentsReusing, extractFile } from './documentExtraction.js';
-import { FileReach } from './fileReach.js';
+import { FileReach, TEST_PATH } from './fileReach.js';
 import type { DocumentDraft, LocationKind, StatementMemo } from './documentExtraction.js';
 import { WALK_SLICE_MS, yieldToEventLoop } from './eventLoop.js';
 import type { IndexedDocument, IndexedFile } from './indexedDocuments.js';
@@ -494,6 +494,19 @@ export class LexicalIndex {
     return undefined;
   }
 
+  /**
+   * The declaration a test's title describes (`titleSubject`, kept as the comment's `delegate`): one the code, not a
+   * test, declares under that name, case included; a value (class, function, constant) rather than a type, then in
+   * the file the import graph weighs most. A test names what it exercises by the package's own names, which its
+   * imports from the package (`zod/v4`) do not say where to find.
+   */
+  private describedOf(document: IndexedDocument, weight: (file: string) => number): IndexedDocument | undefined {
+    if (document.kind !== 'comment' || document.delegate === undefined) return undefined;
+    const name = document.delegate;
+    const candidates = (this.byName.get(name.toLowerCase()) ?? []).filter((other) => simpleNameOf(other.name) === name && other.kind !== 'property' && !TEST_PATH.test(other.file));
+    return candidates.sort((a, b) => rankOfCandidate(b, '', weight) - rankOfCandidate(a, '', weight) || (a.file < b.file ? -1 : a.file > b.file ? 1 : a.startLine - b.startLine))[0];
+  }
+
   /** The import graph's weights, made again when a file's imports, the package.json or the tsconfig.json changed. */
   private fileReach(): FileReach {
     const manifest = ['package.json', 'tsconfig.json']
@@ -523,8 +536,15 @@ export class LexicalIndex {
       if (!files) reached.set(file, (files = reach.importedBy(file)));
       return files;
     };
-    const chosen = this.statistics.rank(query, this.files.values(), options.limit ?? 10, options.maxPerFile, (file) => reach.weight(file.relativePath, near), this.namedIn(query), (document) =>
-      this.delegateOf(document, reachedFrom(document.file), (file) => reach.weight(file)),
+    const chosen = this.statistics.rank(
+      query,
+      this.files.values(),
+      options.limit ?? 10,
+      options.maxPerFile,
+      (file) => reach.weight(file.relativePath, near),
+      this.namedIn(query),
+      (document) => this.delegateOf(document, reachedFrom(document.file), (file) => reach.weight(file)),
+      (document) => this.describedOf(document, (file) => reach.weight(file)),
     );
     const texts = new Map<string, string | undefined>();
     return chosen.map(({ document, score, matched }) => {
