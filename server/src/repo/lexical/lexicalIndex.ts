@@ -536,6 +536,7 @@ export class LexicalIndex {
       if (!files) reached.set(file, (files = reach.importedBy(file)));
       return files;
     };
+    const described = new Map<string, IndexedDocument | undefined>();
     const chosen = this.statistics.rank(
       query,
       this.files.values(),
@@ -544,7 +545,12 @@ export class LexicalIndex {
       (file) => reach.weight(file.relativePath, near),
       this.namedIn(query),
       (document) => this.delegateOf(document, reachedFrom(document.file), (file) => reach.weight(file)),
-      (document) => this.describedOf(document, (file) => reach.weight(file)),
+      (document) => {
+        // Many titles name one declaration: it is looked for once per question.
+        const name = document.delegate ?? '';
+        if (!described.has(name)) described.set(name, this.describedOf(document, (file) => reach.weight(file)));
+        return described.get(name);
+      },
     );
     const texts = new Map<string, string | undefined>();
     return chosen.map(({ document, score, matched }) => {
