@@ -21,8 +21,15 @@ export type TaskId = (typeof TASK_IDS)[number];
 /** The classification result: a task, or `none` for "none of the above". */
 export type TaskOrNone = TaskId | 'none';
 
-/** What an interaction in the trace was: a task, `none`, or `complete` (an accepted inline completion). */
-export type InteractionTask = TaskOrNone | 'complete';
+/**
+ * What the trace records besides tasks: `complete` (an accepted inline completion) and `patch` (a unified diff the user
+ * pasted, `assistant.applyPatch`). No agent serves them and no request is classified as them; `assistant/trace` lists
+ * them by these names.
+ */
+export const RECORDED_ONLY_TASKS = ['complete', 'patch'] as const;
+
+/** What an interaction in the trace was: a task, `none`, or one of `RECORDED_ONLY_TASKS`. */
+export type InteractionTask = TaskOrNone | (typeof RECORDED_ONLY_TASKS)[number];
 
 /** One-line descriptions used in menus, the classifier prompt and the documentation. */
 export const TASK_DESCRIPTIONS: Record<TaskId, string> = {

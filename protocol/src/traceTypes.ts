@@ -206,6 +206,8 @@ export interface TraceResponse {
   feedback?: string[];
   /** When `assistant/revert` removed what this response inserted. */
   revertedAt?: string;
+  /** When the user was shown a revert of this response in the preview and discarded it, oldest first. */
+  revertsDiscardedAt?: string[];
   startedAt: string;
   durationMs: number;
   usage?: { promptTokens?: number; completionTokens?: number };

@@ -117,6 +117,10 @@ describe('preview before an edit lands (--stdio)', () => {
     expect(previewAnnotation(shown)).toMatchObject({ label: expect.stringMatching(/^Assistant: revert /), description: 'what pasted-patch inserted', needsConfirmation: true });
     expect(editor.buffer(pricing.uri).text).toBe(afterPatch);
     expect(fs.existsSync(discounts)).toBe(true);
+    // The trace says the user looked at the revert and kept the code, and the response is still applied, not reverted.
+    const afterDiscard = (await editor.request<TraceResult>('assistant/trace', { id: patched.interactionId })).interactions[0]!;
+    expect(afterDiscard.responses[0]).toMatchObject({ used: true, revertsDiscardedAt: [expect.any(String)] });
+    expect(afterDiscard.responses[0]!.revertedAt).toBeUndefined();
 
     // A created file the user wrote in is theirs: nothing is reverted, in any file.
     const created = fs.readFileSync(discounts, 'utf8');
@@ -133,6 +137,13 @@ describe('preview before an edit lands (--stdio)', () => {
     expect(editor.applied.at(-1)!.edit.documentChanges).toHaveLength(2);
     expect(editor.buffer(pricing.uri).text).toBe(pricing.text);
     expect(fs.existsSync(discounts)).toBe(false);
+    // Both are in the history, the discarded look first; the preview named the pasted patch, not a task it is not.
+    const [afterRevert] = (await editor.request<TraceResult>('assistant/trace', { task: 'patch' })).interactions;
+    expect(afterRevert).toMatchObject({ id: patched.interactionId, task: 'patch' });
+    expect(afterRevert!.responses[0]!.revertsDiscardedAt).toEqual(afterDiscard.responses[0]!.revertsDiscardedAt);
+    expect(afterRevert!.responses[0]!.revertedAt! > afterRevert!.responses[0]!.revertsDiscardedAt![0]!).toBe(true);
+    expect(previewAnnotation(shown)!.label).toBe('Assistant: revert the pasted patch');
+    expect(reverted.message).toBe('Reverted the pasted patch.');
   });
 
   it('lets a client that declares no change annotations resolve the edit itself, unannotated, as before', async () => {

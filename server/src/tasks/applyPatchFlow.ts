@@ -27,7 +27,7 @@ export async function applyPatchFlow(env: TaskEnvironment, documents: DocumentSo
     user: env.user,
     source: 'command',
     text: 'Apply a pasted patch',
-    task: 'issue',
+    task: 'patch',
     context: {},
     responses: [],
   };

@@ -1,5 +1,6 @@
 // Feedback on one step of a pipeline run: the run again from that step, with the earlier steps reloaded from their recorded state.
 import type { FeedbackParams, FeedbackResult, PipelineStep } from '../protocol.js';
+import { isTaskId } from '../protocol.js';
 import { AssistantError } from '../assistantError.js';
 import type { ProgressSink } from '../editorPort.js';
 import { findStep } from '../pipeline/pipelineRun.js';
@@ -31,7 +32,7 @@ export async function feedbackFlow(context: FeedbackContext, params: FeedbackPar
   const response = interaction.responses.find((r) => r.id === params.responseId);
   if (!response) throw new AssistantError('unknown-interaction', `Interaction ${params.interactionId} has no response ${params.responseId}.`);
   const state = response.pipeline;
-  if (!state || state.steps.length === 0 || interaction.task === 'none' || interaction.task === 'complete') {
+  if (!state || state.steps.length === 0 || !isTaskId(interaction.task)) {
     throw new AssistantError('invalid-params', `Response ${params.responseId} was not made by a pipeline, so it has no steps to give feedback on; rate it with assistant/rate instead.`);
   }
   const steps = items.map((item) => {

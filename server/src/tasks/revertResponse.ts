@@ -3,7 +3,7 @@ import type { WorkspaceEdit } from 'vscode-languageserver-protocol';
 import type { PreviewPolicy, RevertParams, RevertResult } from '../protocol.js';
 import type { DocumentSnapshot, DocumentSource } from '../workspace/documentSnapshot.js';
 import { needsPreview } from './applyResponse.js';
-import type { EditorPort } from '../editorPort.js';
+import type { ApplyEditOutcome, EditorPort } from '../editorPort.js';
 import { lineStarts, positionToOffset, toWorkspaceEdit } from '../edits/textEdits.js';
 import type { OffsetEdit } from '../edits/textEdits.js';
 import type { TraceStore } from '../trace/traceStore.js';
@@ -73,23 +73,27 @@ export async function revertResponse(trace: TraceStore, insertions: InsertionTra
     documentChanges.push(...(toWorkspaceEdit({ uri, version: document.version, baseText: document.text, edits }).documentChanges ?? []));
   }
   documentChanges.push(...deletions.map((uri) => ({ kind: 'delete' as const, uri })));
-  const label = `Assistant: revert ${interaction.task}${interaction.context.symbol ? ` ${interaction.context.symbol}` : ''}`;
+  const label = `Assistant: revert ${interaction.task === 'patch' ? 'the pasted patch' : `${interaction.task}${interaction.context.symbol ? ` ${interaction.context.symbol}` : ''}`}`;
   const preview = needsPreview(policy, byUri.size, deletions.length) ? { label, description: `what ${response.agent.name} inserted` } : undefined;
   // What the revert removes is reverted, not discarded: the tracker must know before the editor's change comes.
   insertions.reverting(interaction, response.id);
-  let done = false;
+  let outcome: ApplyEditOutcome | undefined;
   try {
-    const outcome = await port.applyEdit(label, { documentChanges }, preview);
-    if (!outcome.applied) {
-      if (outcome.previewed && !outcome.failureReason) return { reverted: false, outcome: 'discarded', message: 'Discarded in the preview; nothing was reverted.' };
-      return { reverted: false, outcome: 'rejected-by-client', message: `The editor did not apply the revert${outcome.failureReason ? `: ${outcome.failureReason}` : ''}.` };
-    }
-    done = true;
+    outcome = await port.applyEdit(label, { documentChanges }, preview);
   } finally {
-    insertions.reverting(interaction, response.id, done);
+    insertions.reverting(interaction, response.id, outcome?.applied === true);
+  }
+  if (!outcome.applied) {
+    if (outcome.previewed && !outcome.failureReason) {
+      // The user looked at the revert and kept the code: part of the response's history, as a revert would be.
+      await trace.amendResponse(interaction.id, response.id, { revertDiscardedAt: new Date().toISOString() });
+      return { reverted: false, outcome: 'discarded', message: 'Discarded in the preview; nothing was reverted.' };
+    }
+    return { reverted: false, outcome: 'rejected-by-client', message: `The editor did not apply the revert${outcome.failureReason ? `: ${outcome.failureReason}` : ''}.` };
   }
   await trace.amendResponse(interaction.id, response.id, { revertedAt: new Date().toISOString() });
-  return { reverted: true, outcome: 'reverted', message: `Reverted what ${response.agent.name} inserted for ${interaction.task}${interaction.context.symbol ? ` on ${interaction.context.symbol}` : ''}.` };
+  const what = interaction.task === 'patch' ? 'the pasted patch' : `what ${response.agent.name} inserted for ${interaction.task}${interaction.context.symbol ? ` on ${interaction.context.symbol}` : ''}`;
+  return { reverted: true, outcome: 'reverted', message: `Reverted ${what}.` };
 }
 
 /**

@@ -1,4 +1,4 @@
-// Amendments: ratings, feedback, reverts, moved insertions and kept or discarded edits any session writes to any session's interaction, applied on read in one order for every reader.
+// Amendments: ratings, feedback, reverts (done or discarded), moved insertions and kept or discarded edits any session writes to any session's interaction, applied on read in one order for every reader.
 import type { Range } from 'vscode-languageserver-protocol';
 import type { InsertionFate, InsertionState, Interaction } from '../protocol.js';
 import type { Segment } from './segmentFiles.js';
@@ -33,6 +33,8 @@ export interface ResponsePatch {
   /** Appended to the response's feedback. */
   feedback?: string;
   revertedAt?: string;
+  /** When the user was shown a revert of the response in the preview and discarded it (appended to its list). */
+  revertDiscardedAt?: string;
   /** Insertions that moved, changed or met their fate since the last patch. */
   insertions?: InsertionPatch[];
   fate?: FatePatch;
@@ -61,6 +63,7 @@ export function applyResponsePatch(interaction: Interaction, responseId: string,
   else if (patch.rating !== undefined) response.rating = patch.rating;
   if (patch.feedback !== undefined) response.feedback = [...(response.feedback ?? []), patch.feedback];
   if (patch.revertedAt !== undefined) response.revertedAt = patch.revertedAt;
+  if (typeof patch.revertDiscardedAt === 'string') response.revertsDiscardedAt = [...(response.revertsDiscardedAt ?? []), patch.revertDiscardedAt];
   for (const moved of Array.isArray(patch.insertions) ? patch.insertions : []) {
     // A trace file is data anyone can write: a patch without the shape of one changes nothing.
     const insertion = typeof moved?.index === 'number' ? response.insertedAt?.[moved.index] : undefined;

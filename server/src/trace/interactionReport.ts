@@ -16,6 +16,7 @@ function responseSection(response: TraceResponse, index: number): string {
     response.outcome ? `outcome ${response.outcome}` : undefined,
     response.rating ? `rated ${response.rating}` : undefined,
     response.revertedAt ? `reverted ${response.revertedAt}` : undefined,
+    response.revertsDiscardedAt?.length ? `revert discarded ${response.revertsDiscardedAt.join(', ')}` : undefined,
     `${response.durationMs} ms`,
   ].filter(Boolean);
   const lines = [`### Response ${index + 1}`, '', facts.join(' · '), ''];
