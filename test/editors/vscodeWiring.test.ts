@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import type { InitializeResult } from 'vscode-languageserver-protocol';
 import { ALL_COMMANDS, AgentsRequest, CUSTOM_METHODS, DEFAULT_SETTINGS, TraceRequest } from '../../protocol/src/index.js';
-import type { AgentsResult, AskResult, TraceResult } from '../../protocol/src/index.js';
+import type { AgentsResult, ApplyPatchResult, AskResult, RevertResult, TraceResult } from '../../protocol/src/index.js';
 import { AssistantApi, askParams, rateParams, revertParams, traceAtParams } from '../../clients/vscode/src/core/assistantApi.js';
 import type { EditorState, Send } from '../../clients/vscode/src/core/assistantApi.js';
 import { rateTargets, revertTargets } from '../../clients/vscode/src/core/atCursor.js';
@@ -19,7 +19,7 @@ import { resolveServerLaunch } from '../../clients/vscode/src/core/serverLaunch.
 import { SECTION, settingsForServer } from '../../clients/vscode/src/core/settings.js';
 import { buildTraceTree } from '../../clients/vscode/src/core/traceTree.js';
 import type { InteractionNode, SessionNode } from '../../clients/vscode/src/core/traceTree.js';
-import { FULL_CAPABILITIES, REPO_ROOT, TestEditor, copyFixture, until } from '../support/lspClient.js';
+import { FULL_CAPABILITIES, REPO_ROOT, TestEditor, copyFixture, handleFiles, until } from '../support/lspClient.js';
 
 const EXTENSION_ROOT = path.join(REPO_ROOT, 'clients', 'vscode');
 const SOURCES = path.join(EXTENSION_ROOT, 'src');
@@ -320,6 +320,29 @@ describe('against the real server', () => {
 
     const firstPage = await api.traceAll({}, 2);
     expect(buildTraceTree(firstPage.interactions, firstPage.total).at(-1)).toEqual({ kind: 'more', label: '1 older interactions not shown' });
+  });
+
+  it('leads a pasted patch over two files to where its code went, before and after it is reverted', async () => {
+    const { editor, api } = await start({ root: copyFixture('pipelines'), initializationOptions: { assistant: { preview: 'never' } } });
+    handleFiles(editor);
+    const cart = await editor.open('src/cart.ts');
+    const patch = ['--- a/src/cart.ts', '+++ b/src/cart.ts', '@@ -14,3 +14,4 @@', '   lines(): readonly LineItem[] {', '+    // Newest last.', '     return this.items;', '   }', '--- a/src/pricing.ts', '+++ b/src/pricing.ts', '@@ -12 +12 @@', '-  return item.price;', '+  return item.price * item.quantity;'].join('\n');
+    const patched = await editor.request<ApplyPatchResult>('workspace/executeCommand', { command: 'assistant.applyPatch', arguments: [{ patch }] });
+    expect(patched).toMatchObject({ applied: true, files: ['src/cart.ts', 'src/pricing.ts'] });
+    const node = async (): Promise<InteractionNode> => ((buildTraceTree((await api.traceAll({})).interactions, 1)[0] as SessionNode).children[0] as InteractionNode);
+    const applied = await node();
+    // Its own task, and no one file it was about: the first insertion, in its own file, is where it leads.
+    expect(applied.label).toBe('patch: Apply a pasted patch');
+    expect(applied.interaction.context.resource).toBeUndefined();
+    const first = applied.interaction.responses[0]!.insertedAt![0]!;
+    expect(applied.target).toEqual({ uri: first.uri, range: first.range });
+    expect([cart.uri, editor.uri('src/pricing.ts')]).toContain(first.uri);
+
+    expect(await editor.request<RevertResult>('assistant/revert', { interactionId: patched.interactionId })).toMatchObject({ reverted: true });
+    const reverted = await node();
+    expect(reverted.description).toMatch(/^pasted-patch · reverted · /);
+    expect(reverted.target?.uri).toBe(first.uri);
+    expect(reverted.target?.range.start.line).toBe(first.range.start.line);
   });
 
   it('rates and reverts the interaction behind the code at the cursor', async () => {

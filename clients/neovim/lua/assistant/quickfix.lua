@@ -26,17 +26,21 @@ function Q.discarded_response(interaction)
   return nil
 end
 
--- The first insertion of the used (or discarded) response (where the code is now, or was, as far as the server
--- knows), else the code the interaction was about.
+-- Where an entry leads, as a file name and an LSP position (nil: nowhere): the first insertion of the used (or
+-- discarded) response, in its own file (where the code is now, or was, as far as the server knows), else the code the
+-- interaction was about. An interaction over several files (a pasted patch, an issue's fix) names no one resource:
+-- each insertion carries its uri.
 local function location(interaction, used)
-  if used and type(used.insertedAt) == 'table' and used.insertedAt[1] and present(used.insertedAt[1].range) then
-    return used.insertedAt[1].range.start
+  local first = used and type(used.insertedAt) == 'table' and used.insertedAt[1] or nil
+  if present(first) and present(first.range) and type(first.uri) == 'string' then
+    return vim.uri_to_fname(first.uri), first.range.start
   end
-  local fragment = (interaction.context or {}).fragment
-  if present(fragment) and present(fragment.range) then
-    return fragment.range.start
+  local context = interaction.context or {}
+  if not (present(context.resource) and present(context.resource.fullPath)) then
+    return nil
   end
-  return nil
+  local fragment = context.fragment
+  return context.resource.fullPath, present(fragment) and present(fragment.range) and fragment.range.start or nil
 end
 
 --- `document ConfigStore.load by doc-offline (used) 2026-05-01T10:00:00.000Z [1a2b3c4d]`: task, what it was about,
@@ -77,11 +81,10 @@ function Q.items(interactions)
   local items = {}
   for _, interaction in ipairs(interactions) do
     local used = used_response(interaction) or Q.discarded_response(interaction)
-    local resource = (interaction.context or {}).resource
-    local start = location(interaction, used)
+    local filename, start = location(interaction, used)
     local item = { text = Q.text(interaction) }
-    if present(resource) and present(resource.fullPath) then
-      item.filename = resource.fullPath
+    if filename then
+      item.filename = filename
       -- LSP characters are UTF-16 units, quickfix columns bytes; they agree on ASCII lines, and the line is what
       -- matters here.
       item.lnum = start and start.line + 1 or 1

@@ -77,13 +77,20 @@ export function interactionDescription(interaction: Interaction): string {
   return [agents, useState(response), formatTime(interaction.timestamp)].filter(Boolean).join(' · ');
 }
 
-/** Where selecting the interaction leads: what was inserted (while still there), else the code it was about. */
+/**
+ * Where selecting the interaction leads: what was inserted (while still there), else the code it was about; an
+ * interaction over several files (a pasted patch) names no one resource, so then where its code went, reverted or
+ * discarded since.
+ */
 export function interactionTarget(interaction: Interaction): Location | undefined {
   const response = interaction.responses.find((r) => r.used && !r.revertedAt && r.insertedAt?.length);
   const inserted = response?.insertedAt?.[0];
   if (inserted) return { uri: inserted.uri, range: inserted.range };
   const { resource, fragment } = interaction.context;
-  if (!resource) return undefined;
+  if (!resource) {
+    const earlier = interaction.responses.find((r) => (r.used || r.outcome === 'discarded-after-apply') && r.insertedAt?.length)?.insertedAt?.[0];
+    return earlier ? { uri: earlier.uri, range: earlier.range } : undefined;
+  }
   const start = fragment?.range.start ?? { line: 0, character: 0 };
   return { uri: resource.uri, range: fragment?.range ?? { start, end: start } };
 }
