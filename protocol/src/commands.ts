@@ -187,6 +187,8 @@ export interface ApplyPatchResult {
   interactionId: string;
   /** Workspace-relative paths the patch touches. */
   files: string[];
+  /** How the apply ended (`discarded`: the user discarded it in the preview); absent when the patch did not fit. */
+  outcome?: ApplyOutcome;
   message: string;
 }
 

@@ -52,5 +52,5 @@ export async function applyPatchFlow(env: TaskEnvironment, documents: DocumentSo
   env.plans.set(response.id, proposal);
   const files = touchedUris(proposal).map((uri) => path.relative(env.root, uriToPath(uri) ?? uri).split(path.sep).join('/'));
   const result = await applyResponse(env, documents, port, interaction.id, response.id, 'Assistant: apply a patch');
-  return { applied: result.applied, interactionId: interaction.id, files, message: result.applied ? `Applied to ${files.join(', ')}.${result.message ? ` ${result.message}` : ''}` : (result.message ?? 'The patch was not applied.') };
+  return { applied: result.applied, interactionId: interaction.id, files, outcome: result.outcome, message: result.applied ? `Applied to ${files.join(', ')}.${result.message ? ` ${result.message}` : ''}` : (result.message ?? 'The patch was not applied.') };
 }

@@ -20,6 +20,7 @@ M.methods = {
   agents = 'assistant/agents',
   document = 'assistant.document',
   check_types = 'assistant.checkTypes',
+  apply_patch = 'assistant.applyPatch',
   -- Sent by the built-in code-action flow, never by this plugin; listed so the name check covers it.
   response_applied = 'assistant.responseApplied',
   -- Offered by the server as a code action on annotated code; the built-in flow runs it.
@@ -571,6 +572,45 @@ function M.document(opts)
   end, bufnr)
 end
 
+--- The text of a pasted patch: register `reg` when named (`+` the clipboard, `"` the last yank), else the command's
+--- range of the current buffer, else the whole buffer (a diff opened, or pasted into a scratch buffer).
+local function patch_text(bufnr, opts)
+  local reg = vim.trim(opts and opts.args or '')
+  if reg ~= '' then
+    return vim.fn.getreg(reg), 'register ' .. reg
+  end
+  local first, last = 1, -1
+  if opts and (opts.range or 0) > 0 then
+    first, last = opts.line1, opts.line2
+  end
+  return table.concat(vim.api.nvim_buf_get_lines(bufnr, first - 1, last, false), '\n'), 'this buffer'
+end
+
+--- :[range]AssistantApplyPatch [register]: applies a unified diff (from a chat, a review, another branch) to the
+--- workspace's files as they are now (`assistant.applyPatch`). The server locates each hunk by its context, records
+--- the patch in the trace and sends the edit as any answer's, through the preview when it is due (by default: a
+--- patch over several files or creating one); a patch that does not fit changes nothing and says which hunk.
+function M.apply_patch(opts)
+  local bufnr = vim.api.nvim_get_current_buf()
+  -- A scratch buffer holding the patch has no client: the server of the workspace in use applies it.
+  local client = M.client(bufnr, true)
+  if not client then
+    notify('no assistant-ls client is running', levels.ERROR)
+    return
+  end
+  local patch, origin = patch_text(bufnr, opts)
+  if vim.trim(patch) == '' then
+    notify(('no patch in %s: :AssistantApplyPatch applies the unified diff in the buffer, its [range], or a register (:AssistantApplyPatch +)'):format(origin), levels.WARN)
+    return
+  end
+  M.request(client, 'workspace/executeCommand', { command = M.methods.apply_patch, arguments = { { patch = patch } } }, function(result)
+    if is_null(result) or preview.discarded(result) then
+      return
+    end
+    notify(is_null(result.message) and (result.applied and 'applied the patch' or 'the patch was not applied') or result.message, result.applied and levels.INFO or levels.WARN)
+  end, bufnr)
+end
+
 --- :AssistantAgents: lists the agents the server runs and the settings problems that disabled any.
 function M.agents()
   local bufnr = vim.api.nvim_get_current_buf()
@@ -641,6 +681,7 @@ local function define_commands()
   })
   command('AssistantRevert', M.revert, { nargs = 0, desc = 'Revert what the assistant inserted at the cursor' })
   command('AssistantDocument', M.document, { nargs = 0, range = true, desc = 'Document the declaration at the cursor' })
+  command('AssistantApplyPatch', M.apply_patch, { nargs = '?', range = true, desc = 'Apply the unified diff in the buffer, [range] or a register' })
   command('AssistantAgents', M.agents, { nargs = 0, desc = 'List the assistant agents' })
   command('AssistantCheckTypes', M.check_types, { nargs = 0, desc = 'Type-check the project; errors become diagnostics' })
   command('AssistantCancel', M.cancel, { nargs = 0, desc = 'Stop what the assistant is doing (requests and progress)' })
