@@ -76,6 +76,40 @@ describe.skipIf(skipNvim)(`a model agent in Neovim${skipReason}`, () => {
     expect(result.notifications.filter((n) => n.level >= ERROR)).toEqual([]);
   });
 
+  it('asks which of two answers to a code action with the server’s message as it is: no stray colon after the last summary', async () => {
+    model.setDefault(taskSteps(() => ({ kind: 'text', content: LOAD_DOC })));
+    const { result } = await runScenario(
+      `
+    T.cursor_on('async load')
+    -- The code-action menu, then the server's question (0.10+: vim.ui.select; before: Neovim's inputlist()).
+    vim.ui.select = function(items, opts, on_choice)
+      local record = { prompt = tostring(opts.prompt), labels = {} }
+      table.insert(R.selects, record)
+      local chosen
+      for _, item in ipairs(items) do
+        local label = opts.format_item and opts.format_item(item) or tostring(item)
+        table.insert(record.labels, label)
+        if not chosen and (label:find('Document', 1, true) or label == 'Use gpt-4o-mini') then chosen = item end
+      end
+      on_choice(chosen)
+    end
+    vim.fn.inputlist = function(lines)
+      R.data.inputlist = lines
+      return 2
+    end
+    vim.lsp.buf.code_action()
+    T.wait('the model’s doc comment', function() return T.text():find('once and caches it', 1, true) ~= nil end)
+`,
+      { setup: setupWithModel() },
+    );
+    expect(result.text).toMatch(DOCUMENTED_LOAD);
+    const newer = !result.version.startsWith('0.7.');
+    const question = newer ? result.selects[1] : { prompt: (result.data.inputlist as string[])[0]!, labels: (result.data.inputlist as string[]).slice(2).map((line) => line.replace(/^\d+\. /, '')) };
+    expect(question?.prompt.split('\n')).toEqual(['2 answers for ConfigStore.load:', expect.stringMatching(/^1\. doc-offline: \w/), '2. gpt-4o-mini: Loads the configuration from disk once and caches it.']);
+    expect(question?.labels).toEqual(['Use doc-offline', 'Use gpt-4o-mini', 'Discard']);
+    expect(result.selects).toHaveLength(newer ? 2 : 1);
+  });
+
   it('shows "1 of 2 agents done" with the model’s seconds while it works, and how to cancel', async () => {
     // About 8 s of streaming, long after the offline agent is done even on a busy machine.
     model.setDefault(taskSteps(() => ({ kind: 'text', content: LOAD_DOC, chunkSize: 4, delayMs: 350 })));

@@ -101,6 +101,30 @@ local function show_message(_, result)
   return vim.NIL
 end
 
+--- The server's questions (which of several answers, apply anyway) with vim.ui.select where Neovim lets a handler
+--- wait for it (0.10+ run server requests in a coroutine), its message as the prompt as it is: Neovim's own handler
+--- adds ': ' to it, which lands after the last line the server wrote (an answer's summary). Before 0.10, Neovim's own
+--- handler asks with inputlist(), the message above the choices.
+function M.show_message_request(err, params, ctx, config)
+  local co, is_main = coroutine.running()
+  if not co or is_main or type(params) ~= 'table' then
+    return vim.lsp.handlers['window/showMessageRequest'](err, params, ctx, config)
+  end
+  vim.ui.select(params.actions or {}, {
+    kind = 'lsp_message',
+    prompt = tostring(params.message or ''),
+    format_item = function(action)
+      return (tostring(action.title):gsub('\r?\n', ' '))
+    end,
+  }, function(choice)
+    -- Resumed later, so the coroutine has yielded even when vim.ui.select answers at once.
+    vim.schedule(function()
+      coroutine.resume(co, choice or vim.NIL)
+    end)
+  end)
+  return coroutine.yield()
+end
+
 local function client_config(root)
   local settings = object(M.config.settings)
   -- Text answers come as assistant/showAnswer, shown whole in a buffer, instead of a message Neovim would cut.
@@ -124,6 +148,7 @@ local function client_config(root)
       ['$/progress'] = progress.handler,
       [M.methods.show_answer] = answer.handler,
       ['window/showMessage'] = show_message,
+      ['window/showMessageRequest'] = M.show_message_request,
       ['workspace/applyEdit'] = preview.handler,
     },
   }
