@@ -113,6 +113,24 @@ describe('assistant/ask and assistant/apply', () => {
   });
 });
 
+describe('answers the oracle rejected', () => {
+  it('offers none of them, says why, and refuses to apply one with its reason', async () => {
+    // No test framework is installed in the fixture: the offline scaffold is written, then rejected by the oracle.
+    const editor = await start();
+    const doc = await editor.open('src/config.ts');
+    const answer = await editor.request<AskResult>('assistant/ask', { text: 'write tests for parseConfig', textDocument: { uri: doc.uri } });
+    expect(answer.task).toBe('test');
+    expect(answer.responses.length).toBeGreaterThan(0);
+    expect(answer.responses.filter((r) => r.edit)).toEqual([]);
+    expect(answer.message).toMatch(/no usable answer/i);
+    const rejected = answer.responses.find((r) => /rejected by the oracle/.test(r.error ?? ''))!;
+    const applied = await editor.request<{ applied: boolean; message: string }>('assistant/apply', { interactionId: answer.interactionId, responseId: rejected.id });
+    expect(applied).toMatchObject({ applied: false });
+    expect(applied.message).toMatch(/^This answer cannot be applied: rejected by the oracle: /);
+    expect(editor.applied).toHaveLength(0);
+  });
+});
+
 describe('classifying with a model configured', () => {
   it('takes the offline classifier\'s answer without asking the model when the request says its task plainly', async () => {
     const model = await startScriptedModel();

@@ -131,6 +131,9 @@ function previewOf(env: TaskEnvironment, interactionId: string, responseId: stri
 export async function applyResponse(env: TaskEnvironment, documents: DocumentSource, port: EditorPort, interactionId: string, responseId: string, label: string): Promise<ApplyResult> {
   const proposal = env.plans.get(responseId);
   if (!proposal) {
+    const recorded = env.trace.get(interactionId)?.responses.find((r) => r.id === responseId);
+    // An answer that was never usable has no plan either: say why, not that it is too old.
+    if (recorded && recorded.status !== 'ok') return { applied: false, outcome: 'failed', message: `This answer cannot be applied: ${recorded.error ?? `its agent's status is ${recorded.status}`}.` };
     return { applied: false, outcome: 'failed', message: 'This answer was computed before the server restarted (or too long ago); run the task again.' };
   }
   const current = proposalOnCurrentText(proposal, documents);

@@ -310,7 +310,10 @@ export async function askFlow(context: AskContext, params: AskParams, signal: Ab
   };
 }
 
-/** Candidates as `assistant/ask` returns them: unapplied, each with its edit or, for a text answer, the places it names. */
+/**
+ * Candidates as `assistant/ask` returns them: unapplied, each with its edit or, for a text answer, the places it names.
+ * An edit the oracle rejected stays in the trace but is not offered: it cannot be applied.
+ */
 export function askResponsesOf(candidates: readonly Candidate[]): AskResponse[] {
   return candidates.map((c) => ({
     id: c.response.id,
@@ -318,7 +321,7 @@ export function askResponsesOf(candidates: readonly Candidate[]): AskResponse[] 
     status: c.response.status,
     text: c.response.text,
     ...summaryOf(c.response.text),
-    ...(c.response.edit ? { edit: c.response.edit } : {}),
+    ...(c.proposal && c.response.edit ? { edit: c.response.edit } : {}),
     ...(c.locations?.length ? { locations: c.locations } : {}),
     ...(c.response.error ? { error: c.response.error } : {}),
   }));

@@ -65,9 +65,13 @@ function Q.text(interaction)
     table.insert(parts, 'by ' .. table.concat(agents, ', '))
   end
   if used then
-    table.insert(parts, present(used.revertedAt) and '(used, reverted)' or '(used)')
+    local reverts_discarded = type(used.revertsDiscardedAt) == 'table' and #used.revertsDiscardedAt > 0
+    table.insert(parts, present(used.revertedAt) and '(used, reverted)' or reverts_discarded and '(used, revert discarded)' or '(used)')
   elseif discarded then
     table.insert(parts, '(discarded after apply)')
+  elseif vim.tbl_contains(vim.tbl_map(function(r) return r.outcome end, interaction.responses or {}), 'discarded') then
+    -- Looked at in the preview and discarded: nothing was applied.
+    table.insert(parts, '(discarded)')
   elseif #(interaction.responses or {}) == 0 and present(interaction.message) then
     table.insert(parts, '(' .. interaction.message .. ')')
   end
