@@ -240,7 +240,7 @@ export async function runIssuePipeline({ request, session, name = 'issue' }: Iss
           }
           lastReason = applied.reason;
           step.record({ text: completion.text, error: applied.reason, ...usageOf(completion) });
-          step.note(`patch ${attempt} unusable: ${applied.reason}`);
+          step.note(`attempt ${attempt} unusable: ${applied.reason}`);
           messages.push({ role: 'assistant', content: completion.text }, { role: 'user', content: `That patch cannot be applied: ${applied.reason}.\nSend the corrected diff, with context lines copied exactly from the code shown.` });
         }
         return { output: { patch: '', files: [] }, summary: 'no applicable patch', failed: `no patch could be applied after ${settings.patchAttempts} attempt${settings.patchAttempts === 1 ? '' : 's'}: ${lastReason}` };
