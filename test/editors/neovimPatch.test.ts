@@ -85,7 +85,8 @@ describe.skipIf(skipNvim)(`:AssistantApplyPatch in Neovim${skipReason}`, () => {
     );
     // Two files: shown first, applied once accepted, to the buffers only.
     expect(result.data.previews).toEqual([['# Assistant: apply a patch (by pasted-patch (rule))', expect.stringMatching(/^# a or <Enter>: apply/)]]);
-    expect(result.notifications).toEqual([{ message: 'assistant-ls: Applied to src/cart.ts, src/pricing.ts.', level: INFO }]);
+    // pricing.ts was not open: the message says it is unsaved in a hidden buffer.
+    expect(result.notifications).toEqual([{ message: 'assistant-ls: Applied to src/cart.ts, src/pricing.ts. Unsaved in a hidden buffer: src/pricing.ts (:wa saves it).', level: INFO }]);
     expect(result.text).toContain('  /** Whether the cart has no line. */\n  isEmpty(): boolean {\n    return this.items.length === 0;\n  }');
     expect(result.data.pricing).toContain('  return item.price * item.quantity;\n');
     expect(fs.readFileSync(path.join(workspace, 'src/cart.ts'), 'utf8')).toBe(original);
@@ -124,7 +125,7 @@ describe.skipIf(skipNvim)(`:AssistantApplyPatch in Neovim${skipReason}`, () => {
     );
     const [misfit, applied, discard] = result.notifications;
     expect(misfit).toMatchObject({ message: expect.stringMatching(/^assistant-ls: The patch was not applied: .*A cart for bicycles/), level: WARN });
-    expect(applied).toEqual({ message: 'assistant-ls: Applied to src/pricing.ts.', level: INFO });
+    expect(applied).toEqual({ message: 'assistant-ls: Applied to src/pricing.ts. Unsaved in a hidden buffer: src/pricing.ts (:wa saves it).', level: INFO });
     expect(result.data.pricing).toContain('  return item.price * item.quantity;\n');
     // The discard is said once, by the preview, and nothing changed.
     expect(discard).toEqual({ message: 'assistant-ls: discarded; nothing changed', level: INFO });

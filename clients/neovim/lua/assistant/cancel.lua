@@ -25,6 +25,11 @@ function C.request_answered(client_id, request_id)
   end
 end
 
+--- Whether the plugin waits for an answer of this client (whose message then says what an edit did meanwhile).
+function C.in_flight(client_id)
+  return next(of(requests, client_id)) ~= nil
+end
+
 --- Follows one `$/progress` value: a cancellable `begin` is remembered until its `end`.
 function C.progress(client_id, token, value)
   if token == nil then

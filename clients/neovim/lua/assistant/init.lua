@@ -50,7 +50,14 @@ local has_011 = vim.fn.has('nvim-0.11') == 1
 -- Clients started on 0.7 (which has no vim.lsp.start and its reuse rule), by root directory.
 local clients_by_root = {}
 
+-- What an answer's message adds at its end: the files its edit changed in hidden buffers (preview.take_note).
+local trailing_note
+
 local function notify(message, level)
+  if trailing_note then
+    message = message .. (message:find('[.!?]$') and ' ' or '. ') .. trailing_note
+    trailing_note = nil
+  end
   vim.notify('assistant-ls: ' .. message, level or levels.INFO)
   progress.said()
 end
@@ -254,14 +261,22 @@ function M.request(client, method, params, on_result, bufnr)
   local request_id
   local ok, id = request(client, method, params, function(err, result)
     cancel.request_answered(client.id, request_id)
+    -- An edit the server applied while answering changed files that were not open: the answer's message says which,
+    -- or, when the answer says nothing, the note alone.
+    trailing_note = preview.take_note(client.id)
     if err then
       -- Neovim drops the answer to a cancelled request (M.cancel told the user); should one arrive, it says nothing new.
       if err.code ~= REQUEST_CANCELLED then
         notify(('%s failed: %s'):format(method, err.message or vim.inspect(err)), levels.ERROR)
       end
-      return
+    else
+      on_result(result)
     end
-    on_result(result)
+    if trailing_note then
+      local note = trailing_note
+      trailing_note = nil
+      notify(note)
+    end
   end, bufnr)
   if not ok then
     notify(method .. ' failed: the server is not running', levels.ERROR)

@@ -204,21 +204,108 @@ local function apply(edit, offset_encoding)
   end
 end
 
+-- The files an edit creates or changes the text of, by URI, in the edit's order (`changes`, a map, sorted). A rename
+-- is left out: Neovim moves an open buffer along with its clients, and one not open gains no text.
+local function edited_uris(edit)
+  local uris, seen = {}, {}
+  local function add(uri)
+    if type(uri) == 'string' and not seen[uri] then
+      seen[uri] = true
+      table.insert(uris, uri)
+    end
+  end
+  for _, change in ipairs(edit.documentChanges or {}) do
+    if change.kind == 'create' then
+      add(change.uri)
+    elseif change.kind == nil and type(change.textDocument) == 'table' then
+      add(change.textDocument.uri)
+    end
+  end
+  local changed = vim.tbl_keys(type(edit.changes) == 'table' and edit.changes or {})
+  table.sort(changed)
+  for _, uri in ipairs(changed) do
+    add(uri)
+  end
+  return uris
+end
+
+-- The loaded buffer of a document, without making one (vim.uri_to_bufnr would add one): asked before the edit, which
+-- may still fail.
+local function loaded_buffer(uri)
+  local fname = vim.uri_to_fname(uri)
+  for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(bufnr) and vim.api.nvim_buf_get_name(bufnr) == fname then
+      return bufnr
+    end
+  end
+  return nil
+end
+
+-- [client id] = the note on the files the last edit changed in hidden buffers, kept for the answer of the plugin's
+-- request that led to the edit, so the user reads one message.
+local notes = {}
+
+--- The note on files an edit of this client changed without their being open, once: the answer to the plugin's
+--- request adds it to its message.
+function P.take_note(client_id)
+  local note = notes[client_id]
+  notes[client_id] = nil
+  return note
+end
+
+-- Neovim loads a file the edit changes but no window shows into a hidden buffer and changes it there, unsaved; its
+-- FileType event starts only the clients of that file type and root. Every buffer the edit changed is attached to the
+-- client that sent it, so the server reads what the user will save (a second patch on the file fits, the trace
+-- follows the code there), and listed (0.12's apply_text_document_edit leaves it unlisted); the user is told which
+-- files were not open.
+local function adopt(edit, client_id, loaded_before)
+  local hidden = {}
+  for _, uri in ipairs(edited_uris(edit)) do
+    -- The edit applied made the buffer (as this does), so asking adds none.
+    local bufnr = vim.uri_to_bufnr(uri)
+    if vim.api.nvim_buf_is_loaded(bufnr) then
+      if not vim.lsp.buf_is_attached(bufnr, client_id) then
+        vim.lsp.buf_attach_client(bufnr, client_id)
+      end
+      if not loaded_before[uri] then
+        vim.bo[bufnr].buflisted = true
+        if vim.bo[bufnr].modified and vim.fn.bufwinid(bufnr) == -1 then
+          table.insert(hidden, vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ':.'))
+        end
+      end
+    end
+  end
+  if #hidden == 0 then
+    return
+  end
+  local note = #hidden == 1 and ('Unsaved in a hidden buffer: %s (:wa saves it).'):format(hidden[1])
+    or ('Unsaved in hidden buffers: %s (:wa saves them).'):format(table.concat(hidden, ', '))
+  if require('assistant.cancel').in_flight(client_id) then
+    notes[client_id] = note
+  else
+    -- Work Neovim itself started (a code action from the built-in menu): no answer of the plugin's will say it.
+    vim.notify('assistant-ls: ' .. note, vim.log.levels.INFO)
+    require('assistant.progress').said()
+  end
+end
+
+-- The documents of the edit that have a loaded buffer now, by URI.
+local function loaded_documents(edit)
+  local loaded = {}
+  for _, uri in ipairs(edited_uris(edit)) do
+    loaded[uri] = loaded_buffer(uri) ~= nil
+  end
+  return loaded
+end
+
 --- Whether an apply result is a discard: the user's own choice, already said (by the preview, or the server for its
 --- picker), so neither noted again nor warned of.
 function P.discarded(result)
   return type(result) == 'table' and result.outcome == 'discarded'
 end
 
---- The `workspace/applyEdit` handler of the assistant-ls client: an edit that needs confirmation is shown as a diff
---- and applied only when the user accepts it, and the server is answered after the choice; any other edit goes to
---- Neovim's own handler as before. Nothing is written to disk.
-function P.handler(err, params, ctx, config)
-  local edit = type(params) == 'table' and params.edit or nil
-  local annotation = type(edit) == 'table' and confirmation(edit) or nil
-  if not annotation then
-    return vim.lsp.handlers['workspace/applyEdit'](err, params, ctx, config)
-  end
+-- Shows an edit that needs confirmation and applies it once accepted; answers as `workspace/applyEdit` does.
+local function preview_and_apply(edit, annotation, params, ctx)
   local client = vim.lsp.get_client_by_id(ctx.client_id)
   local offset_encoding = client and client.offset_encoding or 'utf-16'
   local moved = changed_document(edit, ctx.client_id)
@@ -254,6 +341,29 @@ function P.handler(err, params, ctx, config)
     return { applied = false, failureReason = tostring(failure) }
   end
   return { applied = true }
+end
+
+--- The `workspace/applyEdit` handler of the assistant-ls client: an edit that needs confirmation is shown as a diff
+--- and applied only when the user accepts it, and the server is answered after the choice; any other edit goes to
+--- Neovim's own handler as before. Nothing is written to disk; every buffer an applied edit changed is attached to
+--- this client. The one place every apply passes (an answer, a preview accepted, a revert, a patch).
+function P.handler(err, params, ctx, config)
+  local edit = type(params) == 'table' and params.edit or nil
+  if type(edit) ~= 'table' then
+    return vim.lsp.handlers['workspace/applyEdit'](err, params, ctx, config)
+  end
+  local loaded_before = loaded_documents(edit)
+  local annotation = confirmation(edit)
+  local result
+  if annotation then
+    result = preview_and_apply(edit, annotation, params, ctx)
+  else
+    result = vim.lsp.handlers['workspace/applyEdit'](err, params, ctx, config)
+  end
+  if type(result) == 'table' and result.applied then
+    adopt(edit, ctx.client_id, loaded_before)
+  end
+  return result
 end
 
 return P
