@@ -120,6 +120,7 @@ describe.skipIf(skipNvim)(`:AssistantApplyPatch in Neovim${skipReason}`, () => {
     T.run('AssistantApplyPatch', 'discarded')
     vim.wait(300)
     R.data.created = T.buffer_text('src/discounts.ts')
+    T.trace(true)
 `,
       { fixture: 'pipelines', file: 'src/cart.ts', helpers: HELPERS, timeoutMs: SCENARIO_TIMEOUT_MS },
     );
@@ -137,5 +138,7 @@ describe.skipIf(skipNvim)(`:AssistantApplyPatch in Neovim${skipReason}`, () => {
     const patches = readInteractions(workspace).filter((i) => i.task === 'patch');
     expect(patches.map((i) => [i.responses[0]?.used ?? null, i.responses[0]?.outcome ?? i.message])).toEqual(expect.arrayContaining([[true, 'applied'], [false, 'discarded']]));
     expect(patches).toHaveLength(3);
+    // The trace list says which patch was applied and which one discarded in its preview (newest first).
+    expect(result.quickfix.slice(0, 2).map((entry) => entry.text.replace(/ \d{4}-.*$/, ''))).toEqual(['patch "Apply a pasted patch" by pasted-patch (discarded)', 'patch "Apply a pasted patch" by pasted-patch (used)']);
   }, 60_000);
 });
