@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { ApplyPatchResult, ApplyResult, AskResult, TraceResult } from '../../protocol/src/index.js';
 import { TestEditor, handleFiles } from '../support/lspClient.js';
 import { scriptedSuite } from '../support/scriptedSuite.js';
+import { CART_AND_PRICING_PATCH } from '../support/pipelinePatches.js';
 
 const suite = scriptedSuite();
 
@@ -70,22 +71,7 @@ describe('patches onto changed files', { timeout: 180_000 }, () => {
       'Here is the patch you asked for:',
       '```diff',
       'diff --git a/src/cart.ts b/src/cart.ts',
-      '--- a/src/cart.ts',
-      '+++ b/src/cart.ts',
-      '@@ -14,3 +14,8 @@',
-      '   lines(): readonly LineItem[] {',
-      '     return this.items;',
-      '   }',
-      '+',
-      '+  /** Whether the cart has no line. */',
-      '+  isEmpty(): boolean {',
-      '+    return this.items.length === 0;',
-      '+  }',
-      '--- a/src/pricing.ts',
-      '+++ b/src/pricing.ts',
-      '@@ -12 +12 @@',
-      '-  return item.price;',
-      '+  return item.price * item.quantity;',
+      ...CART_AND_PRICING_PATCH,
       '```',
     ].join('\n');
     const result = (await editor.request('workspace/executeCommand', { command: 'assistant.applyPatch', arguments: [{ patch }] })) as ApplyPatchResult;

@@ -3,28 +3,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { INFO, hasNvim, lua, readInteractions, runScenario, skipNvim, skipReason } from './harness/neovim.js';
+import { CART_AND_PRICING_PATCH } from '../support/pipelinePatches.js';
 
 /** nvim start to exit: a preview, two patches, a trace and a server start; below vitest's limit of the test. */
 const SCENARIO_TIMEOUT_MS = 40_000;
 
 /** A diff over the open file and two that are not open, one of a file type the plugin does not start for (JSON). */
 const THREE_FILES = [
-  '--- a/src/cart.ts',
-  '+++ b/src/cart.ts',
-  '@@ -14,3 +14,8 @@',
-  '   lines(): readonly LineItem[] {',
-  '     return this.items;',
-  '   }',
-  '+',
-  '+  /** Whether the cart has no line. */',
-  '+  isEmpty(): boolean {',
-  '+    return this.items.length === 0;',
-  '+  }',
-  '--- a/src/pricing.ts',
-  '+++ b/src/pricing.ts',
-  '@@ -12 +12 @@',
-  '-  return item.price;',
-  '+  return item.price * item.quantity;',
+  ...CART_AND_PRICING_PATCH,
   '--- a/package.json',
   '+++ b/package.json',
   '@@ -2,3 +2,4 @@',

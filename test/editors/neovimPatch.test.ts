@@ -3,29 +3,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { INFO, WARN, hasNvim, lua, readInteractions, runScenario, skipNvim, skipReason } from './harness/neovim.js';
+import { CART_AND_PRICING_PATCH } from '../support/pipelinePatches.js';
 
 /** nvim start to exit: two previews and a server start; below vitest's limit of the test. */
 const SCENARIO_TIMEOUT_MS = 40_000;
 
 /** A diff as a chat would give it, over two files of the pipelines fixture. */
-const TWO_FILES = [
-  '--- a/src/cart.ts',
-  '+++ b/src/cart.ts',
-  '@@ -14,3 +14,8 @@',
-  '   lines(): readonly LineItem[] {',
-  '     return this.items;',
-  '   }',
-  '+',
-  '+  /** Whether the cart has no line. */',
-  '+  isEmpty(): boolean {',
-  '+    return this.items.length === 0;',
-  '+  }',
-  '--- a/src/pricing.ts',
-  '+++ b/src/pricing.ts',
-  '@@ -12 +12 @@',
-  '-  return item.price;',
-  '+  return item.price * item.quantity;',
-].join('\n');
+const TWO_FILES = CART_AND_PRICING_PATCH.join('\n');
 
 /** A hunk of the open file and a file to create: two files, so the preview shows it first. */
 const ONE_FILE_AND_A_NEW_ONE = [...TWO_FILES.split('\n').slice(0, 11), '--- /dev/null', '+++ b/src/discounts.ts', '@@ -0,0 +1 @@', '+export const DISCOUNTS: Record<string, number> = {};'].join('\n');

@@ -487,6 +487,15 @@ function M.ask(opts)
   end, bufnr)
 end
 
+-- The buffer's client, else any running one (commands about the whole workspace work from any buffer); says so when none runs.
+local function any_client(bufnr)
+  local client = M.client(bufnr, true)
+  if not client then
+    notify('no assistant-ls client is running', levels.ERROR)
+  end
+  return client
+end
+
 local function fill_quickfix(result, title)
   local interactions = is_null(result.interactions) and {} or result.interactions
   vim.fn.setqflist({}, ' ', { title = title, items = quickfix.items(interactions) })
@@ -509,9 +518,8 @@ function M.trace(opts)
   end
   if opts and opts.bang or not client then
     -- The quickfix window and other buffers have no document on the server; any running client has the trace.
-    local any = client or M.client(bufnr, true)
+    local any = client or any_client(bufnr)
     if not any then
-      notify('no assistant-ls client is running', levels.ERROR)
       return
     end
     return newest(any)
@@ -633,9 +641,8 @@ end
 function M.apply_patch(opts)
   local bufnr = vim.api.nvim_get_current_buf()
   -- A scratch buffer holding the patch has no client: the server of the workspace in use applies it.
-  local client = M.client(bufnr, true)
+  local client = any_client(bufnr)
   if not client then
-    notify('no assistant-ls client is running', levels.ERROR)
     return
   end
   local patch, origin = patch_text(bufnr, opts)
@@ -654,9 +661,8 @@ end
 --- :AssistantAgents: lists the agents the server runs and the settings problems that disabled any.
 function M.agents()
   local bufnr = vim.api.nvim_get_current_buf()
-  local client = M.client(bufnr, true)
+  local client = any_client(bufnr)
   if not client then
-    notify('no assistant-ls client is running', levels.ERROR)
     return
   end
   M.request(client, M.methods.agents, object({}), function(result)
@@ -697,9 +703,8 @@ end
 --- this client (and follow the text of the files they are in), and the count as a message.
 function M.check_types()
   local bufnr = vim.api.nvim_get_current_buf()
-  local client = M.client(bufnr, true)
+  local client = any_client(bufnr)
   if not client then
-    notify('no assistant-ls client is running', levels.ERROR)
     return
   end
   notify('type-checking the project...')
