@@ -45,6 +45,11 @@ const TEXT = [
   '',
   'const tiny = (x: number) => x;',
   '',
+  'const ready = (v: { a: boolean; b: boolean; c: boolean }) =>',
+  '  v.a &&',
+  '  v.b &&',
+  '  v.c;',
+  '',
 ].join('\n');
 
 const document: DocumentSnapshot = { uri: 'file:///ws/src/stats.ts', fsPath: '/ws/src/stats.ts', languageId: 'typescript', version: 3, text: TEXT };
@@ -135,6 +140,8 @@ describe('Optimize', () => {
     expect(offers(optimizeTask, at('report'))).toEqual(['Assistant: Optimize function report']);
     expect(offers(optimizeTask, at('median'))).toEqual([]);
     expect(offers(optimizeTask, at('tiny'))).toEqual([]);
+    // An arrow function whose body is one expression over three lines is a body worth rewriting too.
+    expect(offers(optimizeTask, at('ready'))).toEqual(['Assistant: Optimize function ready']);
     expect(offers(optimizeTask, at('    for (const v'), at('    return hi'))).toEqual(['Assistant: Optimize the selection']);
   });
 

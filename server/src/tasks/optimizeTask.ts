@@ -1,4 +1,5 @@
 // The Optimize task: a function, method or selection rewritten for efficiency, readability, lower complexity or in general; model answers only, replacing just the target, type-checked (and tested when allowed).
+import { ts } from 'ts-morph';
 import { declarationAt, KIND_LABEL, withSyntaxTree } from '../repo/declarations.js';
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
 import { declarationTarget } from './documentTask.js';
@@ -39,6 +40,21 @@ function spansLines(text: string, start: number, end: number, lines: number): bo
   return true;
 }
 
+/** The expression body of the first arrow function within `[start, end)`, if it has one. */
+function expressionBodyIn(source: ts.SourceFile, start: number, end: number): ts.Expression | undefined {
+  let found: ts.Expression | undefined;
+  const visit = (node: ts.Node): void => {
+    if (found || node.end <= start || node.pos >= end) return;
+    if (ts.isArrowFunction(node) && !ts.isBlock(node.body) && node.getStart(source) >= start && node.getEnd() <= end) {
+      found = node.body;
+      return;
+    }
+    ts.forEachChild(node, visit);
+  };
+  ts.forEachChild(source, visit);
+  return found;
+}
+
 function optimizeOffers(document: DocumentSnapshot, start: number, end: number, goal: OptimizeGoal = 'general'): TaskOffer[] {
   const fileName = syntaxFileName(document);
   const text = document.text;
@@ -53,7 +69,10 @@ function optimizeOffers(document: DocumentSnapshot, start: number, end: number, 
   if (!declaration || declaration.kind === 'class' || declaration.kind === 'interface') return [];
   const longEnough = withSyntaxTree(fileName, text, (source) => {
     const fn = functionIn(source, declaration.start, declaration.end);
-    return fn !== undefined && !isEmptyBody(fn.body, source) && spansLines(text, fn.body.getStart(source), fn.body.getEnd(), MIN_BODY_LINES);
+    if (fn) return !isEmptyBody(fn.body, source) && spansLines(text, fn.body.getStart(source), fn.body.getEnd(), MIN_BODY_LINES);
+    // An arrow function whose body is one expression (`() =>` and a condition over three lines) is worth rewriting too.
+    const body = expressionBodyIn(source, declaration.start, declaration.end);
+    return body !== undefined && spansLines(text, body.getStart(source), body.getEnd(), MIN_BODY_LINES);
   });
   if (!longEnough) return [];
   return [{ task: 'optimize', title: `Assistant: Optimize ${KIND_LABEL[declaration.kind]} ${declaration.name}${GOAL_WORDS[goal]}`, kind: 'refactor.rewrite.assistant.optimize', target: declarationTarget(declaration), parameters: { goal } }];
