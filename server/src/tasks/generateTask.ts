@@ -24,14 +24,22 @@ function hasBlockBody(node: ts.Node): node is FunctionLike {
 
 /** The outermost function-like node with a block body inside `[start, end)`: the function a declaration target names. */
 export function functionIn(source: ts.SourceFile, start: number, end: number): FunctionLike | undefined {
-  let found: FunctionLike | undefined;
+  return firstWithin(source, start, end, (node) => (hasBlockBody(node) ? node : undefined));
+}
+
+/**
+ * The first node, in source order, that lies wholly within [start, end] and that `pick` maps to a value; that value.
+ * Nodes outside the range are passed over without their children.
+ */
+export function firstWithin<T>(source: ts.SourceFile, start: number, end: number, pick: (node: ts.Node) => T | undefined): T | undefined {
+  let found: T | undefined;
   const visit = (node: ts.Node): void => {
     // `pos` (before the node's leading trivia) is read first: a node that starts at or after `end` is passed over
     // without scanning its trivia for where its code starts, and only the few nodes around the range are scanned.
-    if (found || node.end <= start || node.pos >= end || node.getStart(source) >= end) return;
-    if (hasBlockBody(node) && node.getStart(source) >= start && node.getEnd() <= end) {
-      found = node;
-      return;
+    if (found !== undefined || node.end <= start || node.pos >= end || node.getStart(source) >= end) return;
+    if (node.getStart(source) >= start && node.getEnd() <= end) {
+      found = pick(node);
+      if (found !== undefined) return;
     }
     ts.forEachChild(node, visit);
   };

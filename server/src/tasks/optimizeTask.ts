@@ -4,7 +4,7 @@ import { declarationAt, KIND_LABEL, withSyntaxTree } from '../repo/declarations.
 import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
 import { declarationTarget } from './documentTask.js';
 import { syntaxFileName } from '../workspace/documentSnapshot.js';
-import { functionIn, isEmptyBody } from './generateTask.js';
+import { firstWithin, functionIn, isEmptyBody } from './generateTask.js';
 import { replaceTargetWithCode } from './replaceCode.js';
 import { checkRewrite } from './rewriteCheck.js';
 import type { TaskAnswer, TaskDefinition, TaskOffer, TaskTarget } from './task.js';
@@ -40,21 +40,6 @@ function spansLines(text: string, start: number, end: number, lines: number): bo
   return true;
 }
 
-/** The expression body of the first arrow function within `[start, end)`, if it has one. */
-function expressionBodyIn(source: ts.SourceFile, start: number, end: number): ts.Expression | undefined {
-  let found: ts.Expression | undefined;
-  const visit = (node: ts.Node): void => {
-    if (found || node.end <= start || node.pos >= end) return;
-    if (ts.isArrowFunction(node) && !ts.isBlock(node.body) && node.getStart(source) >= start && node.getEnd() <= end) {
-      found = node.body;
-      return;
-    }
-    ts.forEachChild(node, visit);
-  };
-  ts.forEachChild(source, visit);
-  return found;
-}
-
 function optimizeOffers(document: DocumentSnapshot, start: number, end: number, goal: OptimizeGoal = 'general'): TaskOffer[] {
   const fileName = syntaxFileName(document);
   const text = document.text;
@@ -71,7 +56,7 @@ function optimizeOffers(document: DocumentSnapshot, start: number, end: number, 
     const fn = functionIn(source, declaration.start, declaration.end);
     if (fn) return !isEmptyBody(fn.body, source) && spansLines(text, fn.body.getStart(source), fn.body.getEnd(), MIN_BODY_LINES);
     // An arrow function whose body is one expression (`() =>` and a condition over three lines) is worth rewriting too.
-    const body = expressionBodyIn(source, declaration.start, declaration.end);
+    const body = firstWithin(source, declaration.start, declaration.end, (node) => (ts.isArrowFunction(node) && !ts.isBlock(node.body) ? node.body : undefined));
     return body !== undefined && spansLines(text, body.getStart(source), body.getEnd(), MIN_BODY_LINES);
   });
   if (!longEnough) return [];
