@@ -105,6 +105,37 @@ describe('documentTask', () => {
     expect(result.ok && result.kind === 'edit' && result.text).not.toContain('forged');
   });
 
+  it('drops @param tags that name no parameter, keeps destructured ones, and the user\'s own', () => {
+    const source = [
+      'export function reset(): void {}',
+      '',
+      'export function area({ w, h }: { w: number; h: number }): number {',
+      '  return w * h;',
+      '}',
+      '',
+      '/**',
+      ' * Moves.',
+      ' * @param from - Gone since.',
+      ' */',
+      'export function move(to: number): number {',
+      '  return to;',
+      '}',
+      '',
+    ].join('\n');
+    const on: DocumentSnapshot = { ...document, text: source };
+    const run = (answer: string, needle: string) => {
+      const declaration = declarationAt('/w/a.ts', source, source.indexOf(needle));
+      return documentTask.convertAnswer({ text: answer }, { workspace: ws, document: on, target: declarationTarget(declaration!), parameters: {} }, undefined);
+    };
+    const invented = run('/**\n * Clears the state.\n * @param options - The options.\n * @param options.force - Whether to force.\n */', 'reset');
+    expect(invented).toMatchObject({ ok: true, text: '/**\n * Clears the state.\n */' });
+    expect(run('/**\n * @param options - The options.\n */', 'reset')).toMatchObject({ ok: false, reason: expect.stringMatching(/parameters the function does not have/) });
+    const destructured = '/**\n * The area.\n * @param size - The size.\n * @param size.w - Width.\n * @returns The area.\n */';
+    expect(run(destructured, 'area')).toMatchObject({ ok: true, text: destructured });
+    const completed = run('/**\n * Moves.\n * @param from - Gone since.\n * @param to - Where.\n * @param speed - How fast.\n * @returns Where it is.\n */', 'move');
+    expect(completed).toMatchObject({ ok: true, text: '/**\n * Moves.\n *\n * @param from - Gone since.\n * @param to - Where.\n * @returns Where it is.\n */' });
+  });
+
   it('refuses answers without a doc comment and unchanged comments', () => {
     expect(convert('export const twice = () => 1;', 'twice', undefined)).toMatchObject({ ok: false });
     expect(convert('/** Existing. */', 'get(key', undefined)).toMatchObject({ ok: false, reason: expect.stringMatching(/already complete/) });

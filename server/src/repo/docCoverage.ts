@@ -93,36 +93,15 @@ export function coverageProblems(comment: string, facts: SignatureFacts, options
   const describedBy = (tag: string): boolean => block.tags.some((t) => t.tag === tag && /\p{L}/u.test(t.text));
   if (!/\p{L}/u.test(block.description) && !describedBy('description') && !describedBy('summary')) problems.push('no description');
 
-  const paramTags = block.tags.filter((t) => PARAM_TAGS.has(t.tag) && t.name);
-  const nameOf = (tag: JsDocTag): string => (tag.name ?? '').replace(/^\.\.\./, '');
-  const top = paramTags.filter((t) => !nameOf(t).includes('.'));
-  const dotted = paramTags.filter((t) => nameOf(t).includes('.'));
-  const identifiers = new Set(facts.parameters.flatMap((p) => (p.name ? [p.name] : [])));
-  const roots = new Set<string>();
+  const matching = matchParamTags(block.tags, facts);
   for (const parameter of facts.parameters) {
     if (!parameter.name) continue;
-    roots.add(parameter.name);
-    const tag = top.find((t) => nameOf(t) === parameter.name);
+    const tag = matching.byName.get(parameter.name);
     if (!tag) problems.push(`no @param for ${parameter.name}`);
     else if (!/\p{L}/u.test(tag.text)) problems.push(`the @param for ${parameter.name} says nothing`);
   }
-  // Destructured parameters take the remaining top-level names in order, or the root of their `name.property` tags.
-  const unmatched = top.filter((t) => !identifiers.has(nameOf(t)));
-  let next = 0;
-  facts.parameters.forEach((parameter, position) => {
-    if (parameter.name) return;
-    const tag = unmatched[next];
-    if (tag) {
-      next++;
-      roots.add(nameOf(tag));
-      if (!/\p{L}/u.test(tag.text) && !dotted.some((d) => nameOf(d).startsWith(`${nameOf(tag)}.`))) problems.push(`the @param for the destructured parameter ${nameOf(tag)} says nothing`);
-      return;
-    }
-    const root = dotted.map((d) => nameOf(d).split('.')[0] as string).find((r) => !roots.has(r));
-    if (root) roots.add(root);
-    else problems.push(`no @param for the destructured parameter at position ${position + 1}`);
-  });
-  if (options.strayTags !== false) problems.push(...strayTagProblems(unmatched.slice(next), dotted, roots, nameOf));
+  for (const problem of matching.destructuredProblems) problems.push(problem);
+  if (options.strayTags !== false) problems.push(...matching.stray.map((tag) => `@param ${paramName(tag)} names no parameter`));
 
   if (facts.returnsValue) {
     const returns = block.tags.filter((t) => t.tag === 'returns' || t.tag === 'return' || (facts.generator && (t.tag === 'yields' || t.tag === 'yield')));
@@ -132,14 +111,57 @@ export function coverageProblems(comment: string, facts: SignatureFacts, options
   return problems;
 }
 
-/** `@param` tags that name no parameter of the signature: left over after every parameter took its own. */
-function strayTagProblems(unmatched: readonly JsDocTag[], dotted: readonly JsDocTag[], roots: ReadonlySet<string>, nameOf: (tag: JsDocTag) => string): string[] {
-  const problems = unmatched.map((extra) => `@param ${nameOf(extra)} names no parameter`);
-  for (const tag of dotted) {
-    const root = nameOf(tag).split('.')[0] as string;
-    if (!roots.has(root)) problems.push(`@param ${nameOf(tag)} names no parameter`);
+/** The `@param` tags of a parsed doc comment that name no parameter of the signature (a model's invention, or a stale tag). */
+export function strayParamTags(tags: readonly JsDocTag[], facts: SignatureFacts): JsDocTag[] {
+  return matchParamTags(tags, facts).stray;
+}
+
+function paramName(tag: JsDocTag): string {
+  return (tag.name ?? '').replace(/^\.\.\./, '');
+}
+
+interface ParamTagMatching {
+  /** The top-level tag of each named parameter. */
+  byName: Map<string, JsDocTag>;
+  /** Destructured parameters no tag stands for, or whose tag says nothing. */
+  destructuredProblems: string[];
+  /** Tags left over after every parameter took its own. */
+  stray: JsDocTag[];
+}
+
+/** Pairs `@param` tags with the signature's parameters: by name, and for destructured ones by position or a `root.property` tag. */
+function matchParamTags(tags: readonly JsDocTag[], facts: SignatureFacts): ParamTagMatching {
+  const paramTags = tags.filter((t) => PARAM_TAGS.has(t.tag) && t.name);
+  const top = paramTags.filter((t) => !paramName(t).includes('.'));
+  const dotted = paramTags.filter((t) => paramName(t).includes('.'));
+  const identifiers = new Set(facts.parameters.flatMap((p) => (p.name ? [p.name] : [])));
+  const byName = new Map<string, JsDocTag>();
+  const roots = new Set<string>();
+  for (const parameter of facts.parameters) {
+    if (!parameter.name) continue;
+    roots.add(parameter.name);
+    const tag = top.find((t) => paramName(t) === parameter.name);
+    if (tag) byName.set(parameter.name, tag);
   }
-  return problems;
+  // Destructured parameters take the remaining top-level names in order, or the root of their `name.property` tags.
+  const unmatched = top.filter((t) => !identifiers.has(paramName(t)));
+  const destructuredProblems: string[] = [];
+  let next = 0;
+  facts.parameters.forEach((parameter, position) => {
+    if (parameter.name) return;
+    const tag = unmatched[next];
+    if (tag) {
+      next++;
+      roots.add(paramName(tag));
+      if (!/\p{L}/u.test(tag.text) && !dotted.some((d) => paramName(d).startsWith(`${paramName(tag)}.`))) destructuredProblems.push(`the @param for the destructured parameter ${paramName(tag)} says nothing`);
+      return;
+    }
+    const root = dotted.map((d) => paramName(d).split('.')[0] as string).find((r) => !roots.has(r));
+    if (root) roots.add(root);
+    else destructuredProblems.push(`no @param for the destructured parameter at position ${position + 1}`);
+  });
+  const stray = [...unmatched.slice(next), ...dotted.filter((tag) => !roots.has(paramName(tag).split('.')[0] as string))];
+  return { byName, destructuredProblems, stray };
 }
 
 /**

@@ -1,11 +1,13 @@
 // The Document task: offered on functions, methods, classes and arrow functions; its answer becomes a doc comment and nothing else.
 import type { DeclarationTarget } from '../repo/declarations.js';
 import { declarationAt, KIND_LABEL, withSyntaxTree } from '../repo/declarations.js';
-import { documentsCompletely, signatureFacts } from '../repo/docCoverage.js';
+import { documentsCompletely, signatureFacts, strayParamTags } from '../repo/docCoverage.js';
+import { parseJsDoc, renderJsDoc } from '../edits/jsdoc.js';
 import { extractDocComment } from '../edits/docCommentExtract.js';
 import { afterAnnotationLines, annotationComment, stripAnnotationLines } from '../edits/annotation.js';
 import type { OffsetEdit } from '../edits/textEdits.js';
 import { syntaxFileName } from '../workspace/documentSnapshot.js';
+import type { DocumentSnapshot } from '../workspace/documentSnapshot.js';
 import type { TaskAnswer, TaskDefinition, TaskOffer, TaskTarget } from './task.js';
 import { singleDocument } from '../edits/proposal.js';
 
@@ -38,7 +40,8 @@ export const documentTask: TaskDefinition = {
     // A clean block is kept as its author wrote it; anything else is reduced to its doc comment.
     const extracted = bareDocBlock(answer.text) ?? extractDocComment(answer.text, target.simpleName);
     if (!extracted) return { ok: false, reason: 'the answer holds no documentation comment' };
-    const block = stripAnnotationLines(extracted);
+    const block = withoutInventedParams(stripAnnotationLines(extracted), document, target);
+    if (block === undefined) return { ok: false, reason: 'the answer only documents parameters the function does not have' };
     if (target.existingDoc && sameDoc(block, target.existingDoc.text, target.simpleName)) {
       return { ok: false, reason: 'the documentation is already complete' };
     }
@@ -66,6 +69,22 @@ export const documentTask: TaskDefinition = {
     return { ok: true, kind: 'edit', proposal: singleDocument({ uri: document.uri, version: document.version, baseText: document.text, edits }), text: block };
   },
 };
+
+/**
+ * The block without the `@param` tags that name no parameter of the declaration (a model writes them for a function
+ * that takes none); tags the existing comment already had are the user's and stay. Undefined when nothing is left.
+ */
+function withoutInventedParams(block: string, document: DocumentSnapshot, target: DeclarationTarget): string | undefined {
+  const facts = withSyntaxTree(syntaxFileName(document), document.text, (source) => signatureFacts(source, target, undefined));
+  if (!facts) return block;
+  const parsed = parseJsDoc(block);
+  const theirs = new Set(target.existingDoc ? parseJsDoc(target.existingDoc.text).tags.map((tag) => tag.raw) : []);
+  const invented = strayParamTags(parsed.tags, facts).filter((tag) => !theirs.has(tag.raw));
+  if (invented.length === 0) return block;
+  const kept = { description: parsed.description, tags: parsed.tags.filter((tag) => !invented.includes(tag)) };
+  if (!/\p{L}/u.test(kept.description) && kept.tags.length === 0) return undefined;
+  return renderJsDoc(kept);
+}
 
 /** Whether the declaration's doc comment already has all a completion would add (syntax only: this runs per code-action request). */
 function isComplete(fileName: string, text: string, target: DeclarationTarget, comment: string): boolean {
