@@ -58,7 +58,9 @@ describe.skipIf(skipVscode)(`the extension in VS Code 1.139 (code-server)${skipR
       const line = fs.readFileSync(file, 'utf8').split('\n').findIndex((l) => l.includes('async load()')) + 1;
       await vscode.goTo(`${line}:5`);
       await vscode.runCommand('Assistant: Rate the Code at the Cursor');
-      await page.locator('.quick-input-widget .quick-input-title').getByText('Rate document ConfigStore.load · doc-offline', { exact: true }).waitFor({ timeout: 10_000 });
+      // The picker follows a trace query at the cursor, which waits for the records written before it: under the
+      // whole suite's load on two cores that has taken over 10 s once.
+      await page.locator('.quick-input-widget .quick-input-title').getByText('Rate document ConfigStore.load · doc-offline', { exact: true }).waitFor({ timeout: 30_000 });
       await page.keyboard.press('Enter'); // Up, the first choice
       await page.locator('.quick-input-widget .quick-input-message').getByText('Why? (optional; Enter to skip)', { exact: false }).waitFor({ timeout: 10_000 });
       await page.keyboard.type('clear enough');
