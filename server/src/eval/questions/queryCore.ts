@@ -27,6 +27,17 @@ export const QUERY_CORE_QUESTIONS: QuestionSets = {
     { query: 'where is the delay between retries computed', expected: [{ file: 'src/retryer.ts', symbol: 'defaultRetryDelay' }, { file: 'src/retryer.ts', symbol: 'createRetryer' }], keywords: ['retryDelay'] },
     { query: 'reset a query to its initial state', expected: [{ file: 'src/queryClient.ts', symbol: 'QueryClient.resetQueries' }, { file: 'src/query.ts', symbol: 'Query.reset' }], keywords: ['reset'] },
     { query: 'how does the cache find queries that match the filters', expected: [{ file: 'src/queryCache.ts', symbol: 'QueryCache.findAll' }, { file: 'src/utils.ts', symbol: 'matchQuery' }], keywords: ['matchQuery'] },
+    // Added in a fourth round, about what the options of types.ts do, written as a user new to query-core would type them, before running them.
+    { query: 'how do I poll a query every few seconds', expected: [{ file: 'src/queryObserver.ts', symbol: 'QueryObserver.#updateRefetchInterval' }, { file: 'src/queryObserver.ts', symbol: 'QueryObserver.#computeRefetchInterval' }], keywords: ['refetchInterval'] },
+    { query: 'how do I stop a query from fetching automatically', expected: [{ file: 'src/queryObserver.ts', symbol: 'shouldLoadOnMount' }, { file: 'src/queryObserver.ts', symbol: 'shouldFetchOn' }, { file: 'src/utils.ts', symbol: 'resolveEnabled' }], keywords: ['enabled'] },
+    { query: 'how long does unused data stay in the cache', expected: [{ file: 'src/removable.ts', symbol: 'Removable' }, { file: 'src/query.ts', symbol: 'Query.optionalRemove' }], keywords: ['gcTime'] },
+    { query: 'transform the returned data before my component gets it', expected: [{ file: 'src/queryObserver.ts', symbol: 'QueryObserver.createResult' }], keywords: ['select'] },
+    { query: 'where is initial data put into a new query', expected: [{ file: 'src/query.ts', symbol: 'getDefaultState' }], keywords: ['initialData'] },
+    { query: 'what happens to mutations made while offline', expected: [{ file: 'src/mutationCache.ts', symbol: 'MutationCache.resumePausedMutations' }, { file: 'src/queryClient.ts', symbol: 'QueryClient.resumePausedMutations' }, { file: 'src/mutation.ts', symbol: 'Mutation.execute' }], keywords: ['paused'] },
+    { query: 'watch several queries at once', expected: [{ file: 'src/queriesObserver.ts', symbol: 'QueriesObserver' }], keywords: ['QueriesObserver'] },
+    { query: 'only re-render when the fields I use change', expected: [{ file: 'src/queryObserver.ts', symbol: 'QueryObserver.updateResult' }, { file: 'src/queryObserver.ts', symbol: 'QueryObserver.trackResult' }], keywords: ['notifyOnChangeProps'] },
+    { query: 'limit how many pages an infinite query keeps', expected: [{ file: 'src/infiniteQueryBehavior.ts', symbol: 'infiniteQueryBehavior' }, { file: 'src/utils.ts', symbol: 'addToEnd' }, { file: 'src/utils.ts', symbol: 'addToStart' }], keywords: ['maxPages'] },
+    { query: 'throw query errors to an error boundary', expected: [{ file: 'src/utils.ts', symbol: 'shouldThrowError' }, { file: 'src/queryObserver.ts', symbol: 'QueryObserver.updateResult' }], keywords: ['throwOnError'] },
   ],
   heldOut: [
     { query: 'where is refetching on window focus handled', expected: [{ file: 'src/focusManager.ts', symbol: 'FocusManager' }, { file: 'src/queryCache.ts', symbol: 'QueryCache.onFocus' }, { file: 'src/query.ts', symbol: 'Query.onFocus' }], keywords: ['focus'] },
