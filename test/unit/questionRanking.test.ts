@@ -286,8 +286,17 @@ describe('the words of a question', () => {
     expect(stem('active')).not.toBe(stem('act'));
   });
 
+  it('reads an adjective in -ical, and its adverb, as the one in -ic', () => {
+    expect(stem('automatically')).toBe(stem('automatic'));
+    expect(stem('logical')).toBe(stem('logic'));
+    expect(terms('stop a query from fetching automatically', 'query')).toContain(terms('disables automatic refetching')[1]);
+  });
+
   it('drops light verbs and counting words from a question, but not from code', () => {
     expect(terms('how do I make a field optional', 'query')).toEqual(['field', 'optional']);
+    // Every form of a light verb: "made" is no word of the code's (stemmed, it was `mad`).
+    expect(terms('what happens to changes made while offline', 'query')).toEqual(terms('changes offline', 'query'));
+    expect(terms('the value we got back', 'query')).toEqual(terms('value back', 'query'));
     expect(terms('combine two object schemas into one', 'query')).not.toEqual(expect.arrayContaining(['two']));
     expect(terms('combine two object schemas into one', 'query')).not.toContain('one');
     expect(terms('makeRequired(two)')).toEqual(expect.arrayContaining(['mak', 'two']));

@@ -19,7 +19,7 @@ const QUERY_NOISE: ReadonlySet<string> = new Set(
     'happen happens happening work works working place places part parts thing things somewhere anywhere please show tell ' +
     'explain look see know want need like use used using uses ' +
     // Light verbs say what the user does, not what the code does: "make a field optional" is about optional fields.
-    'make makes making get gets getting ' +
+    'make makes making made get gets getting got gotten ' +
     // Counting words: "combine two schemas into one" asks about combining, not about the words `one` and `two`.
     'one two three four five six seven eight nine ten'
   ).split(' '),
@@ -103,6 +103,9 @@ export function stem(word: string): string {
       break;
     }
   }
+  // An adjective in -ical, or its adverb in -ically, keeps the stem of the one in -ic: automatically and automatic
+  // are both `automatic`, logical and logic both `logic`.
+  if (w.length >= 6 && w.endsWith('ical')) return w.slice(0, -2);
   if (w.length >= 4 && w.endsWith('e')) w = w.slice(0, -1);
   return w;
 }
