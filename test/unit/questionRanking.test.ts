@@ -1,4 +1,4 @@
-// Unit tests of what ranks a workspace question's locations beyond word matches: the package's entries and import graph, overloads, identifiers a question spells in words, names written as declared, bodies against declarations' own words, and wrappers against the code they hand their work to.
+// Unit tests of what ranks a workspace question's locations beyond word matches: the package's entries and import graph, overloads, identifiers a question spells in words, names written as declared, bodies against declarations' own words, wrappers against the code they hand their work to, and options' comments against the code that reads them.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -221,6 +221,34 @@ describe('what a location is', () => {
 
 /** Factories, a constructor function and a caller of a batcher, each with the code it hands its work to (`test/fixtures/delegation`). */
 const DELEGATION = path.resolve('test/fixtures/delegation');
+
+/** An options interface whose member's comment says what the option does, and the code that reads the option. */
+const POLLER = {
+  'src/types.ts':
+    '/** Options of a poller. */\nexport interface PollerOptions {\n  /**\n   * How often, in milliseconds, the data is fetched again while the page stays open.\n   * Defaults to never.\n   */\n  refreshEvery?: number;\n  label?: string;\n\n  /** Detached from the member below by a blank line. */\n\n  quiet?: boolean;\n}\n',
+  'src/poller.ts':
+    "import type { PollerOptions } from './types.js';\n/** Starts the timer of a poller. */\nexport function startTimer(options: PollerOptions, run: () => void): () => void {\n  if (!options.refreshEvery) return () => {};\n  const id = setInterval(run, options.refreshEvery);\n  return () => clearInterval(id);\n}\n/** Loads the data once, when the page opens. */\nexport function loadOnce(run: () => void): void {\n  run();\n}\n",
+};
+
+describe('options and the code that reads them', () => {
+  it('reads an interface member with a comment of its own as a document of that comment', () => {
+    const drafts = extractFile('src/types.ts', POLLER['src/types.ts']).drafts;
+    const members = drafts.filter((draft) => draft.kind === 'property');
+    expect(members.map((draft) => [draft.name, draft.fields[2]])).toEqual([['PollerOptions.refreshEvery', 'How often, in milliseconds, the data is fetched again while the page stays open.\nDefaults to never.']]);
+    // The interface keeps its members' words, and no member's comment is a comment document of its own.
+    expect(drafts.find((draft) => draft.name === 'PollerOptions')?.fields[4]).toContain('fetched again');
+    expect(drafts.filter((draft) => draft.kind === 'comment')).toEqual([]);
+  });
+
+  it('ranks the code that reads an option the question describes above the option, though it says none of its words', async () => {
+    const root = workspaceOf(POLLER);
+    const found = await ranked(root, 'how often is the data fetched again');
+    expect(found[0]).toBe('src/poller.ts:3 startTimer');
+    expect(found.indexOf('src/types.ts:7 PollerOptions.refreshEvery')).toBeGreaterThan(0);
+    // Asked about the options, the options interface comes first still.
+    expect((await ranked(root, 'which option says how often the data is fetched again'))[0]).toBe('src/types.ts:2 PollerOptions');
+  });
+});
 
 describe('wrappers and the code they hand their work to', () => {
   it('reads what a declaration hands all its work to from its code', () => {

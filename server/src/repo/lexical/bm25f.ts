@@ -168,6 +168,35 @@ function passDescriptions(scored: RankedDocument[], describedOf: ((document: Ind
   return kept;
 }
 
+/**
+ * Options a question describes: an interface's members (or a class's fields) whose own comment says the question's
+ * words ("the time in milliseconds after data is considered stale"), among this many of the best-scored documents, and
+ * at most this many of them. An option's name (`staleTime`) is the code's word for what its comment says.
+ */
+const OPTION_CANDIDATES = 20;
+const OPTIONS_READ = 3;
+
+/**
+ * The options among the best-scored documents, with the term of each one's name (the whole name, `staletime`, for a
+ * name of several words) and its score. An option named by a word the question says is left out: the code that uses
+ * that word matches it already, and passing the option's score on would rank every use of a common name (`retry`)
+ * above what is declared under it.
+ */
+function optionsDescribed(scored: readonly RankedDocument[], termId: (term: string) => number | undefined, asked: readonly { term: string; counted: boolean }[]): { term: string; id: number; score: number }[] {
+  const best = [...scored].sort((a, b) => b.score - a.score).slice(0, OPTION_CANDIDATES);
+  const out: { term: string; id: number; score: number }[] = [];
+  for (const hit of best) {
+    if (hit.document.kind !== 'property' || hit.document.lengths[COMMENT] === 0) continue;
+    const term = terms(simpleName(hit.document.name)).at(-1);
+    if (term === undefined || asked.some((q) => q.term === term && q.counted) || out.some((option) => option.term === term)) continue;
+    const id = termId(term);
+    if (id === undefined) continue;
+    out.push({ term, id, score: hit.score });
+    if (out.length >= OPTIONS_READ) break;
+  }
+  return out;
+}
+
 /** A document that matched a query: its score, and the query terms it matched. */
 export interface RankedDocument {
   document: IndexedDocument;
@@ -336,37 +365,44 @@ export class TermStatistics {
     const aboutShapes = ABOUT_SHAPES.test(query) || (DATA_WORDS.test(query) && !ABOUT_BEHAVIOUR.test(query));
     let scored: RankedDocument[] = [];
     const fileOf = new Map<string, IndexedFile>();
+    /** What one term of the question adds to a document's score before the priors; 0 where it is absent. */
+    const termScore = (document: IndexedDocument, q: { term: string; id: number; idf: number }): number => {
+      const at = indexOfTerm(document.terms, q.id);
+      if (at < 0) return 0;
+      // What a declaration says of itself (name, signature, comment) and what surrounds it (its file's path and
+      // header, the words its body happens to use) are saturated apart: a word repeated all over a long body, or
+      // one its file's header has, must not count as much as a declaration named or documented for it.
+      let said = 0;
+      let used = 0;
+      // Where a name is used, prose that mentions it is no use of it, and neither is a type that declares it as a
+      // member (`interface Options { load: Loader }`): only its own name counts. A class's body uses a name where one
+      // of its members does, which is a document of its own and the answer.
+      const inUse = usedNames.has(q.term);
+      const declaresOnly = inUse && SHAPES.has(document.kind);
+      const byMembers = inUse && document.kind === 'class';
+      for (let field = 0; field < FIELD_COUNT; field++) {
+        const count = document.counts[at * FIELD_COUNT + field] as number;
+        if (count === 0 || (inUse && field === COMMENT) || (declaresOnly && field !== NAME) || (byMembers && field === BODY)) continue;
+        const b = FIELD_B[field] as number;
+        const tf = ((FIELD_WEIGHTS[field] as number) * count) / (1 - b + (b * (document.lengths[field] as number)) / (averages[field] as number));
+        if (field >= CONTEXT) used += tf;
+        else said += tf;
+      }
+      if (said + used === 0) return 0;
+      return q.idf * (said / (K1 + said) + ((inUse ? 1 : BODY_SHARE) * used) / (K1 + used));
+    };
+    const penaltyOf = (file: IndexedFile): number => (!aboutTests && isTestPath(file.relativePath) ? 0.5 : 1) * (prior?.(file) ?? 1);
     for (const file of files) {
-      const filePenalty = (!aboutTests && isTestPath(file.relativePath) ? 0.5 : 1) * (prior?.(file) ?? 1);
+      const filePenalty = penaltyOf(file);
       fileOf.set(file.relativePath, file);
       for (const document of file.documents) {
         let score = 0;
         let covered = 0;
         const matched: string[] = [];
         for (const q of weighted) {
-          const at = indexOfTerm(document.terms, q.id);
-          if (at < 0) continue;
-          // What a declaration says of itself (name, signature, comment) and what surrounds it (its file's path and
-          // header, the words its body happens to use) are saturated apart: a word repeated all over a long body, or
-          // one its file's header has, must not count as much as a declaration named or documented for it.
-          let said = 0;
-          let used = 0;
-          // Where a name is used, prose that mentions it is no use of it, and neither is a type that declares it as a
-          // member (`interface Options { load: Loader }`): only its own name counts. A class's body uses a name where one
-          // of its members does, which is a document of its own and the answer.
-          const inUse = usedNames.has(q.term);
-          const declaresOnly = inUse && SHAPES.has(document.kind);
-          const byMembers = inUse && document.kind === 'class';
-          for (let field = 0; field < FIELD_COUNT; field++) {
-            const count = document.counts[at * FIELD_COUNT + field] as number;
-            if (count === 0 || (inUse && field === COMMENT) || (declaresOnly && field !== NAME) || (byMembers && field === BODY)) continue;
-            const b = FIELD_B[field] as number;
-            const tf = ((FIELD_WEIGHTS[field] as number) * count) / (1 - b + (b * (document.lengths[field] as number)) / (averages[field] as number));
-            if (field >= CONTEXT) used += tf;
-            else said += tf;
-          }
-          if (said + used === 0) continue;
-          score += q.idf * (said / (K1 + said) + ((inUse ? 1 : BODY_SHARE) * used) / (K1 + used));
+          const added = termScore(document, q);
+          if (added === 0) continue;
+          score += added;
           matched.push(q.term);
           if (q.counted) covered++;
         }
@@ -377,6 +413,43 @@ export class TermStatistics {
         // A declaration the question names outright is what it asks about, more than those that mention it.
         const namedPrior = !aboutUses && named?.has(simpleName(document.name)) && document.kind !== 'comment' && document.kind !== 'module' ? NAMED_PRIOR : 1;
         scored.push({ document, score: score * (0.5 + 0.5 * coverage) * kindPrior * namedPrior * filePenalty, matched });
+      }
+    }
+    // The code that reads an option the question describes in its comment's words (`optionsDescribed`) does what the
+    // comment says: each reader takes the option's score as its comment would weigh on code (without the shapes' prior
+    // of a question about behaviour), in proportion to how strongly it uses the name (in its name or signature more
+    // than in its body; the strongest reader takes it all). A reader that ranks higher on its own keeps its score.
+    const readerShare = aboutShapes ? 1 : 1 / SHAPE_PRIOR;
+    const options = optionsDescribed(scored, (term) => this.termIds.get(term), weighted).map((option) => {
+      const df = this.df[option.id] as number;
+      return { ...option, idf: Math.log(1 + (n - df + 0.5) / (df + 0.5)), readers: [] as { document: IndexedDocument; strength: number }[] };
+    });
+    if (options.length > 0) {
+      for (const file of fileOf.values()) {
+        const filePenalty = penaltyOf(file);
+        for (const document of file.documents) {
+          if (SHAPES.has(document.kind) || document.kind === 'comment') continue;
+          for (const option of options) {
+            const strength = termScore(document, option) * filePenalty;
+            if (strength > 0) option.readers.push({ document, strength });
+          }
+        }
+      }
+      const hits = new Map(scored.map((hit) => [hit.document, hit]));
+      for (const option of options) {
+        const strongest = option.readers.reduce((most, reader) => Math.max(most, reader.strength), 0);
+        for (const { document, strength } of option.readers) {
+          const score = (readerShare * option.score * strength) / strongest;
+          const hit = hits.get(document);
+          if (!hit) {
+            const added = { document, score, matched: [option.term] };
+            hits.set(document, added);
+            scored.push(added);
+          } else if (hit.score < score) {
+            hit.score = score;
+            if (!hit.matched.includes(option.term)) hit.matched.push(option.term);
+          }
+        }
       }
     }
     if (!aboutTests) scored = passDescriptions(scored, describedOf);

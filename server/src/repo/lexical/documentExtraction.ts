@@ -369,6 +369,17 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
     return { start: last.start, text: commentProse(text.slice(last.start, last.end)) };
   };
 
+  /**
+   * The comment block directly above an interface's member, when it says enough (three terms or more). Unlike `leading`,
+   * it leaves the member's other comments alone: they stay words of the interface's body, as before.
+   */
+  const memberComment = (node: ts.Node): { start: number; text: string } | undefined => {
+    const last = commentBlocks(text, ts.getLeadingCommentRanges(text, node.getFullStart()) ?? []).at(-1);
+    if (!last || /\n[ \t]*\r?\n/.test(text.slice(last.end, node.getStart(source)))) return undefined;
+    const prose = commentProse(text.slice(last.start, last.end));
+    return terms(prose).length >= 3 ? { start: last.start, text: prose } : undefined;
+  };
+
   const add = (kind: LocationKind, name: string, node: ts.Node, anchor: ts.Node, signature: string, container: string | undefined, nameWords = name, delegate?: string): void => {
     const comment = leading(anchor);
     const start = node.getStart(source);
@@ -409,8 +420,18 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
     } else if (ts.isModuleDeclaration(node) && ts.isIdentifier(node.name)) {
       add('namespace', node.name.text, node, node, headerOf(node, node.body?.getStart(source)), container);
       nextContainer = node.name.text;
+    } else if (ts.isInterfaceDeclaration(parent) && container && (ts.isPropertySignature(node) || ts.isMethodSignature(node))) {
+      // An interface's member stays part of its interface; one with a comment of its own is also a document, its
+      // authors' words for what the option does, which the ranking passes on to the code that reads it (`bm25f.ts`).
+      const comment = memberComment(node);
+      if (comment !== undefined) {
+        const name = node.name.getText(source);
+        const start = node.getStart(source);
+        drafts.push({ kind: 'property', name: `${container}.${name}`, start, end: node.getEnd(), commentStart: comment.start, fields: [name, headerOf(node, undefined).replace(/\s+/g, ' ').slice(0, MAX_SIGNATURE_CHARS), comment.text, `${pathTerms} ${container}`, ''] });
+      }
+      return;
     } else if (ts.isClassLike(parent) && container) {
-      // Class members; interface members stay part of their interface.
+      // Class members.
       if (ts.isMethodDeclaration(node)) {
         const name = node.name.getText(source);
         add('method', name, node, node, headerOf(node, node.body?.getStart(source)), container, name, delegateOfFunction(node));
