@@ -330,6 +330,16 @@ describe('the words of a question', () => {
     expect(terms('makeRequired(two)')).toEqual(expect.arrayContaining(['mak', 'two']));
   });
 
+  it('weighs the words of a trailing clause of time below what the question asks for', async () => {
+    const root = workspaceOf({
+      'src/store.ts': '/** Writes a value into the store by hand, in place of the one there. */\nexport function setStoredValue(store: Map<string, unknown>, key: string, value: unknown): void {\n  store.set(key, value);\n}\n',
+      'src/save.ts': '/** Saves the stored draft, and updates its save state. */\nexport function save(draft: unknown): void {\n  void draft;\n}\n',
+    });
+    expect((await ranked(root, 'update the stored value by hand after a save'))[0]).toBe('src/store.ts:2 setStoredValue');
+    // Where the clause is all the question says, its words weigh in full.
+    expect((await ranked(root, 'what runs after a save'))[0]).toBe('src/save.ts:2 save');
+  });
+
   it('finds the function a question spells in words, and the nouns of its verbs', async () => {
     const root = workspaceOf({
       'src/schema.ts':

@@ -54,6 +54,22 @@ const ABOUT_SHAPES = /\b(types?|typed|typing|interfaces?|shapes?|signatures?|gen
 const DATA_WORDS = /\b(options?|fields?|propert(?:y|ies)|props|enums?|params?|parameters?|returns?)\b/i;
 const ABOUT_BEHAVIOUR = /^\s*(?:how\s+(?:does|do|did|is|are|was|were|can|should)|what\s+happens|why|when\s+(?:does|do|is|are))\b/i;
 
+/**
+ * A clause of time after what the question asks for ("update cached data by hand after a mutation", "prefetch data
+ * before a page renders") says when the user does it, not what the code that does it is: its words weigh this much,
+ * when the words before it say two things or more (in "what runs after a mutation", the clause is all it asks).
+ */
+const SITUATING_CLAUSE = /^(.*?\S.*?)\b(?:after|before)\b(.*)$/i;
+const SITUATING_WEIGHT = 0.5;
+
+/** The question's words that only its trailing clause of time says (`SITUATING_CLAUSE`). */
+function situatingTerms(query: string): Set<string> {
+  const clause = SITUATING_CLAUSE.exec(query);
+  if (!clause) return new Set();
+  const asked = new Set(terms(clause[1] as string, 'query'));
+  return new Set(asked.size >= 2 ? terms(clause[2] as string, 'query').filter((term) => !asked.has(term)) : []);
+}
+
 /** A declaration whose name the question writes as it is declared. */
 const NAMED_PRIOR = 1.3;
 /**
@@ -352,11 +368,12 @@ export class TermStatistics {
       .map((term) => ({ term, id: this.termIds.get(term) }))
       .filter(isKnown);
     const n = this.documentCount;
+    const situating = situatingTerms(query);
     const weighted = [...known, ...compounds].map((q, i) => {
       const df = this.df[q.id] as number;
       const counted = i < known.length;
       // A compound is rare by nature: at full weight it would outweigh the question's words it is made of.
-      return { ...q, idf: Math.log(1 + (n - df + 0.5) / (df + 0.5)) * (counted ? 1 : COMPOUND_WEIGHT), counted };
+      return { ...q, idf: Math.log(1 + (n - df + 0.5) / (df + 0.5)) * (counted ? 1 : COMPOUND_WEIGHT) * (situating.has(q.term) ? SITUATING_WEIGHT : 1), counted };
     });
     const averages = Array.from(this.lengthSums, (sum) => Math.max(sum / n, 1));
     // Questions about tests should find tests; other questions want the code under test first.
