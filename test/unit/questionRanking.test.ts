@@ -238,6 +238,10 @@ describe('options and the code that reads them', () => {
     // The interface keeps its members' words, and no member's comment is a comment document of its own.
     expect(drafts.find((draft) => draft.name === 'PollerOptions')?.fields[4]).toContain('fetched again');
     expect(drafts.filter((draft) => draft.kind === 'comment')).toEqual([]);
+    // So is a member of an object type alias, but not one of a parameter's object type.
+    const retry = 'export type RetryOptions = {\n  /** How many times a failed call is tried again. */\n  times?: number;\n};\nexport function retry(options: {\n  /** Whether the call is logged each time. */\n  verbose?: boolean;\n}): void {\n  void options;\n}\n';
+    const aliased = extractFile('src/retry.ts', retry).drafts.filter((draft) => draft.kind === 'property');
+    expect(aliased.map((draft) => [draft.name, draft.fields[2], draft.start])).toEqual([['RetryOptions.times', 'How many times a failed call is tried again.', retry.indexOf('times?')]]);
   });
 
   it('ranks the code that reads an option the question describes above the option, though it says none of its words', async () => {

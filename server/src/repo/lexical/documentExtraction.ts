@@ -397,6 +397,9 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
 
   const headerOf = (node: ts.Node, bodyStart: number | undefined): string => text.slice(node.getStart(source), bodyStart ?? node.getEnd());
 
+  /** The object types type aliases are (`type Options = { … }`), whose members `visit` reads as an interface's. */
+  const objectAliases = new Set<ts.Node>();
+
   const visit = (node: ts.Node, parent: ts.Node, container: string | undefined): void => {
     // A function's body declares something only where it has a word that starts a declaration; most have none, and
     // their nodes (most of a file's) need not be visited.
@@ -415,14 +418,20 @@ function extract(relativePath: string, text: string, parsed: ts.SourceFile | und
       nextContainer = node.name.text;
     } else if (ts.isTypeAliasDeclaration(node)) {
       add('type', node.name.text, node, node, headerOf(node, undefined), container);
+      // An object type's members are the alias's, as an interface's are the interface's.
+      if (ts.isTypeLiteralNode(node.type)) {
+        objectAliases.add(node.type);
+        nextContainer = node.name.text;
+      }
     } else if (ts.isEnumDeclaration(node)) {
       add('enum', node.name.text, node, node, headerOf(node, undefined), container);
     } else if (ts.isModuleDeclaration(node) && ts.isIdentifier(node.name)) {
       add('namespace', node.name.text, node, node, headerOf(node, node.body?.getStart(source)), container);
       nextContainer = node.name.text;
-    } else if (ts.isInterfaceDeclaration(parent) && container && (ts.isPropertySignature(node) || ts.isMethodSignature(node))) {
-      // An interface's member stays part of its interface; one with a comment of its own is also a document, its
-      // authors' words for what the option does, which the ranking passes on to the code that reads it (`bm25f.ts`).
+    } else if ((ts.isInterfaceDeclaration(parent) || objectAliases.has(parent)) && container && (ts.isPropertySignature(node) || ts.isMethodSignature(node))) {
+      // An interface's member (or an object type alias's) stays part of its type; one with a comment of its own is also
+      // a document, its authors' words for what the option does, which the ranking passes on to the code that reads it
+      // (`bm25f.ts`).
       const comment = memberComment(node);
       if (comment !== undefined) {
         const name = node.name.getText(source);
