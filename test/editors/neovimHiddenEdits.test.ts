@@ -46,14 +46,15 @@ function T.scratch_patch(text)
   vim.bo.buftype = 'nofile'
   vim.api.nvim_buf_set_lines(0, 0, -1, false, vim.split(text, '\\n'))
 end
--- What the user can learn of a file's buffer: :ls (listed, hidden, changed), its file type, its language clients.
+-- What the user can learn of a file's buffer: :ls (its name there; listed, hidden, changed), its file type, its
+-- language clients.
 function T.buffer(name)
   local bufnr = vim.fn.bufnr(name)
   if bufnr < 1 then return vim.NIL end
   local info = vim.fn.getbufinfo(bufnr)[1]
   local clients = {}
   for _, client in pairs(vim.lsp.get_clients and vim.lsp.get_clients({ bufnr = bufnr }) or vim.lsp.buf_get_clients(bufnr)) do table.insert(clients, client.name) end
-  return { listed = info.listed, hidden = info.hidden, changed = info.changed, filetype = vim.bo[bufnr].filetype, clients = clients, text = T.text(bufnr) }
+  return { name = vim.fn.bufname(bufnr), listed = info.listed, hidden = info.hidden, changed = info.changed, filetype = vim.bo[bufnr].filetype, clients = clients, text = T.text(bufnr) }
 end
 `;
 
@@ -88,9 +89,9 @@ describe.skipIf(skipNvim)(`assistant edits to files that are not open, in Neovim
       message: 'assistant-ls: Applied to src/cart.ts, src/pricing.ts, package.json. Unsaved in hidden buffers: src/pricing.ts, package.json (:wa saves them).',
       level: INFO,
     });
-    // In :ls as hidden and changed, typed as if the user had opened them, and each sent to the server.
-    expect(result.data.pricing).toMatchObject({ listed: 1, hidden: 1, changed: 1, filetype: 'typescript', clients: ['assistant-ls'] });
-    expect(result.data.package).toMatchObject({ listed: 1, hidden: 1, changed: 1, filetype: 'json', clients: ['assistant-ls'] });
+    // In :ls as hidden and changed, named and typed as if the user had opened them, and each sent to the server.
+    expect(result.data.pricing).toMatchObject({ name: 'src/pricing.ts', listed: 1, hidden: 1, changed: 1, filetype: 'typescript', clients: ['assistant-ls'] });
+    expect(result.data.package).toMatchObject({ name: 'package.json', listed: 1, hidden: 1, changed: 1, filetype: 'json', clients: ['assistant-ls'] });
     // The server read the unsaved JSON buffer, not the file: the second patch's context is the first one's line.
     expect(result.notifications[1]).toEqual({ message: 'assistant-ls: Applied to package.json.', level: INFO });
     expect((result.data.package_after as { text: string }).text).toContain('  "private": true,\n  "license": "MIT",\n  "sideEffects": false,\n  "type": "module",\n');
@@ -131,8 +132,8 @@ describe.skipIf(skipNvim)(`assistant edits to files that are not open, in Neovim
       'assistant-ls: Applied to src/cart.ts, src/pricing.ts. Unsaved in a hidden buffer: src/pricing.ts (:wa saves it).',
       'assistant-ls: Reverted the pasted patch. Unsaved in a hidden buffer: src/pricing.ts (:wa saves it).',
     ]);
-    expect(result.data.package).toMatchObject({ listed: 1, hidden: 1, changed: 1, filetype: 'json', clients: ['assistant-ls'] });
-    expect(result.data.pricing).toMatchObject({ listed: 1, hidden: 1, changed: 1, filetype: 'typescript', clients: ['assistant-ls'] });
+    expect(result.data.package).toMatchObject({ name: 'package.json', listed: 1, hidden: 1, changed: 1, filetype: 'json', clients: ['assistant-ls'] });
+    expect(result.data.pricing).toMatchObject({ name: 'src/pricing.ts', listed: 1, hidden: 1, changed: 1, filetype: 'typescript', clients: ['assistant-ls'] });
     expect((result.data.pricing as { text: string }).text).toContain('  return item.price;\n');
     expect(result.text).not.toContain('isEmpty');
     expect(fs.readFileSync(path.join(workspace, 'src/pricing.ts'), 'utf8')).toContain('  return item.price * item.quantity;\n');

@@ -229,6 +229,17 @@ local function edited_uris(edit)
   return uris
 end
 
+-- Gives each file the edit changes that has no buffer one, unloaded, under the name the user's own `:edit` would give
+-- it: relative to the working directory when under it, as `:ls` then shows it. Neovim's code (and this plugin's
+-- vim.uri_to_bufnr) finds it by its full path, and would otherwise add it under that.
+local function add_buffers(edit)
+  for _, uri in ipairs(edited_uris(edit)) do
+    if uri:match('^file:') then
+      vim.fn.bufadd(vim.fn.fnamemodify(vim.uri_to_fname(uri), ':.'))
+    end
+  end
+end
+
 -- The loaded buffer of a document, without making one (vim.uri_to_bufnr would add one): asked before the edit, which
 -- may still fail.
 local function loaded_buffer(uri)
@@ -353,6 +364,7 @@ function P.handler(err, params, ctx, config)
     return vim.lsp.handlers['workspace/applyEdit'](err, params, ctx, config)
   end
   local loaded_before = loaded_documents(edit)
+  add_buffers(edit)
   local annotation = confirmation(edit)
   local result
   if annotation then
