@@ -302,13 +302,28 @@ T.insert({
     expect(result.data.hintShown).toEqual([]);
   });
 
-  it('says why there is no suggestion when <M-]> asks without a model agent', async () => {
+  it('says why there is no suggestion when <M-]> asks without a model agent, on the command line too', async () => {
     const { result } = await runScenario(
       `
+-- Neovim's own vim.notify, which echoes: what the user reads is the screen's last line once Neovim redraws.
+vim.notify = function(message, level)
+  table.insert(R.notifications, { message = tostring(message), level = level or vim.log.levels.INFO })
+  T.default_notify(message, level)
+end
+local function last_line()
+  local cells = {}
+  for col = 1, vim.o.columns do table.insert(cells, vim.fn.screenstring(vim.o.lines, col)) end
+  return vim.trim(table.concat(cells))
+end
 T.cursor_on('(, 0);')
 T.insert({
   { 'insert mode', function() return vim.api.nvim_get_mode().mode == 'i' end, function() vim.api.nvim_input('<M-]>') end },
-  { 'the reason', function() return T.notified('No suggestion') ~= nil end, function() R.data.hint = T.hint(); vim.api.nvim_input('<Esc>') end },
+  { 'the reason', function() return T.notified('No suggestion') ~= nil end, function()
+    R.data.hint = T.hint()
+    vim.cmd('redraw')
+    R.data.commandLine = last_line()
+    vim.api.nvim_input('<Esc>')
+  end },
 })
 R.data.ghosts = T.ghost()
 R.data.hintAfter = T.hint()
@@ -319,6 +334,8 @@ R.data.hintAfter = T.hint()
     // The server's message replaced the asking line, which is not cleared over it.
     expect(result.progress).toEqual(['assistant-ls: asking the model…']);
     expect(result.data.hint).toEqual(['  No suggestion: no model agent is configured (assistant.agents or completion.agent).|AssistantGhost']);
+    // Where the user looks for it: on the command line, not covered by the mode message ('showmode').
+    expect(result.data.commandLine).toBe('assistant-ls: No suggestion: no model agent is configured (assistant.agents or completion.agent).');
     // Leaving insert mode takes it away.
     expect(result.data.hintAfter).toEqual([]);
     expect(result.data.ghosts).toEqual([]);

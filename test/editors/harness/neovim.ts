@@ -81,6 +81,8 @@ vim.o.columns = 200
 local R = { notifications = {}, selects = {}, progress = {}, quickfix = {}, quickfixTitle = '', windows = {}, data = {} }
 local source_buf
 
+-- Neovim's own, for a scenario that checks what it draws (T.default_notify).
+local default_notify = vim.notify
 vim.notify = function(message, level)
   table.insert(R.notifications, { message = tostring(message), level = level or vim.log.levels.INFO })
 end
@@ -88,7 +90,7 @@ end
 require('assistant').setup(${setup})
 require('assistant.progress').echo = function(text) table.insert(R.progress, text) end
 
-local T = {}
+local T = { default_notify = default_notify }
 local uv = vim.uv or vim.loop
 local deadline = uv.now() + ${timeoutMs - LUA_MARGIN_MS}
 function T.wait(what, condition)

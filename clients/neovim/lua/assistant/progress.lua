@@ -17,10 +17,18 @@ local said_at_begin = {}
 local said_last = -math.huge
 local OUTCOME_KEPT_MS = 2000
 
---- Notes that the plugin showed the user a message (an outcome), which a later `done` must not cover.
+--- Notes that the plugin showed the user a message (an outcome), which a later `done` must not cover. In insert mode
+--- the next redraw would draw the mode message ('showmode': `-- INSERT --`) over it, on every version: that redraw is
+--- made now without it, so the message stays on the command line (until the next message or mode change, as in
+--- normal mode).
 function P.said()
   said = said + 1
   said_last = vim.loop.now()
+  if vim.o.showmode and vim.api.nvim_get_mode().mode:sub(1, 1) == 'i' then
+    vim.o.showmode = false
+    vim.cmd('redraw')
+    vim.o.showmode = true
+  end
 end
 
 --- `text` cut to fit the command line with `tail` after it, so the tail (how to cancel) is never what is cut.
