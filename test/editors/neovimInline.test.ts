@@ -341,6 +341,36 @@ R.data.hintAfter = T.hint()
     expect(result.data.ghosts).toEqual([]);
   });
 
+  it('scrolls the window so that a block suggestion near its bottom shows whole before it is accepted', async () => {
+    const block = ['  const a = 1;', '  const b = 2;', '  const c = 3;', '  const d = 4;', '  const e = 5;', '  const f = 6;', '  const g = 7;', '  const h = 8;'];
+    model.setDefault({ kind: 'text', content: block.join('\n') });
+    const { result } = await runScenario(
+      `
+-- A window of 14 lines from the top of the file: the new line after \`total(…) {\` is its twelfth.
+vim.o.lines = 16
+T.cursor_on('export function total')
+vim.fn.winrestview({ topline = 1 })
+local function view() return { top = vim.fn.line('w0'), line = vim.fn.winline(), height = vim.api.nvim_win_get_height(0) } end
+T.insert({
+  { 'insert mode', function() return vim.api.nvim_get_mode().mode == 'i' end, function() R.data.before = view(); vim.api.nvim_input('<End><CR>') end },
+  { 'the block', function() local g = T.ghost()[1]; return g ~= nil and #g.lines > 0 end, function() R.data.ghost = T.ghost(); R.data.shown = view(); vim.api.nvim_input('<M-l>') end },
+  { 'the accepted block', function() return T.text():find('const h = 8;', 1, true) ~= nil end, function() R.data.accepted = view(); vim.api.nvim_input('<Esc>') end },
+})
+`,
+      { fixture: 'completion', file: FILE, setup: setup(), helpers: HELPERS },
+    );
+    const before = result.data.before as { top: number; line: number; height: number };
+    const shown = result.data.shown as { top: number; line: number; height: number };
+    // Its first line at the cursor, the other seven below: without scrolling, five of them were past the bottom.
+    expect((result.data.ghost as Seen['ghost'])[0]!.lines).toEqual(block.slice(1));
+    expect(before).toEqual({ top: 1, line: 11, height: 14 });
+    expect(shown.line + block.length - 1).toBeLessThanOrEqual(shown.height);
+    expect(shown.top).toBe(6);
+    // What was shown is what went in.
+    // (The new line's indent is the buffer's own: the first line goes in after it.)
+    expect(result.text).toContain(`${block[0]!.trim()}\n${block.slice(1).join('\n')}\n  return values.reduce(`);
+  });
+
   it('shows nothing and asks nothing with inline = { enabled = false }', async () => {
     model.setDefault({ kind: 'text', content: 'um, v) => sum + v' });
     const { result } = await runScenario(

@@ -240,6 +240,35 @@ local function expand_tabs(text)
   return (text:gsub('\t', string.rep(' ', vim.bo.tabstop)))
 end
 
+-- A block drawn as `count` virtual lines below the cursor's line is cut at the bottom of the window (Neovim does not
+-- scroll for virtual lines), yet accept inserts all of it: the window scrolls just enough for the whole block to show,
+-- as far as the cursor's line can go up ('scrolloff' kept).
+local function fit_block(count)
+  local win = api.nvim_get_current_win()
+  local line = vim.fn.winline()
+  local scrolloff = vim.wo[win].scrolloff
+  if scrolloff < 0 then
+    scrolloff = vim.o.scrolloff
+  end
+  local step = math.min(count - (api.nvim_win_get_height(win) - line), line - 1 - scrolloff)
+  if step > 0 then
+    vim.fn.winrestview({ topline = vim.fn.line('w0') + step })
+  end
+end
+
+-- 0.12: the block of Neovim's suggestion at the cursor, fitted as the plugin's own is.
+local function fit_native(bufnr)
+  if api.nvim_get_current_buf() ~= bufnr then
+    return
+  end
+  local row = cursor()
+  for _, mark in ipairs(api.nvim_buf_get_extmarks(bufnr, native_ns, { row, 0 }, { row, -1 }, { details = true })) do
+    if mark[4].virt_lines then
+      fit_block(#mark[4].virt_lines)
+    end
+  end
+end
+
 -- Shows the rest of the current item (what accept has not taken yet) at the cursor.
 local function render()
   clear_marks()
@@ -277,6 +306,9 @@ local function render()
     end
   end
   api.nvim_buf_set_extmark(state.bufnr, ns, state.row, state.col, mark)
+  if mark.virt_lines and api.nvim_get_current_buf() == state.bufnr then
+    fit_block(#mark.virt_lines)
+  end
 end
 
 -- Whether the client has an inline completion request for the buffer in flight other than `id`.
@@ -605,8 +637,20 @@ function I.attach(bufnr)
   attached[bufnr] = true
   local group = api.nvim_create_augroup('assistant_inline_' .. bufnr, { clear = true })
   if I.native then
-    -- Neovim asks as you type, and shows and hides its suggestion itself.
+    -- Neovim asks as you type, and shows and hides its suggestion itself; a block it shows is fitted once drawn.
     vim.lsp.inline_completion.enable(true, { bufnr = bufnr })
+    api.nvim_create_autocmd('LspRequest', {
+      group = group,
+      buffer = bufnr,
+      callback = function(args)
+        local request = args.data and args.data.request
+        if request and request.type == 'complete' and request.method == I.method then
+          vim.schedule(function()
+            fit_native(bufnr)
+          end)
+        end
+      end,
+    })
   else
     api.nvim_create_autocmd('TextChangedI', { group = group, buffer = bufnr, callback = function() on_text_changed(bufnr) end })
     -- With the completion menu open, the menu is what the user looks at.
