@@ -139,7 +139,7 @@ describe('failed agents are named', () => {
 });
 
 describe('progress over all of a task’s agents', () => {
-  it('says "1 of 2 agents done" with the model’s line and its seconds while the model streams', async () => {
+  it('says "1 of 2 agents done" with the model’s line, what it has written and its seconds while it streams', async () => {
     const { editor, doc } = await start([scriptedAgent(model, 'gpt-4o-mini')]);
     // About 7 s of streaming, long after the offline agent is done even on a busy machine.
     model.setDefault({ kind: 'text', content: LOAD_DOC, chunkSize: 6, delayMs: 450 });
@@ -147,10 +147,18 @@ describe('progress over all of a task’s agents', () => {
     const result = await run(editor, await documentLoad(editor, doc.uri), 'slow');
     expect(result.applied).toBe(true);
     const messages = reports(editor, 'slow');
-    // The model's seconds go on while it works: two of them at least, in order.
-    const seconds = messages.flatMap((m) => /^1 of 2 agents done · gpt-4o-mini: (\d+) s$/.exec(m)?.[1] ?? []).map(Number);
+    // The model's seconds go on while it works, and so does what it has written: two of each at least, in order.
+    const running = messages.flatMap((m) => {
+      const match = /^1 of 2 agents done · gpt-4o-mini: (?:(\d+) characters written, )?(\d+) s$/.exec(m);
+      return match ? [{ written: Number(match[1] ?? 0), seconds: Number(match[2]) }] : [];
+    });
+    const seconds = running.map((r) => r.seconds);
+    const written = running.map((r) => r.written).filter((n) => n > 0);
     expect(new Set(seconds).size, messages.join('\n')).toBeGreaterThanOrEqual(2);
     expect(seconds).toEqual([...seconds].sort((a, b) => a - b));
+    expect(new Set(written).size, messages.join('\n')).toBeGreaterThanOrEqual(2);
+    expect(written).toEqual([...written].sort((a, b) => a - b));
+    expect(Math.max(...written)).toBeLessThanOrEqual(LOAD_DOC.length);
     // Never a count of one agent alone while another still works.
     expect(messages.every((m) => /^[01] of 2 agents done · /.test(m) || m === '2 of 2 agents done' || m === 'applying the edit'), messages.join('\n')).toBe(true);
   });
@@ -163,7 +171,7 @@ describe('progress over all of a task’s agents', () => {
     expect(result.applied).toBe(true);
     expect(model.requests).toHaveLength(2);
     const messages = reports(editor, 'retry');
-    expect(messages.some((m) => /^1 of 2 agents done · gpt-4o-mini: attempt 2 \(the last was rejected\), \d s$/.test(m))).toBe(true);
+    expect(messages.some((m) => /^1 of 2 agents done · gpt-4o-mini: attempt 2 \(the last was rejected\), (?:\d+ characters written, )?\d s$/.test(m))).toBe(true);
   });
 });
 

@@ -124,10 +124,15 @@ describe.skipIf(skipNvim)(`a model agent in Neovim${skipReason}`, () => {
 `,
       { setup: setupWithModel() },
     );
-    // The model's seconds go on while it works, each line saying how to stop it.
-    const seconds = result.progress.flatMap((p) => /^Assistant: ask: 1 of 2 agents done · gpt-4o-mini: (\d+) s \(48%\) · :AssistantCancel stops it$/.exec(p)?.[1] ?? []).map(Number);
+    // The model's seconds go on while it works, and what it has written, each line saying how to stop it.
+    const lines = result.progress.flatMap((p) => {
+      const match = /^Assistant: ask: 1 of 2 agents done · gpt-4o-mini: (?:(\d+) characters written, )?(\d+) s \(48%\) · :AssistantCancel stops it$/.exec(p);
+      return match ? [{ written: Number(match[1] ?? 0), seconds: Number(match[2]) }] : [];
+    });
+    const seconds = lines.map((l) => l.seconds);
     expect(new Set(seconds).size, result.progress.join('\n')).toBeGreaterThanOrEqual(2);
     expect(seconds).toEqual([...seconds].sort((a, b) => a - b));
+    expect(new Set(lines.map((l) => l.written).filter((n) => n > 0)).size, result.progress.join('\n')).toBeGreaterThanOrEqual(2);
     expect(result.text).toMatch(DOCUMENTED_LOAD);
   });
 

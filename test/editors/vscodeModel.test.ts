@@ -73,7 +73,7 @@ describe.skipIf(skipVscode)(`a model agent in VS Code 1.139 (code-server)${skipR
       const started = Date.now();
       while (seen.size < 2 && Date.now() - started < 30_000) {
         for (const toast of await toasts()) {
-          const match = /Assistant: write documentation for parseConfig.*?(1 of 2 agents done · gpt-4o-mini: (\d+) s)/.exec(toast);
+          const match = /Assistant: write documentation for parseConfig.*?(1 of 2 agents done · gpt-4o-mini: (?:\d+ characters written, )?(\d+) s)/.exec(toast);
           if (match) seen.add(match[2]!);
         }
         await vscode.page.waitForTimeout(100);

@@ -34,6 +34,21 @@ describe('AgentsProgress', () => {
     progress.stop();
   });
 
+  it('says how much a model has written, after what the agent does, until it does something else', () => {
+    const { progress, reports, advance } = tracked(['local']);
+    progress.start();
+    advance(2_000);
+    progress.written('local', 120);
+    expect(reports.at(-1)!.message).toBe('0 of 1 agent done · local: 120 characters written, 2 s');
+    progress.activity('local', 'attempt 2 (the last was rejected)');
+    expect(reports.at(-1)!.message).toBe('0 of 1 agent done · local: attempt 2 (the last was rejected), 2 s');
+    progress.written('local', 35);
+    expect(reports.at(-1)!.message).toBe('0 of 1 agent done · local: attempt 2 (the last was rejected), 35 characters written, 2 s');
+    progress.done('local');
+    progress.written('local', 40);
+    expect(reports.at(-1)!.message).toBe('1 of 1 agent done');
+  });
+
   it('reports nothing when nothing it shows changed, and ignores agents it does not know or that are done', () => {
     const { progress, reports } = tracked(['a', 'b']);
     progress.start();

@@ -93,8 +93,10 @@ export interface AgentAnswer {
   places?: AnswerPlace[];
 }
 
-/** Progress an agent can report while it works. */
-export type AgentProgress = (message: string) => void;
+/** Progress an agent can report while it works: what it does now, or how much of its answer its model has written. */
+export type AgentProgress = (update: AgentUpdate) => void;
+
+export type AgentUpdate = string | { written: number };
 
 export interface Agent {
   readonly descriptor: AgentDescriptor;

@@ -1,6 +1,6 @@
 // A model agent: builds the task's prompt from the chosen context and asks its model, on an endpoint or in process.
 import type { AgentDescriptor, ModelAgentSettings, TaskId, TaskOrNone } from '../protocol.js';
-import type { Agent, AgentAnswer, AgentRequest, TokenUsage } from './agent.js';
+import type { Agent, AgentAnswer, AgentProgress, AgentRequest, TokenUsage } from './agent.js';
 import type { ChatClient, ChatMessage } from './modelClient.js';
 import { modelStrategy, modelTasks } from './modelTasks.js';
 import type { AskModel, ModelSession } from './modelTask.js';
@@ -46,7 +46,7 @@ export class ModelAgent implements Agent {
     return Promise.resolve('functions');
   }
 
-  async run(request: AgentRequest, signal: AbortSignal): Promise<AgentAnswer> {
+  async run(request: AgentRequest, signal: AbortSignal, progress?: AgentProgress): Promise<AgentAnswer> {
     const strategy = modelStrategy(request.task);
     if (!strategy) return { text: '' };
     // A file the workspace keeps from models is not sent, whatever the task. A question is built from retrieval
@@ -68,7 +68,9 @@ export class ModelAgent implements Agent {
       for (const earlier of request.history) {
         messages.push({ role: 'assistant', content: earlier.answer }, { role: 'user', content: `That was rejected:\n${earlier.feedback}\nAnswer again, fixing this.` });
       }
-      const completion = await this.client.complete(messages, callSignal, { knownSecrets });
+      // What the model has written so far keeps the progress moving while it writes (a local model on a CPU: minutes).
+      const onWritten = progress ? (characters: number) => progress({ written: characters }) : undefined;
+      const completion = await this.client.complete(messages, callSignal, { knownSecrets, ...(onWritten ? { onWritten } : {}) });
       usage.promptTokens = (usage.promptTokens ?? 0) + (completion.usage?.promptTokens ?? 0);
       usage.completionTokens = (usage.completionTokens ?? 0) + (completion.usage?.completionTokens ?? 0);
       return completion;

@@ -65,6 +65,8 @@ export interface CompleteOptions {
   knownSecrets?: ReadonlyMap<string, string>;
   /** Tools offered through function calling; the answer may then be calls rather than text. */
   tools?: readonly ToolSpec[];
+  /** How many characters of the answer the model has written so far, told as it streams (for progress, never the text). */
+  onWritten?: (characters: number) => void;
 }
 
 /** A fill-in-the-middle request: the text before the cursor (`prompt`) and after it (`suffix`). */
@@ -152,7 +154,7 @@ export class ModelClient implements ChatClient {
       content: redactor.redact(message.content),
       ...(message.toolCalls ? { toolCalls: message.toolCalls.map((call) => ({ ...call, arguments: redactor.redact(call.arguments) })) } : {}),
     }));
-    const completion = await this.send(outgoing, options.tools, signal);
+    const completion = await this.send(outgoing, options.tools, signal, options.onWritten);
     const toolCalls = completion.toolCalls?.map((call) => ({ ...call, arguments: redactor.restore(call.arguments) }));
     return { ...completion, text: redactor.restore(completion.text), ...(toolCalls ? { toolCalls } : {}), ...(redactor.count > 0 ? { redacted: redactor.count } : {}) };
   }
@@ -224,8 +226,8 @@ export class ModelClient implements ChatClient {
     }
   }
 
-  private send(messages: ChatMessage[], tools: readonly ToolSpec[] | undefined, signal: AbortSignal): Promise<Completion> {
-    return this.withRetries((attemptSignal) => this.attempt(messages, tools, attemptSignal), signal);
+  private send(messages: ChatMessage[], tools: readonly ToolSpec[] | undefined, signal: AbortSignal, onWritten?: (characters: number) => void): Promise<Completion> {
+    return this.withRetries((attemptSignal) => this.attempt(messages, tools, attemptSignal, onWritten), signal);
   }
 
   /** One call, again after failures that may pass (rate limits, server errors, broken streams) while retries remain. */
@@ -272,13 +274,13 @@ export class ModelClient implements ChatClient {
     }
   }
 
-  private async attempt(messages: ChatMessage[], tools: readonly ToolSpec[] | undefined, signal: AbortSignal): Promise<Completion> {
+  private async attempt(messages: ChatMessage[], tools: readonly ToolSpec[] | undefined, signal: AbortSignal, onWritten?: (characters: number) => void): Promise<Completion> {
     const startedAt = performance.now();
-    const completion = await this.budgeted(signal, `the model did not finish within ${this.endpoint.timeoutMs} ms`, (controller) => this.exchange(messages, tools, controller));
+    const completion = await this.budgeted(signal, `the model did not finish within ${this.endpoint.timeoutMs} ms`, (controller) => this.exchange(messages, tools, controller, onWritten));
     return { ...completion, exchange: { startedAt, endedAt: performance.now() } };
   }
 
-  private async exchange(messages: ChatMessage[], tools: readonly ToolSpec[] | undefined, controller: AbortController): Promise<Completion> {
+  private async exchange(messages: ChatMessage[], tools: readonly ToolSpec[] | undefined, controller: AbortController, onWritten?: (characters: number) => void): Promise<Completion> {
     let idleTimer: NodeJS.Timeout | undefined;
     const armIdle = (): void => {
       clearTimeout(idleTimer);
@@ -325,6 +327,7 @@ export class ModelClient implements ChatClient {
           }
         }
         if (text.length + callChars > MAX_ANSWER_CHARS) throw tooLarge();
+        onWritten?.(text.length + callChars);
         if (choice.finish_reason) finishReason = choice.finish_reason;
       }
       if (!finishReason) throw new ModelError('incomplete', 'the model’s answer stopped halfway');

@@ -1,7 +1,7 @@
 // The orchestrator: sends one task to every agent registered for it, in parallel, each within its own time budget.
 import { randomUUID } from 'node:crypto';
 import type { PipelineState, TraceResponse, Verdict } from '../protocol.js';
-import type { Agent, AgentAnswer, AgentRequest, AnswerPlace, TokenUsage } from './agent.js';
+import type { Agent, AgentAnswer, AgentRequest, AgentUpdate, AnswerPlace, TokenUsage } from './agent.js';
 import type { Proposal } from '../edits/proposal.js';
 import { BudgetExceeded, failureReason, partialText } from './failureReason.js';
 
@@ -47,8 +47,8 @@ export interface OrchestrationOptions {
   /** Budget of each agent, in milliseconds. */
   agentTimeoutMs: number;
   signal: AbortSignal;
-  /** Called with what an agent says it is doing, for progress reports. */
-  onActivity?: (agent: Agent, message: string) => void;
+  /** Called with what an agent says it is doing, or how much it has written, for progress reports. */
+  onActivity?: (agent: Agent, update: AgentUpdate) => void;
 }
 
 /**

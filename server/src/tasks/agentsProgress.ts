@@ -12,6 +12,8 @@ interface AgentState {
   startedAt: number;
   /** What the agent does now, when it says more than "working": a pipeline step, a second attempt, the oracle. */
   activity?: string;
+  /** How many characters of its answer the agent's model has written in what it does now. */
+  written?: number;
   done: boolean;
 }
 
@@ -47,6 +49,15 @@ export class AgentsProgress {
     const state = this.agents.get(name);
     if (!state || state.done || state.activity === activity) return;
     state.activity = activity;
+    state.written = undefined;
+    this.report();
+  }
+
+  /** The agent's model has written this many characters of its answer (while it streams). */
+  written(name: string, characters: number): void {
+    const state = this.agents.get(name);
+    if (!state || state.done || state.written === characters) return;
+    state.written = characters;
     this.report();
   }
 
@@ -63,12 +74,12 @@ export class AgentsProgress {
     this.timer = undefined;
   }
 
-  /** "1 of 2 agents done · gpt-4o-mini: 12 s", with what a running agent does when it says. */
+  /** "1 of 2 agents done · gpt-4o-mini: 12 s", with what a running agent does and has written when it says. */
   message(): string {
     const states = [...this.agents.entries()];
     const done = states.filter(([, s]) => s.done).length;
     const now = this.now();
-    const running = states.filter(([, s]) => !s.done).map(([name, s]) => `${name}: ${s.activity ? `${s.activity}, ` : ''}${Math.floor((now - s.startedAt) / 1000)} s`);
+    const running = states.filter(([, s]) => !s.done).map(([name, s]) => `${name}: ${s.activity ? `${s.activity}, ` : ''}${s.written ? `${s.written} characters written, ` : ''}${Math.floor((now - s.startedAt) / 1000)} s`);
     return [`${done} of ${states.length} agent${states.length === 1 ? '' : 's'} done`, ...running].join(' · ');
   }
 

@@ -303,7 +303,7 @@ async function runAgentsAndCheck(env: TaskEnvironment, run: TaskRun, definition:
     const name = agent.descriptor.name;
     let history: AgentRequest['history'] = [];
     for (let attempt = 1; ; attempt++) {
-      const [outcome] = await runAgents([agent], { ...base, history, onStep: stepsOf(agent) }, { agentTimeoutMs: env.agentTimeoutMs, signal, onActivity: (_agent, message) => tracker.activity(name, message) });
+      const [outcome] = await runAgents([agent], { ...base, history, onStep: stepsOf(agent) }, { agentTimeoutMs: env.agentTimeoutMs, signal, onActivity: (_agent, update) => (typeof update === 'string' ? tracker.activity(name, update) : tracker.written(name, update.written)) });
       if (definition.check && outcome?.status === 'ok') tracker.activity(name, 'checking the answer');
       const evaluated = await evaluateOutcome(env, definition, view, interaction.id, outcome as AgentOutcome, at, attempt, signal).catch((error: unknown): Evaluated[] => {
         // Cancelled while the oracle checked it: the trace keeps the answer, marked cancelled like the others.

@@ -76,7 +76,19 @@ export class LocalModelClient implements ChatClient {
   }
 
   async complete(messages: ChatMessage[], signal: AbortSignal, options: LocalCompleteOptions = {}): Promise<Completion> {
-    const raw = await this.generate(messages, signal, options);
+    const { onWritten, onText } = options;
+    let written = 0;
+    const counted: LocalCompleteOptions = onWritten
+      ? {
+          ...options,
+          onText: (text) => {
+            onText?.(text);
+            written += text.length;
+            onWritten(written);
+          },
+        }
+      : options;
+    const raw = await this.generate(messages, signal, counted);
     return finishCompletion(raw.text, raw.finishReason, raw.usage, raw.toolCalls);
   }
 
