@@ -54,6 +54,25 @@ describe('workspace questions as typed', () => {
     fs.rmSync(root, { recursive: true, force: true });
   });
 
+  it('answers a "how does …" question about other code as a workspace question even with the cursor in a function', async () => {
+    const root = publishedPackage();
+    fs.writeFileSync(path.join(root, 'src', 'queue.ts'), 'export function drain(items: string[]): string[] {\n  const out = items.slice();\n  items.length = 0;\n  return out;\n}\n');
+    const { editor } = await TestEditor.start({ root });
+    editors.push(editor);
+    const doc = await editor.open('src/queue.ts');
+    const at = editor.position(doc.uri, 'items.slice');
+    const ask = (text: string) => editor.request<AskResult>('assistant/ask', { text, textDocument: { uri: doc.uri }, range: { start: at, end: at } });
+    // Said of things in words, it asks where the code that does it is, not what the code at the cursor does.
+    const elsewhere = await ask('how does the wait between attempts grow?');
+    expect(elsewhere.task, elsewhere.message).toBe('question');
+    expect(elsewhere.responses.find((r) => r.agent.name === 'question-offline')?.text ?? '').toMatch(/^1\. src\/backoff\.ts:2 — function nextDelay/m);
+    // Pointing at the code, or naming a function, is still a request to explain it.
+    expect((await ask('how does this work?')).task).toBe('explain');
+    expect((await ask('what does the function return?')).task).toBe('explain');
+    expect((await ask('how does nextDelay grow the wait?')).task).toBe('explain');
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
   it('never names a compiled copy beside the sources, with the task chosen and no .gitignore', async () => {
     const root = publishedPackage();
     const { editor } = await TestEditor.start({ root });

@@ -554,6 +554,8 @@ export interface RequestForm {
   requirement: boolean;
   /** It points at code with "this" or "it". */
   pointing: boolean;
+  /** It says a kind of code ("the function", "this method"), as a way of pointing at the code at hand. */
+  codeNoun: boolean;
   /** The whole request maps one name onto another ("slugify -> toSlug"). */
   onlyNameMapping: boolean;
 }
@@ -567,6 +569,7 @@ export function requestForm(text: string): RequestForm {
     aboutUses: ABOUT_USES.test(plain),
     requirement: !ASKING.test(plain) && REQUIREMENT.test(plain),
     pointing: (plain.match(RAW_TOKEN) ?? []).some((raw) => POINTING_WORDS.has(raw.toLowerCase())),
+    codeNoun: (plain.match(RAW_TOKEN) ?? []).some((raw) => CODE_NOUNS.has(raw.toLowerCase())),
     onlyNameMapping: NAME_MAPPING.test(text),
   };
 }
@@ -581,12 +584,14 @@ interface NamedForm {
   namesNewClass: boolean;
   /** It maps one name onto another: "slugify -> toSlug", or ends with "fetchData to getJson" where the first is declared and the second is new. */
   mapsName: boolean;
+  /** One of its words is the name of a function, method or class the code declares, in any case ("the catch in retry"). */
+  mentionsCallable: boolean;
 }
 
 /** Heritage words and "for the X interface": the new class is built on a declaration that exists. */
 const BUILT_ON = /\b(?:implements?|implementing|extends?|extending|subclass(?:es|ing)?|inherits?|inheriting)\b|\bfor\s+the\s+\S+\s+(?:interface|abstract\s+class|base\s+class)\b/i;
 
-function namedForm(text: string, symbols: KnownNames, implementable: KnownNames, asks: boolean): NamedForm {
+function namedForm(text: string, symbols: KnownNames, implementable: KnownNames, callables: KnownNames, asks: boolean): NamedForm {
   const raws = expandContractions(text).match(RAW_TOKEN) ?? [];
   const isName = (raw: string | undefined): boolean => raw !== undefined && !raw.startsWith('#') && (isStructuredIdentifier(raw) || symbols.has(raw));
   const reportsFault = !asks && raws.some((raw, i) => FAULT_VERBS.has((raws[i + 1] ?? '').toLowerCase()) && isName(raw));
@@ -599,7 +604,7 @@ function namedForm(text: string, symbols: KnownNames, implementable: KnownNames,
   });
   const ending = ENDS_WITH_NEW_NAME.exec(text);
   const mapsName = NAME_MAPPING.test(text) || (ending?.[1] !== undefined && ending[2] !== undefined && symbols.has(ending[1]) && isStructuredIdentifier(ending[2]) && !symbols.has(ending[2]));
-  return { reportsFault, namesImplementable, namesNewClass, mapsName };
+  return { reportsFault, namesImplementable, namesNewClass, mapsName, mentionsCallable: raws.some((raw) => callables.has(raw)) };
 }
 
 /** What is left of the question task's score for a request that neither asks nor searches: an instruction is for another task. */
@@ -617,10 +622,17 @@ function weighByForm(scores: { task: TaskId; score: number }[], form: RequestFor
   // rewrite that code, which is the optimize task's (a refactoring), so generate's evidence goes to it.
   const rewrite = cursor?.inCode === true && !cursor.offers.includes('generate') && form.pointing && !namesAnyCode;
   const generate = scores.find((entry) => entry.task === 'generate')?.score ?? 0;
+  const explain = scores.find((entry) => entry.task === 'explain')?.score ?? 0;
+  const aboutOtherCode = form.aboutBehaviour && !form.pointing && !form.codeNoun && !namesAnyCode && !named.mentionsCallable;
   for (const entry of scores) {
     let score = entry.score;
     if (entry.task === 'question' && !form.asksOrSearches) score *= UNASKED_QUESTION_WEIGHT;
     if (form.aboutBehaviour && MAKING_TASKS.has(entry.task)) score *= BEHAVIOUR_QUESTION_WEIGHT;
+    // A question about what code does, said of things it names in words ("how does the cache decide data is stale"),
+    // is about the workspace: explaining the code at the cursor answers it only when it points at that code ("how does
+    // this work", "what does the function return") or names code. Its evidence goes to the question task.
+    if (entry.task === 'explain' && aboutOtherCode) score *= UNASKED_QUESTION_WEIGHT;
+    if (entry.task === 'question' && aboutOtherCode) score = Math.max(score, explain);
     // "What calls X" asks where X is used, not what X does: only the question task answers it.
     if (form.aboutUses && entry.task !== 'question') score *= BEHAVIOUR_QUESTION_WEIGHT;
     // Implement needs an interface or class: with the cursor elsewhere and none named, the request cannot mean it.
@@ -649,7 +661,7 @@ function weighByForm(scores: { task: TaskId; score: number }[], form: RequestFor
  * score's share of the evidence, next to the runner-up and a constant prior for "none of the above", like the extra
  * option of the model classifier's list.
  */
-export function classifyIntent(text: string, options?: { threshold?: number; symbols?: KnownNames; implementable?: KnownNames; cursor?: CursorContext }): IntentResult {
+export function classifyIntent(text: string, options?: { threshold?: number; symbols?: KnownNames; implementable?: KnownNames; callables?: KnownNames; cursor?: CursorContext }): IntentResult {
   const threshold = options?.threshold ?? DEFAULT_INTENT_THRESHOLD;
   const current = getModel();
   const symbols = options?.symbols ?? new Set<string>();
@@ -662,7 +674,7 @@ export function classifyIntent(text: string, options?: { threshold?: number; sym
     return { task, score: round(score > 0 && cursor?.offers.includes(task) ? score + OFFER_BONUS : score) };
   });
   const form = requestForm(text);
-  const named = namedForm(text, symbols, options?.implementable ?? new Set<string>(), form.asksOrSearches);
+  const named = namedForm(text, symbols, options?.implementable ?? new Set<string>(), options?.callables ?? symbols, form.asksOrSearches);
   weighByForm(scores, form, named, cursor, namesCode(text, symbols), BUILT_ON.test(text));
   const best = scores[0];
   let evidence = devEvidence(text, tokens, current.vocabulary, current.offTopic, symbols);

@@ -95,11 +95,12 @@ async function classifyOffline(context: Pick<AskContext, 'env' | 'threshold' | '
   const own = new Set(document ? listDeclarations(syntaxFileName(document), document.text).map((d) => d.simpleName) : []);
   const index = context.env.workspace.index;
   if (!index.walked()) await index.current(signal);
-  // Two words the code itself uses say the request is about it as well ("where are patches generated?"); one common
-  // word ("what time is it") does not. Asking where or which of something the code names ("where is the quantity
+  // Two words the code itself uses say the request is about it as well ("where are patches generated?", or with a
+  // file open "how does the cache decide data is stale?"); one common word ("what time is it") does not. Asking where or which of something the code names ("where is the quantity
   // checked?"), or saying what it must do ("the checkout should refuse empty carts"), is about the code too.
   const used = index.usedWords(text).length;
-  const aboutWorkspace = (document === undefined && used >= 2) || ((PLACE_QUESTION.test(text) || requestForm(text).requirement) && used >= 1);
+  const form = requestForm(text);
+  const aboutWorkspace = ((document === undefined || form.aboutBehaviour) && used >= 2) || ((PLACE_QUESTION.test(text) || form.requirement) && used >= 1);
   const symbols = { has: (word: string): boolean => aboutWorkspace || own.has(word) || (word.length >= 3 && index.declarations(() => true, 1, word).length > 0) };
   // Interfaces and abstract classes: naming one ("a Map-backed Repo") points at it as the cursor on it would.
   const declared = document ? listDeclarations(syntaxFileName(document), document.text) : [];
@@ -109,9 +110,15 @@ async function classifyOffline(context: Pick<AskContext, 'env' | 'threshold' | '
       index.declarations((_name, kind) => kind === 'interface', 1, word).some((d) => d.name === word) ||
       index.declarations((_name, kind) => kind === 'class', 1, word).some((d) => d.name === word && /\babstract\b/.test(d.signature ?? '')),
   };
+  // Functions, methods and classes by their exact name: saying one ("the catch in retry") names code, where a word the
+  // code also declares as data ("data", "window") may be the user's own.
+  const callables = {
+    has: (word: string): boolean =>
+      declared.some((d) => d.simpleName === word && d.kind !== 'interface') || index.declarations((_name, kind) => kind === 'function' || kind === 'method' || kind === 'class', 1, word).some((d) => d.name === word || d.name.endsWith(`.${word}`)),
+  };
   // The code at the cursor is context: "correct it" on an error, "fill this in" in an empty body.
   const at = document && cursor ? cursorContextAt(document, cursor.start, cursor.end, documentDiagnostics(context, document)) : undefined;
-  const result = classifyIntent(text, { threshold: context.threshold, symbols, implementable, ...(at ? { cursor: at } : {}) });
+  const result = classifyIntent(text, { threshold: context.threshold, symbols, implementable, callables, ...(at ? { cursor: at } : {}) });
   return { task: result.task, confidence: result.confidence, by: 'intent-offline' };
 }
 
