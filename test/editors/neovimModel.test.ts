@@ -76,6 +76,23 @@ describe.skipIf(skipNvim)(`a model agent in Neovim${skipReason}`, () => {
     expect(result.notifications.filter((n) => n.level >= ERROR)).toEqual([]);
   });
 
+  it(':AssistantDocument leaves the warning that the model failed on screen rather than a plain "applied"', async () => {
+    model.setDefault({ kind: 'error', status: 401, message: 'Incorrect API key provided' });
+    const { result } = await runScenario(
+      `
+    T.cursor_on('export function parseConfig')
+    vim.cmd('AssistantDocument')
+    T.wait('the doc comment', function() return T.text():find('%*/\\n// @assistant [^\\n]*\\nexport function parseConfig') ~= nil end)
+    T.wait_notified('gpt%-4o%-mini failed')
+    vim.wait(1000)
+`,
+      { setup: setupWithModel() },
+    );
+    const warning = 'assistant-ls: Used the answer of doc-offline; gpt-4o-mini failed: the endpoint refused the API key (401).';
+    expect(result.notifications.at(-1), JSON.stringify(result.notifications)).toEqual({ message: warning, level: WARN });
+    expect(result.notifications.map((n) => n.message)).not.toContain('assistant-ls: applied');
+  });
+
   it('asks which of two answers to a code action with the server’s message as it is: no stray colon after the last summary', async () => {
     model.setDefault(taskSteps(() => ({ kind: 'text', content: LOAD_DOC })));
     const { result } = await runScenario(

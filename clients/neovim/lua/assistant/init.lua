@@ -612,8 +612,13 @@ function M.document(opts)
   if type(lsp_versions) == 'table' and type(lsp_versions[bufnr]) == 'number' then
     args.textDocument.version = lsp_versions[bufnr]
   end
+  local said_before = progress.said_count()
   M.request(client, 'workspace/executeCommand', { command = M.methods.document, arguments = { args } }, function(result)
     if is_null(result) or preview.discarded(result) then
+      return
+    end
+    -- A warning the server sent meanwhile ("Used the answer of doc-offline; local failed: …") says more than "applied".
+    if is_null(result.message) and result.applied and progress.said_count() > said_before then
       return
     end
     notify(is_null(result.message) and (result.applied and 'applied' or 'nothing applied') or result.message, result.applied and levels.INFO or levels.WARN)

@@ -31,6 +31,12 @@ function P.said()
   end
 end
 
+--- How many messages the plugin has shown so far: a request compares it before and after, to leave a message said
+--- meanwhile (a warning) on screen rather than cover it with a plain outcome.
+function P.said_count()
+  return said
+end
+
 --- `text` cut to fit the command line with `tail` after it, so the tail (how to cancel) is never what is cut.
 function P.fit(text, tail)
   -- Longer than the command line would turn into a hit-enter prompt in the middle of work.
