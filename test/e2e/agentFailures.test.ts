@@ -104,7 +104,7 @@ describe('failed agents are named', () => {
     expect(editor.questions).toHaveLength(1);
     const question = editor.questions[0]!;
     expect(question.actions!.map((a) => a.title)).toEqual(['Use doc-offline', 'Use gpt-4o-mini', 'Discard']);
-    const failures = ['local failed: no answer within 4 s', 'broken failed: the endpoint’s answer could not be read', 'wordy failed: the answer holds no documentation comment'];
+    const failures = ['local failed: no answer within 4 s (orchestrator.agentTimeoutMs)', 'broken failed: the endpoint’s answer could not be read', 'wordy failed: the answer holds no documentation comment'];
     expect(question.message.split('\n').slice(-3)).toEqual(failures);
     await until(() => editor.messages.some((m) => m.type === WARNING), 15_000, 'the warning');
     expect(editor.messages).toContainEqual({ type: WARNING, message: `Used the answer of gpt-4o-mini; ${failures.join('; ')}.` });

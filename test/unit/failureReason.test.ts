@@ -40,7 +40,7 @@ describe('failureReason', () => {
   it('says which limit ran out, in seconds', async () => {
     expect(await reasonFor({ kind: 'stall', afterHeaders: true }, { idleTimeoutMs: 300 })).toBe('the model sent nothing for 300 ms');
     expect(await reasonFor({ kind: 'text', content: 'x'.repeat(100), chunkSize: 1, delayMs: 30 }, { timeoutMs: 1500, idleTimeoutMs: 1000 })).toBe('no answer within 1.5 s');
-    expect(failureReason(new BudgetExceeded(60_000))).toBe('no answer within 60 s');
+    expect(failureReason(new BudgetExceeded(60_000))).toBe('no answer within 60 s (orchestrator.agentTimeoutMs)');
   });
 
   it('tells a broken, cut-off, filtered or unreadable answer apart', async () => {

@@ -42,14 +42,14 @@ describe('runAgents', () => {
 
   it('gives up on an agent past its budget, even one that ignores its signal', async () => {
     const outcomes = await runAgents([agent('slow', () => new Promise(() => undefined))], request, { agentTimeoutMs: 100, signal: new AbortController().signal });
-    expect(outcomes[0]).toMatchObject({ status: 'timeout', error: 'no answer within 100 ms' });
+    expect(outcomes[0]).toMatchObject({ status: 'timeout', error: 'no answer within 100 ms (orchestrator.agentTimeoutMs)' });
   });
 
   it('keeps the steps a pipeline ran when its budget stops it', async () => {
     const steps = { name: 'issue', steps: [{ id: 's1', index: 0, name: 'context', status: 'cancelled' as const, input: {}, responses: [], startedAt: '', durationMs: 90 }] };
     const pipeline = agent('pipeline', (_r, s) => sleep(5000, s).then(() => ({ text: 'late' }), (reason: unknown) => Promise.reject(new PipelineFailure(String(reason), steps))));
     const outcomes = await runAgents([pipeline], request, { agentTimeoutMs: 100, signal: new AbortController().signal });
-    expect(outcomes[0]).toMatchObject({ status: 'timeout', error: 'no answer within 100 ms', pipeline: steps });
+    expect(outcomes[0]).toMatchObject({ status: 'timeout', error: 'no answer within 100 ms (orchestrator.agentTimeoutMs)', pipeline: steps });
   });
 
   it('marks every agent cancelled when the caller aborts', async () => {

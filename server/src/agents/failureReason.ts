@@ -4,7 +4,8 @@ import { ModelError } from './modelClient.js';
 /** An agent that ran past the orchestrator's budget for it. */
 export class BudgetExceeded extends Error {
   constructor(readonly limitMs: number) {
-    super(`no answer within ${formatDuration(limitMs)}`);
+    // The setting is named: a model on a CPU may need longer, and the user can give it that.
+    super(`no answer within ${formatDuration(limitMs)} (orchestrator.agentTimeoutMs)`);
     this.name = 'BudgetExceeded';
   }
 }
