@@ -169,6 +169,7 @@ describe.skipIf(skipNvim)(`a model agent in Neovim${skipReason}`, () => {
     T.wait_progress('ConfigStore.load: cancelled$')
     -- An edit that came after the cancel would land now.
     vim.wait(300)
+    T.trace(true)
 `,
       { setup: setupWithModel() },
     );
@@ -181,6 +182,8 @@ describe.skipIf(skipNvim)(`a model agent in Neovim${skipReason}`, () => {
     expect(fs.readFileSync(path.join(workspace, 'src/config.ts'), 'utf8')).toBe(original);
     const interaction = readInteractions(workspace).find((i) => i.task === 'document');
     expect(interaction).toMatchObject({ message: 'Cancelled before an answer was chosen.' });
+    // The trace list says so too.
+    expect(result.quickfix[0]?.text).toMatch(/^document ConfigStore\.load by doc-offline, gpt-4o-mini \(cancelled\) /);
     expect(interaction!.responses.map((r) => [r.agent.name, r.status, r.used])).toEqual([
       ['doc-offline', 'ok', false],
       ['gpt-4o-mini', 'cancelled', false],
@@ -202,6 +205,7 @@ describe.skipIf(skipNvim)(`a model agent in Neovim${skipReason}`, () => {
     T.wait_notified('^assistant%-ls: cancelled')
     T.wait_progress('^Assistant: ask: cancelled$')
     vim.wait(300)
+    T.trace(true)
 `,
       { setup: setupWithModel() },
     );
@@ -212,6 +216,8 @@ describe.skipIf(skipNvim)(`a model agent in Neovim${skipReason}`, () => {
     expect(result.notifications).toEqual([{ message: 'assistant-ls: cancelled Assistant: ask; nothing applied', level: INFO }]);
     const interaction = readInteractions(workspace).find((i) => i.source === 'text');
     expect(interaction).toMatchObject({ message: 'Cancelled before an answer was chosen.' });
+    // The trace list says so too.
+    expect(result.quickfix[0]?.text).toMatch(/^document ConfigStore\.load by doc-offline, gpt-4o-mini \(cancelled\) /);
     expect(interaction!.responses.find((r) => r.agent.name === 'gpt-4o-mini')).toMatchObject({ status: 'cancelled', used: false });
   });
 });

@@ -50,7 +50,8 @@ function Q.text(interaction)
   local used = used_response(interaction)
   local discarded = not used and Q.discarded_response(interaction) or nil
   local parts = { tostring(interaction.task or '?') }
-  if present(context.symbol) then
+  -- A question is about the workspace: what was asked says which one it is.
+  if interaction.task ~= 'question' and present(context.symbol) then
     table.insert(parts, context.symbol)
   elseif present(interaction.text) and interaction.text ~= '' then
     table.insert(parts, '"' .. (interaction.text:gsub('%s+', ' ')) .. '"')
@@ -74,6 +75,14 @@ function Q.text(interaction)
     table.insert(parts, '(discarded)')
   elseif #(interaction.responses or {}) == 0 and present(interaction.message) then
     table.insert(parts, '(' .. interaction.message .. ')')
+  else
+    local statuses = vim.tbl_map(function(r) return r.status end, interaction.responses or {})
+    if vim.tbl_contains(statuses, 'cancelled') then
+      table.insert(parts, '(cancelled)')
+    elseif #statuses > 0 and not vim.tbl_contains(statuses, 'ok') then
+      -- Every agent failed or ran out of time: the entry leads to the request, not to code.
+      table.insert(parts, '(no answer)')
+    end
   end
   table.insert(parts, tostring(interaction.timestamp or ''))
   table.insert(parts, '[' .. tostring(interaction.id or ''):sub(1, 8) .. ']')
