@@ -117,6 +117,37 @@ describe('TraceStore', () => {
     expect(reader.all()).toHaveLength(2);
   });
 
+  it('reads every session with readOnly, and creates, moves, tidies and writes nothing', async () => {
+    const directory = tempDir();
+    const writer = await TraceStore.open({ directory, session: session('s1'), segmentSize: 3 });
+    await writer.add(interaction('a', 's1', { timestamp: minute(1) }));
+    await writer.amendResponse('a', 'r1', { rating: 'up' });
+    fs.mkdirSync(path.join(directory, 's2'));
+    const damaged = segmentPath(directory, 's2', 1);
+    fs.writeFileSync(damaged, `${JSON.stringify({ format: 2, session: session('s2') })}\nnot json\n`);
+    const leftover = `${damaged}.99.abcdef.tmp`;
+    fs.writeFileSync(leftover, 'a crashed write');
+    fs.utimesSync(leftover, new Date(2020, 0, 1), new Date(2020, 0, 1));
+    const listing = (): string[] => (fs.readdirSync(directory, { recursive: true }) as string[]).sort();
+    const before = listing();
+    const warnings: string[] = [];
+    const reader = await TraceStore.open({ directory, session: session('reader'), segmentSize: 1, readOnly: true, onWarning: (m) => warnings.push(m) });
+    expect(reader.query({}).interactions.map((i) => [i.id, i.responses[0]?.rating])).toEqual([['a', 'up']]);
+    expect(reader.idsStartingWith('', 5)).toEqual(['a']);
+    await writer.add(interaction('b', 's1', { timestamp: minute(2) }));
+    expect(reader.query({}).interactions.map((i) => i.id)).toEqual(['b', 'a']);
+    await expect(reader.add(interaction('c', 'reader'))).rejects.toThrow(/only reads/);
+    await expect(reader.amendResponse('a', 'r1', { rating: 'down' })).rejects.toThrow(/only reads/);
+    expect(reader.inheritsFrom('s1')).toBe(false);
+    await reader.close();
+    await writer.close();
+    expect(warnings.join('\n')).toMatch(/Ignoring damaged file .*segment-000001\.jsonl/);
+    expect(listing()).toEqual(before);
+    const nowhere = path.join(tempDir(), 'no-trace');
+    await (await TraceStore.open({ directory: nowhere, session: session('reader'), segmentSize: 1, readOnly: true })).close();
+    expect(fs.existsSync(nowhere)).toBe(false);
+  });
+
   it('leaves a readable segment log after every add resolves', async () => {
     const directory = tempDir();
     const store = await TraceStore.open({ directory, session: session('s1'), segmentSize: 100 });

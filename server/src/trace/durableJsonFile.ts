@@ -23,8 +23,8 @@ export interface DurableJsonFileOptions<T = unknown> {
 
 export interface DurableReadOptions {
   /**
-   * Rename a damaged file out of the way (default true). Readers of files another process owns pass false,
-   * so that they never move a file out from under its writer.
+   * Rename a damaged file out of the way and, for `read`, remove the temp files a crashed writer left (default true).
+   * Readers of files another process owns pass false, so that they never change the folder under its writer.
    */
   setAside?: boolean;
 }
@@ -103,8 +103,9 @@ export class DurableJsonFile<T> implements Adapter<T> {
     this.directCallBytes = options.directCallBytes ?? DIRECT_CALL_BYTES;
   }
 
-  async read(): Promise<T | null> {
-    await this.removeStaleTempFiles();
+  async read(options: DurableReadOptions = {}): Promise<T | null> {
+    const setAside = options.setAside ?? true;
+    if (setAside) await this.removeStaleTempFiles();
     let text: string;
     try {
       text = await fsp.readFile(this.filePath, 'utf8');
@@ -112,7 +113,7 @@ export class DurableJsonFile<T> implements Adapter<T> {
       if (errorCode(error) === 'ENOENT') return null;
       throw error;
     }
-    return this.interpret(text, true);
+    return this.interpret(text, setAside);
   }
 
   /** Synchronous read for callers that must answer without awaiting (e.g. refreshing before a query). */

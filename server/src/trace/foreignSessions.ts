@@ -176,7 +176,8 @@ export class ForeignSessions {
       try {
         const segment = createSegment(foreign.id, index, foreign.directory, log, this.context);
         const fileStat = await statLater(segment.filePath);
-        const data = await segment.adapter.read();
+        // A damaged file is set aside (its writer is gone as a rule), except by a reader, which changes nothing.
+        const data = await segment.adapter.read({ setAside: this.context.readOnly !== true });
         return fileStat === undefined ? { segment, data } : { segment, signature: signatureOf(fileStat), data };
       } catch (error) {
         return { error };

@@ -75,6 +75,8 @@ export interface Segment {
 export interface SegmentContext {
   session: TraceSession;
   onWarning: (message: string) => void;
+  /** The store only reads (see `TraceStoreOptions.readOnly`): no file is set aside or tidied away. */
+  readOnly?: boolean;
 }
 
 /** The handle of one segment file of `sessionId`'s folder `directory`; nothing is read until asked. */

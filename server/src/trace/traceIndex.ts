@@ -182,6 +182,17 @@ export class TraceIndex<S> {
     return this.entries.get(id);
   }
 
+  /** The ids that start with `prefix`, at most `limit` of them. */
+  idsStartingWith(prefix: string, limit: number): string[] {
+    const ids: string[] = [];
+    for (const id of this.entries.keys()) {
+      if (!id.startsWith(prefix)) continue;
+      ids.push(id);
+      if (ids.length >= limit) break;
+    }
+    return ids;
+  }
+
   /**
    * Adds an interaction, or replaces the one with its id (which then comes from `source`) unless `keep` says the
    * existing entry stays.

@@ -38,6 +38,12 @@ export interface TraceStoreOptions {
   history?: 'open' | 'background';
   /** The rule of the session's workspace (`Workspace.exclusion`); by default one read from `session.workspace`. */
   exclusion?: WorkspaceExclusion;
+  /**
+   * A reader beside the servers (the `assistant-ls trace` command): every session's segments are read as another
+   * session's, nothing is created, set aside or tidied away, and `add`, `update` and amendments are refused. `session`
+   * then names only the reader, whose id no folder should have.
+   */
+  readOnly?: boolean;
 }
 
 /** Names that are unsafe as a directory on some platform or would escape the trace directory. */
@@ -71,6 +77,7 @@ export class TraceStore {
   readonly directory: string;
   readonly session: TraceSession;
   readonly segmentSize: number;
+  readonly readOnly: boolean;
   private readonly onWarning: (message: string) => void;
   /** Whose files' code fragments are not recorded (the session's workspace's rule). */
   private readonly exclusion: WorkspaceExclusion | undefined;
@@ -94,10 +101,11 @@ export class TraceStore {
     this.directory = path.resolve(options.directory);
     this.session = copy(options.session);
     this.segmentSize = options.segmentSize;
+    this.readOnly = options.readOnly === true;
     this.exclusion = options.exclusion ?? (this.session.workspace ? new WorkspaceExclusion(this.session.workspace) : undefined);
     this.onWarning =
       options.onWarning ?? ((message) => void process.stderr.write(`[assistant-ls] trace: ${message}\n`));
-    const context = { session: this.session, onWarning: this.onWarning };
+    const context = { session: this.session, onWarning: this.onWarning, readOnly: this.readOnly };
     this.writer = new SegmentWriter(path.join(this.directory, this.session.id), this.segmentSize, context);
     this.others = new ForeignSessions(this.directory, context, {
       index: this.index,
@@ -116,9 +124,11 @@ export class TraceStore {
       throw new TypeError(`TraceStore: segmentSize must be a positive integer, got ${String(options.segmentSize)}`);
     }
     const store = new TraceStore(options);
-    await fsp.mkdir(store.directory, { recursive: true });
-    for (const segment of await store.writer.load()) store.indexSegment(segment);
-    store.index.flush();
+    if (!store.readOnly) {
+      await fsp.mkdir(store.directory, { recursive: true });
+      for (const segment of await store.writer.load()) store.indexSegment(segment);
+      store.index.flush();
+    }
     const history = store.others.load();
     if (options.history === 'background') {
       store.history = history.catch((error: unknown) => {
@@ -307,6 +317,12 @@ export class TraceStore {
     return entry === undefined ? undefined : this.snapshot(entry.interaction);
   }
 
+  /** The ids of every session's interactions that start with `prefix` (an id as a person types it), at most `limit`. */
+  idsStartingWith(prefix: string, limit: number): string[] {
+    this.others.refresh();
+    return this.index.idsStartingWith(prefix, limit);
+  }
+
   /** Answers like `queryInteractions` over every interaction, from the indexes: it touches little more than the page. */
   query(params: TraceParams): TraceResult {
     const filter = parseTraceParams(params);
@@ -330,6 +346,8 @@ export class TraceStore {
    * it is this session, or one of the same user on the same workspace whose server no longer runs on this machine.
    */
   inheritsFrom(sessionId: string): boolean {
+    // A reader settles nothing: what it would decide is an amendment, which it does not write.
+    if (this.readOnly) return false;
     return sessionId === this.session.id || this.others.ended(sessionId, this.session.user, this.session.workspace);
   }
 
@@ -365,6 +383,7 @@ export class TraceStore {
   }
 
   private enqueue<R>(operation: () => Promise<R>): Promise<R> {
+    if (this.readOnly) return Promise.reject(new Error('TraceStore: the store only reads'));
     if (this.closed) return Promise.reject(new Error('TraceStore: the store is closed'));
     const run = this.queue.then(operation);
     this.queue = run.then(
