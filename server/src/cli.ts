@@ -12,6 +12,7 @@ const USAGE = `assistant-ls: a language server with a traceable, multi-agent dev
 Usage:
   assistant-ls --stdio          serve the Language Server Protocol on stdin/stdout
   assistant-ls --socket=PORT    connect to an editor listening on 127.0.0.1:PORT and serve there
+  assistant-ls trace ...        which code the assistant produced, and why (assistant-ls trace --help)
   assistant-ls eval <repo> ...  measure agents on a repository's cases (assistant-ls eval --help)
   assistant-ls --version        print the version
   assistant-ls --help           print this help
@@ -51,6 +52,19 @@ function keepServingOnUnhandledRejections(): void {
 }
 
 function main(argv: string[]): void {
+  if (argv[0] === 'trace') {
+    // The trace from a terminal (server/src/traceCli/): read-only, loaded only when asked for.
+    void import('./traceCli/traceCli.js')
+      .then(({ traceMain }) => traceMain(argv.slice(1)))
+      .then(
+        (code) => process.stdout.write('', () => process.exit(code)),
+        (error: unknown) => {
+          process.stderr.write(`assistant-ls trace: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+          process.exit(1);
+        },
+      );
+    return;
+  }
   if (argv[0] === 'eval') {
     // The evaluation harness (server/src/eval/): its own command line, loaded only when asked for.
     void import('./eval/cli.js')

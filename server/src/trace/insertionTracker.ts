@@ -329,6 +329,12 @@ export class InsertionTracker {
     return [...ids];
   }
 
+  /** The interactions with insertions anywhere in the document, counted as `idsAt` counts them on a line. */
+  idsIn(uri: string, text: string): string[] {
+    const file = this.sync(uri, text);
+    return [...new Set(file.items.filter((item) => !item.removed || item.reverted).map((item) => item.interactionId))];
+  }
+
   /**
    * A revert of the response is about to be applied (`done` undefined), was applied (true) or was not (false): what it
    * removes is reverted, not discarded, and stays where it was for the history of the code.
