@@ -51,33 +51,24 @@ function keepServingOnUnhandledRejections(): void {
   });
 }
 
+/** Runs a subcommand's main on its arguments; its answer is the exit code, once stdout has been written out. */
+function runSubcommand(name: string, load: () => Promise<(argv: string[]) => Promise<number>>, argv: string[]): void {
+  void load()
+    .then((subcommand) => subcommand(argv))
+    .then(
+      (code) => process.stdout.write('', () => process.exit(code)),
+      (error: unknown) => {
+        process.stderr.write(`assistant-ls ${name}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+        process.exit(1);
+      },
+    );
+}
+
 function main(argv: string[]): void {
-  if (argv[0] === 'trace') {
-    // The trace from a terminal (server/src/traceCli/): read-only, loaded only when asked for.
-    void import('./traceCli/traceCli.js')
-      .then(({ traceMain }) => traceMain(argv.slice(1)))
-      .then(
-        (code) => process.stdout.write('', () => process.exit(code)),
-        (error: unknown) => {
-          process.stderr.write(`assistant-ls trace: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-          process.exit(1);
-        },
-      );
-    return;
-  }
-  if (argv[0] === 'eval') {
-    // The evaluation harness (server/src/eval/): its own command line, loaded only when asked for.
-    void import('./eval/cli.js')
-      .then(({ evalMain }) => evalMain(argv.slice(1)))
-      .then(
-        (code) => process.stdout.write('', () => process.exit(code)),
-        (error: unknown) => {
-          process.stderr.write(`assistant-ls eval: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-          process.exit(1);
-        },
-      );
-    return;
-  }
+  // Subcommands with command lines of their own, loaded only when asked for: the trace from a terminal
+  // (server/src/traceCli/, read-only) and the evaluation harness (server/src/eval/).
+  if (argv[0] === 'trace') return runSubcommand('trace', async () => (await import('./traceCli/traceCli.js')).traceMain, argv.slice(1));
+  if (argv[0] === 'eval') return runSubcommand('eval', async () => (await import('./eval/cli.js')).evalMain, argv.slice(1));
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(`${USAGE}\n`);
     return;
