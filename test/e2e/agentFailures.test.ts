@@ -62,6 +62,17 @@ describe('failed agents are named', () => {
     expect(editor.messages).toContainEqual({ type: WARNING, message: 'Used the answer of doc-offline; gpt-4o-mini failed: the answer was cut off at the model’s token limit.' });
   });
 
+  it('keeps the whole sections of a markdown answer cut off at the token limit, as the tags they stand for', async () => {
+    const { editor, doc } = await start([scriptedAgent(model, 'gpt-4o-mini', { maxRetries: 0 })]);
+    // What a small local model writes: markdown sections instead of tags, then a retelling of the code cut off midway.
+    const content = '**Purpose**: Loads the configuration once and keeps it for later calls.\n\n**Returns**: A promise of the configuration.\n\n**Behaviour**:\n- It reads the file the first ti';
+    model.setDefault({ kind: 'text', content, finishReason: 'length' });
+    const result = await run(editor, await documentLoad(editor, doc.uri));
+    const trace = await editor.request<TraceResult>('assistant/trace', { id: result.interactionId });
+    const kept = trace.interactions[0]!.responses.find((r) => r.agent.name === 'gpt-4o-mini')!;
+    expect(kept).toMatchObject({ status: 'ok', text: '/**\n * Loads the configuration once and keeps it for later calls.\n *\n * @returns A promise of the configuration.\n */' });
+  });
+
   it('says an offline agent with nothing true to add declined, not that it failed', async () => {
     const { editor, doc } = await start([scriptedAgent(model, 'gpt-4o-mini')]);
     model.setDefault({ kind: 'text', content: '/** The first item, else the fallback. */' });

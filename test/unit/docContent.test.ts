@@ -130,4 +130,11 @@ describe('claims checked against the code', () => {
     expect(contradictions('/** @throws {TypeError} If `text` is not a number. */', claims)).toEqual([]);
     expect(contradictions('/** @throws {TypeError} If `this.value` is not a number. */', claims)).toEqual([]);
   });
+
+  it('flags a @throws on a function that runs nothing that can throw', () => {
+    const pure = analyse('export function clamp(n: number, max: number): number {\n  const run = () => { throw new Error(); };\n  void run;\n  return n > max ? max : n;\n}\n', 'clamp').claims;
+    expect(contradictions('/** @throws {RangeError} If n is too large. */', pure)).toEqual(['@throws on a function that runs nothing that can throw']);
+    const calling = analyse('export function size(text: string): number {\n  return JSON.parse(text).length;\n}\n', 'size').claims;
+    expect(contradictions('/** @throws {SyntaxError} If the text is no JSON. */', calling)).toEqual([]);
+  });
 });

@@ -129,11 +129,50 @@ describe('documentTask', () => {
     };
     const invented = run('/**\n * Clears the state.\n * @param options - The options.\n * @param options.force - Whether to force.\n */', 'reset');
     expect(invented).toMatchObject({ ok: true, text: '/**\n * Clears the state.\n */' });
-    expect(run('/**\n * @param options - The options.\n */', 'reset')).toMatchObject({ ok: false, reason: expect.stringMatching(/parameters the function does not have/) });
+    expect(run('/**\n * @param options - The options.\n */', 'reset')).toMatchObject({ ok: false, reason: expect.stringMatching(/tags the code contradicts/) });
     const destructured = '/**\n * The area.\n * @param size - The size.\n * @param size.w - Width.\n * @returns The area.\n */';
     expect(run(destructured, 'area')).toMatchObject({ ok: true, text: destructured });
     const completed = run('/**\n * Moves.\n * @param from - Gone since.\n * @param to - Where.\n * @param speed - How fast.\n * @returns Where it is.\n */', 'move');
     expect(completed).toMatchObject({ ok: true, text: '/**\n * Moves.\n *\n * @param from - Gone since.\n * @param to - Where.\n * @returns Where it is.\n */' });
+  });
+
+  it('drops @throws on code that runs nothing that can throw and @returns on code that returns nothing, and reads markdown sections', () => {
+    const source = [
+      'export function clamp(n: number, max: number): number {',
+      '  return n > max ? max : n;',
+      '}',
+      '',
+      'export function parse(text: string): unknown {',
+      '  return JSON.parse(text);',
+      '}',
+      '',
+      'export function check(n: number): number {',
+      '  if (n < 0) throw new RangeError("negative");',
+      '  return n;',
+      '}',
+      '',
+      'export function log(message: string) {',
+      '  console.log(message);',
+      '}',
+      '',
+      'export async function save(): Promise<void> {}',
+      '',
+    ].join('\n');
+    const on: DocumentSnapshot = { ...document, text: source };
+    const run = (answer: string, needle: string) => {
+      const declaration = declarationAt('/w/a.ts', source, source.indexOf(needle));
+      return documentTask.convertAnswer({ text: answer }, { workspace: ws, document: on, target: declarationTarget(declaration!), parameters: {} }, undefined);
+    };
+    const throwing = '/**\n * Limits n.\n *\n * @param n - The number.\n * @param max - The limit.\n * @returns n, at most max.\n * @throws If n is not a number.\n */';
+    expect(run(throwing, 'clamp')).toMatchObject({ ok: true, text: '/**\n * Limits n.\n *\n * @param n - The number.\n * @param max - The limit.\n * @returns n, at most max.\n */' });
+    expect(run('/**\n * @throws If it fails.\n */', 'clamp')).toMatchObject({ ok: false, reason: expect.stringMatching(/tags the code contradicts/) });
+    expect(run('/**\n * Parses.\n * @throws No errors are thrown.\n */', 'parse')).toMatchObject({ ok: true, text: '/**\n * Parses.\n */' });
+    expect(run('/**\n * Parses.\n * @throws {SyntaxError} If the text is no JSON.\n */', 'parse')).toMatchObject({ ok: true, text: expect.stringContaining('@throws {SyntaxError}') });
+    expect(run('/**\n * Checks.\n * @throws {RangeError} If n is negative.\n */', 'check')).toMatchObject({ ok: true, text: expect.stringContaining('@throws {RangeError}') });
+    expect(run('/**\n * Logs.\n * @param message - What to log.\n * @returns The message.\n */', 'log')).toMatchObject({ ok: true, text: '/**\n * Logs.\n *\n * @param message - What to log.\n */' });
+    expect(run('/**\n * Saves.\n * @returns A promise settled once saved.\n */', 'save')).toMatchObject({ ok: true, text: expect.stringContaining('@returns A promise') });
+    const markdown = '**Purpose**: Limits a number.\n\n**Parameters**:\n- `n`: The number.\n- `max`: The limit.\n\n**Returns**: The smaller of the two.\n\n**Behaviour**:\n- Compares them.';
+    expect(run(markdown, 'clamp')).toMatchObject({ ok: true, text: '/**\n * Limits a number.\n *\n * @param n - The number.\n * @param max - The limit.\n * @returns The smaller of the two.\n */' });
   });
 
   it('refuses answers without a doc comment and unchanged comments', () => {

@@ -127,7 +127,7 @@ export function tagNames(tag: JsDocTag): string[] {
     .filter(Boolean);
 }
 
-function commentContentLines(block: string): string[] {
+export function commentContentLines(block: string): string[] {
   let body = block.trim();
   if (body.startsWith('/**')) body = body.slice(3);
   else if (body.startsWith('/*')) body = body.slice(2);

@@ -1,6 +1,7 @@
 // The doc scenario's content metrics: how much a comment restates its signature, how close it comes to the repository's own comment, and which of its claims the code contradicts.
 import { ts } from 'ts-morph';
 import type { DeclarationTarget } from '../repo/declarations.js';
+import { mayThrow } from '../repo/docCoverage.js';
 import { parseJsDoc } from '../edits/jsdoc.js';
 import type { JsDocTag } from '../edits/jsdoc.js';
 import { locateDeclaration } from '../agents/offline/declarationLocator.js';
@@ -190,6 +191,8 @@ export interface ClaimFacts {
   boundNames: Set<string>;
   /** Names declared inside the body (variables, functions, classes, catch bindings): a caller never sees them. */
   locals: Set<string>;
+  /** False when the function runs nothing that can throw (no `throw`, call, `new`, `await`, …); undefined when unknown. */
+  mayThrow?: boolean;
 }
 
 /** The claim facts of the declaration `target`, with the checker when one is given. */
@@ -225,7 +228,8 @@ export function claimFacts(source: ts.SourceFile, target: DeclarationTarget, che
       if (same && (parameter.questionToken || parameter.initializer)) same.optional = true;
     }
   }
-  const facts: ClaimFacts = { parameters, noReturn, boundNames, locals: localNames(fn) };
+  const throws = mayThrow(source, target);
+  const facts: ClaimFacts = { parameters, noReturn, boundNames, locals: localNames(fn), ...(throws !== undefined ? { mayThrow: throws } : {}) };
   const returns = checker && !noReturn ? returnKind(checker, fn) : undefined;
   if (returns) facts.returns = returns;
   return facts;
@@ -287,8 +291,8 @@ function localNames(fn: FunctionLike): Set<string> {
 /**
  * The claims of a comment the code contradicts: a `@param` naming no parameter, a default or `Optional.` the
  * signature does not have, a `@returns` on a function that returns nothing, or one promising a boolean, a promise,
- * this instance or nothing when the return type is something else, a `@throws` whose condition names a local
- * variable (the caller cannot see it).
+ * this instance or nothing when the return type is something else, a `@throws` on a function that runs nothing that
+ * can throw, or whose condition names a local variable (the caller cannot see it).
  */
 export function contradictions(comment: string, facts: ClaimFacts): string[] {
   const block = parseJsDoc(comment);
@@ -323,7 +327,9 @@ export function contradictions(comment: string, facts: ClaimFacts): string[] {
     else if (/^an? promise\b/i.test(text) && kind !== 'promise') found.push('@returns a promise, but the function does not return one');
     else if (/^this instance\b/i.test(text) && kind !== 'this' && kind !== 'value') found.push('@returns this instance, but the function returns another type');
   }
-  for (const tag of block.tags.filter((t) => t.tag === 'throws' || t.tag === 'throw' || t.tag === 'exception')) {
+  const throwsTags = block.tags.filter((t) => t.tag === 'throws' || t.tag === 'throw' || t.tag === 'exception');
+  if (throwsTags.length > 0 && facts.mayThrow === false) found.push('@throws on a function that runs nothing that can throw');
+  for (const tag of throwsTags) {
     // Identifiers, not property names: `this.state.data` names no local `data`.
     const local = [...tag.text.matchAll(/`([^`]+)`/g)].flatMap((m) => [...(m[1] ?? '').matchAll(/(^|[^.\p{L}\p{N}_$#])([\p{L}_$][\p{L}\p{N}_$]*)/gu)].map((n) => n[2] ?? '')).find((word) => facts.locals.has(word));
     if (local) found.push(`@throws names the local ${local}`);

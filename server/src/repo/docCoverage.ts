@@ -84,6 +84,52 @@ function isNothingType(checker: ts.TypeChecker, type: ts.Type): boolean {
   return false;
 }
 
+/**
+ * Whether the function declared at `target` can throw: its own code (parameters' defaults included, nested functions
+ * and classes not, as they do not run) has a `throw`, or runs code that might: a call, a `new`, an `await`, a
+ * `for…of`, a `yield*`, a tagged template. Undefined when it is no function with a body (an overload: unknown).
+ */
+export function mayThrow(source: ts.SourceFile, target: DeclarationTarget): boolean | undefined {
+  const located = locateDeclaration(source, target);
+  if (!located || located.kind === 'class' || located.kind === 'interface' || !located.fn.body) return undefined;
+  let found = false;
+  const visit = (node: ts.Node): void => {
+    if (found || ts.isFunctionLike(node) || ts.isClassLike(node)) return;
+    if (
+      ts.isThrowStatement(node) ||
+      ts.isCallExpression(node) ||
+      ts.isNewExpression(node) ||
+      ts.isAwaitExpression(node) ||
+      ts.isForOfStatement(node) ||
+      ts.isTaggedTemplateExpression(node) ||
+      (ts.isYieldExpression(node) && node.asteriskToken !== undefined)
+    ) {
+      found = true;
+      return;
+    }
+    ts.forEachChild(node, visit);
+  };
+  for (const parameter of located.fn.parameters) if (parameter.initializer) visit(parameter.initializer);
+  ts.forEachChild(located.fn.body, visit);
+  return found;
+}
+
+/**
+ * Whether the declaration at `target` gives its caller nothing, by syntax: a constructor or setter, or a function
+ * declared to return void (or never, undefined) or whose body returns no value. An async function or a generator
+ * gives a promise or an iterator whatever its body returns: false. Undefined when it is no function.
+ */
+export function returnsNothing(source: ts.SourceFile, target: DeclarationTarget): boolean | undefined {
+  const located = locateDeclaration(source, target);
+  if (!located || located.kind === 'class' || located.kind === 'interface') return undefined;
+  if (located.kind === 'constructor' || located.kind === 'setter') return true;
+  const fn = located.fn;
+  const isAsync = ts.canHaveModifiers(fn) && (ts.getModifiers(fn) ?? []).some((m) => m.kind === ts.SyntaxKind.AsyncKeyword);
+  const generator = (ts.isFunctionDeclaration(fn) || ts.isMethodDeclaration(fn) || ts.isFunctionExpression(fn)) && fn.asteriskToken !== undefined;
+  if (isAsync || generator || (!fn.body && !fn.type)) return false;
+  return !returnsValue(fn, undefined);
+}
+
 const PARAM_TAGS = new Set(['param', 'arg', 'argument']);
 
 /** What a doc comment fails to cover of a signature. */

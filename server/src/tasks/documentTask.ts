@@ -1,9 +1,10 @@
 // The Document task: offered on functions, methods, classes and arrow functions; its answer becomes a doc comment and nothing else.
 import type { DeclarationTarget } from '../repo/declarations.js';
 import { declarationAt, KIND_LABEL, withSyntaxTree } from '../repo/declarations.js';
-import { documentsCompletely, signatureFacts, strayParamTags } from '../repo/docCoverage.js';
+import { documentsCompletely, mayThrow, returnsNothing, signatureFacts, strayParamTags } from '../repo/docCoverage.js';
 import { parseJsDoc, renderJsDoc } from '../edits/jsdoc.js';
 import { extractDocComment } from '../edits/docCommentExtract.js';
+import { sectionedDocBlock } from '../edits/sectionedDoc.js';
 import { afterAnnotationLines, annotationComment, stripAnnotationLines } from '../edits/annotation.js';
 import type { OffsetEdit } from '../edits/textEdits.js';
 import { syntaxFileName } from '../workspace/documentSnapshot.js';
@@ -37,11 +38,13 @@ export const documentTask: TaskDefinition = {
   convertAnswer(answer, { document, target: taskTarget }, annotation): TaskAnswer {
     const target = taskTarget.declaration;
     if (!target) return { ok: false, reason: 'there is no declaration to document here' };
-    // A clean block is kept as its author wrote it; anything else is reduced to its doc comment.
-    const extracted = bareDocBlock(answer.text) ?? extractDocComment(answer.text, target.simpleName);
+    // A clean block is kept as its author wrote it; anything else is reduced to its doc comment. Markdown sections
+    // ("**Parameters**:") a model writes, in a block or bare, become the tags they stand for.
+    const found = bareDocBlock(answer.text) ?? extractDocComment(answer.text, target.simpleName);
+    const extracted = (found === undefined ? undefined : sectionedDocBlock(found)) ?? found ?? sectionedDocBlock(answer.text);
     if (!extracted) return { ok: false, reason: 'the answer holds no documentation comment' };
-    const block = withoutInventedParams(stripAnnotationLines(extracted), document, target);
-    if (block === undefined) return { ok: false, reason: 'the answer only documents parameters the function does not have' };
+    const block = withoutFalseTags(stripAnnotationLines(extracted), document, target);
+    if (block === undefined) return { ok: false, reason: 'the answer only has tags the code contradicts (parameters it does not take, errors it cannot throw, a value it does not return)' };
     if (target.existingDoc && sameDoc(block, target.existingDoc.text, target.simpleName)) {
       return { ok: false, reason: 'the documentation is already complete' };
     }
@@ -70,16 +73,26 @@ export const documentTask: TaskDefinition = {
   },
 };
 
+/** A `@throws` text saying that nothing is thrown. */
+const SAYS_NO_ERROR = /^(no(ne|thing)?\b|(it|this|the \w+) (does not|doesn't|never|will not|won't) throw|never throws|does not throw)/i;
+
 /**
- * The block without the `@param` tags that name no parameter of the declaration (a model writes them for a function
- * that takes none); tags the existing comment already had are the user's and stay. Undefined when nothing is left.
+ * The block without the tags the code contradicts: `@param` tags that name no parameter of the declaration (a model
+ * writes them for a function that takes none), `@throws` tags on a function that runs nothing that can throw, and
+ * `@returns` on one that gives its caller nothing.
+ * Tags the existing comment already had are the user's and stay. Undefined when nothing is left.
  */
-function withoutInventedParams(block: string, document: DocumentSnapshot, target: DeclarationTarget): string | undefined {
-  const facts = withSyntaxTree(syntaxFileName(document), document.text, (source) => signatureFacts(source, target, undefined));
-  if (!facts) return block;
+function withoutFalseTags(block: string, document: DocumentSnapshot, target: DeclarationTarget): string | undefined {
+  const facts = withSyntaxTree(syntaxFileName(document), document.text, (source) => ({ signature: signatureFacts(source, target, undefined), throws: mayThrow(source, target), nothing: returnsNothing(source, target) }));
   const parsed = parseJsDoc(block);
   const theirs = new Set(target.existingDoc ? parseJsDoc(target.existingDoc.text).tags.map((tag) => tag.raw) : []);
-  const invented = strayParamTags(parsed.tags, facts).filter((tag) => !theirs.has(tag.raw));
+  const invented = [
+    ...(facts.signature ? strayParamTags(parsed.tags, facts.signature) : []),
+    ...(facts.throws === false ? parsed.tags.filter((tag) => tag.tag === 'throws' || tag.tag === 'throw' || tag.tag === 'exception') : []),
+    ...(facts.nothing === true ? parsed.tags.filter((tag) => tag.tag === 'returns' || tag.tag === 'return') : []),
+    // "@throws No errors are thrown." documents an error that is not there.
+    ...parsed.tags.filter((tag) => (tag.tag === 'throws' || tag.tag === 'throw' || tag.tag === 'exception') && !tag.type && SAYS_NO_ERROR.test(tag.text)),
+  ].filter((tag) => !theirs.has(tag.raw));
   if (invented.length === 0) return block;
   const kept = { description: parsed.description, tags: parsed.tags.filter((tag) => !invented.includes(tag)) };
   if (!/\p{L}/u.test(kept.description) && kept.tags.length === 0) return undefined;
