@@ -2,6 +2,7 @@
 local answer = require('assistant.answer')
 local cancel = require('assistant.cancel')
 local inline = require('assistant.inline')
+local pending = require('assistant.pending')
 local preview = require('assistant.preview')
 local progress = require('assistant.progress')
 local quickfix = require('assistant.quickfix')
@@ -110,25 +111,60 @@ end
 
 --- The server's questions (which of several answers, apply anyway) with vim.ui.select where Neovim lets a handler
 --- wait for it (0.10+ run server requests in a coroutine), its message as the prompt as it is: Neovim's own handler
---- adds ': ' to it, which lands after the last line the server wrote (an answer's summary). Before 0.10, Neovim's own
---- handler asks with inputlist(), the message above the choices.
+--- adds ': ' to it, which lands after the last line the server wrote (an answer's summary). A question that comes
+--- while the user is typing waits for :AssistantAnswers (the server waits too). Before 0.10, Neovim's own handler
+--- asks at once with inputlist(), the message above the choices: a handler there cannot answer later.
 function M.show_message_request(err, params, ctx, config)
   local co, is_main = coroutine.running()
   if not co or is_main or type(params) ~= 'table' then
     return vim.lsp.handlers['window/showMessageRequest'](err, params, ctx, config)
   end
-  vim.ui.select(params.actions or {}, {
-    kind = 'lsp_message',
-    prompt = tostring(params.message or ''),
-    format_item = function(action)
-      return (tostring(action.title):gsub('\r?\n', ' '))
-    end,
-  }, function(choice)
+  local message = tostring(params.message or '')
+  local answered = false
+  local function answer(choice)
+    if answered then
+      return
+    end
+    answered = true
     -- Resumed later, so the coroutine has yielded even when vim.ui.select answers at once.
     vim.schedule(function()
       coroutine.resume(co, choice or vim.NIL)
     end)
-  end)
+  end
+  local entry
+  local function ask(deferred)
+    vim.ui.select(params.actions or {}, {
+      kind = 'lsp_message',
+      prompt = message,
+      format_item = function(action)
+        return (tostring(action.title):gsub('\r?\n', ' '))
+      end,
+    }, function(choice)
+      -- Closed without a choice when it had waited: it waits on (its Discard, or the server's Cancel, says no).
+      if choice == nil and deferred then
+        return pending.offer(entry, notify, true)
+      end
+      answer(choice)
+    end)
+  end
+  if not pending.busy() then
+    ask(false)
+    return coroutine.yield()
+  end
+  local first_line = message:match('^[^\n]*')
+  local answers = first_line:match('^(%d+ answers for .-):?$')
+  entry = {
+    what = answers and (answers .. ' are ready') or ('the server asks: ' .. first_line),
+    client_id = ctx and ctx.client_id,
+    open = function()
+      ask(true)
+    end,
+    -- Replaced by newer answers, or its work cancelled: the server hears "no choice" and says so.
+    drop = function()
+      answer(nil)
+    end,
+  }
+  pending.offer(entry, notify)
   return coroutine.yield()
 end
 
@@ -259,6 +295,7 @@ local REQUEST_CANCELLED = -32800
 --- :AssistantCancel can stop it.
 function M.request(client, method, params, on_result, bufnr)
   local request_id
+  pending.asked()
   local ok, id = request(client, method, params, function(err, result)
     cancel.request_answered(client.id, request_id)
     -- An edit the server applied while answering changed files that were not open: the answer's message says which,
@@ -435,6 +472,8 @@ function M.ask(opts)
     return
   end
   local params = { text = text, textDocument = { uri = vim.uri_from_bufnr(bufnr) }, range = M.command_range(bufnr, opts) }
+  -- The keys typed by the time the request is sent: any more when the answers come, and they wait for the user.
+  local asked = pending.asked()
   M.request(client, M.methods.ask, params, function(result)
     local candidates = {}
     local texts = 0
@@ -465,25 +504,43 @@ function M.ask(opts)
     end
     local items = vim.list_extend({}, candidates)
     table.insert(items, { discard = true })
-    vim.ui.select(items, {
-      -- The server's message names assistant/apply, which is this plugin's business, not the user's.
-      prompt = (texts == 0 and ('Assistant %s: apply which candidate?'):format(tostring(result.task)) or ('Assistant %s: use which answer?'):format(tostring(result.task))) .. (#failures > 0 and (' (' .. table.concat(failures, '; ') .. ')') or ''),
-      kind = 'assistant_candidate',
-      format_item = function(item)
-        return item.discard and 'Discard' or M.candidate_label(item)
+    local entry
+    local function choose(deferred)
+      vim.ui.select(items, {
+        -- The server's message names assistant/apply, which is this plugin's business, not the user's.
+        prompt = (texts == 0 and ('Assistant %s: apply which candidate?'):format(tostring(result.task)) or ('Assistant %s: use which answer?'):format(tostring(result.task))) .. (#failures > 0 and (' (' .. table.concat(failures, '; ') .. ')') or ''),
+        kind = 'assistant_candidate',
+        format_item = function(item)
+          return item.discard and 'Discard' or M.candidate_label(item)
+        end,
+      }, function(choice)
+        -- A picker the user opened later and closed without a choice leaves the answers waiting; Discard drops them.
+        if not choice and deferred then
+          return pending.offer(entry, notify, true)
+        end
+        if not choice or choice.discard then
+          notify('discarded; nothing applied')
+          return
+        end
+        if is_null(choice.edit) then
+          return show(choice)
+        end
+        M.request(client, M.methods.apply, { interactionId = result.interactionId, responseId = choice.id }, function(applied)
+          show_apply_result(applied, choice)
+        end, bufnr)
+      end)
+    end
+    if not pending.busy(asked) then
+      return choose(false)
+    end
+    local about = #text > 40 and (vim.fn.strcharpart(text, 0, 37) .. '...') or text
+    entry = {
+      what = ('%d answer%s for "%s" %s ready'):format(#candidates, #candidates == 1 and '' or 's', about, #candidates == 1 and 'is' or 'are'),
+      open = function()
+        choose(true)
       end,
-    }, function(choice)
-      if not choice or choice.discard then
-        notify('discarded; nothing applied')
-        return
-      end
-      if is_null(choice.edit) then
-        return show(choice)
-      end
-      M.request(client, M.methods.apply, { interactionId = result.interactionId, responseId = choice.id }, function(applied)
-        show_apply_result(applied, choice)
-      end, bufnr)
-    end)
+    }
+    pending.offer(entry, notify)
   end, bufnr)
 end
 
@@ -695,6 +752,10 @@ function M.cancel()
       notify_server(client, method, params)
     end)
     vim.list_extend(stopped, titles)
+    -- The server's question about the cancelled work no longer waits for the user.
+    pending.drop_if(function(entry)
+      return entry.client_id == client.id
+    end)
   end
   -- Neovim drops the answers of cancelled requests (RequestCancelled never reaches a handler), so this is the word.
   if #stopped == 0 then
@@ -702,6 +763,17 @@ function M.cancel()
   else
     notify('cancelled ' .. table.concat(stopped, ', ') .. '; nothing applied')
   end
+end
+
+--- :AssistantAnswers: opens the picker of the answers (or the server's question) that arrived while the user was
+--- typing; they wait until chosen, discarded or replaced by a newer request's.
+function M.answers()
+  local entry = pending.take()
+  if not entry then
+    notify('no answers are waiting')
+    return
+  end
+  entry.open()
 end
 
 --- :AssistantCheckTypes: type-checks the whole project with the unsaved buffers; the errors arrive as diagnostics of
@@ -734,6 +806,7 @@ local function define_commands()
   command('AssistantApplyPatch', M.apply_patch, { nargs = '?', range = true, desc = 'Apply the unified diff in the buffer, [range] or a register' })
   command('AssistantAgents', M.agents, { nargs = 0, desc = 'List the assistant agents' })
   command('AssistantCheckTypes', M.check_types, { nargs = 0, desc = 'Type-check the project; errors become diagnostics' })
+  command('AssistantAnswers', M.answers, { nargs = 0, desc = 'Choose among the answers that came while you were typing' })
   command('AssistantCancel', M.cancel, { nargs = 0, desc = 'Stop what the assistant is doing (requests and progress)' })
 end
 
@@ -762,6 +835,25 @@ function M.setup(opts)
     notify_server(client, 'workspace/didChangeConfiguration', { settings = client.config.settings })
   end
   local group = vim.api.nvim_create_augroup('assistant_ls', { clear = true })
+  -- 0.10+ (whose server questions can wait) say when Neovim itself sends a request: a code action chosen in its own
+  -- menu runs as workspace/executeCommand (after codeAction/resolve), and the server's question is about it.
+  pcall(vim.api.nvim_create_autocmd, 'LspRequest', {
+    group = group,
+    callback = function(args)
+      local data = args.data or {}
+      local sent = type(data.request) == 'table' and data.request.type == 'pending' and data.request.method
+      local client = data.client_id and vim.lsp.get_client_by_id(data.client_id)
+      if (sent == 'workspace/executeCommand' or sent == 'codeAction/resolve') and client and client.name == M.client_name then
+        pending.asked()
+      end
+    end,
+  })
+  vim.api.nvim_create_autocmd('CursorHold', {
+    group = group,
+    callback = function()
+      pending.remind(notify)
+    end,
+  })
   vim.api.nvim_create_autocmd('FileType', {
     group = group,
     pattern = M.config.filetypes,
