@@ -513,7 +513,10 @@ returns the `assistant/apply' result, the answer buffer, or the
     (if (not (called-interactively-p 'any))
         (assistant-ls--offer server text
                              (assistant-ls--request server :assistant/ask params))
-      (let ((buffer (current-buffer)))
+      (let ((buffer (current-buffer))
+            ;; The input so far: any more when the answers come, and the
+            ;; user has gone on with something else.
+            (mark num-nonmacro-input-events))
         (assistant-ls--send
          server :assistant/ask params
          ;; Out of the process filter before asking the user anything.
@@ -523,7 +526,10 @@ returns the `assistant/apply' result, the answer buffer, or the
                           (with-current-buffer (if (buffer-live-p buffer)
                                                    buffer
                                                  (current-buffer))
-                            (assistant-ls--offer server text answer)))))
+                            (if (and (assistant-ls--prompts-p answer)
+                                     (assistant-ls--busy-p mark))
+                                (assistant-ls--wait server text answer buffer)
+                              (assistant-ls--offer server text answer))))))
          (lambda (error)
            (if (eql (plist-get error :code) assistant-ls--request-cancelled)
                (message "assistant-ls: ask cancelled; nothing applied")
@@ -532,16 +538,94 @@ returns the `assistant/apply' result, the answer buffer, or the
       (message "assistant-ls: asking... (M-x assistant-ls-cancel stops it)")
       nil)))
 
-(defun assistant-ls--offer (server text answer)
+(defun assistant-ls--usable (answer)
+  "The responses of ANSWER that can be applied or shown."
+  (seq-filter (lambda (r) (or (plist-get r :edit)
+                              (assistant-ls--text-answer-p r)))
+              (plist-get answer :responses)))
+
+(defun assistant-ls--prompts-p (answer)
+  "Whether using ANSWER asks the user to choose (not one text answer)."
+  (let ((usable (assistant-ls--usable answer)))
+    (and usable
+         (not (and (null (cdr usable))
+                   (assistant-ls--text-answer-p (car usable)))))))
+
+(defun assistant-ls--busy-p (mark)
+  "Whether a prompt opened now would take keys meant for something else.
+The user typed since MARK (`num-nonmacro-input-events' when they
+asked), has input pending, is in the minibuffer, or records or runs a
+keyboard macro (the prompt's keys would land in it)."
+  (or (> num-nonmacro-input-events mark)
+      (input-pending-p)
+      (> (minibuffer-depth) 0)
+      (active-minibuffer-window)
+      executing-kbd-macro
+      defining-kbd-macro))
+
+(defvar assistant-ls--waiting nil
+  "Answers that came while the user was typing, for `assistant-ls-answers'.
+A list (SERVER TEXT ANSWER BUFFER); a newer request's replace them.")
+
+(defun assistant-ls--waiting-hint ()
+  "The line that says which answers wait and how to choose."
+  (pcase-let* ((`(,_server ,text ,answer ,_buffer) assistant-ls--waiting)
+               (count (length (assistant-ls--usable answer))))
+    (format "assistant-ls: %d answer%s for \"%s\" %s ready: M-x assistant-ls-answers to choose"
+            count (if (= count 1) "" "s") (truncate-string-to-width text 40 nil nil "...")
+            (if (= count 1) "is" "are"))))
+
+(defvar assistant-ls--reminder nil
+  "The idle timer that says again which answers wait.")
+
+(defun assistant-ls--wait (server text answer buffer)
+  "Keep ANSWER (from SERVER, for TEXT asked in BUFFER) for later and say so.
+The keys typed next clear the echo area, so the line is said again the
+first time Emacs is idle after them."
+  (setq assistant-ls--waiting (list server text answer buffer))
+  (message "%s (arrived while you were typing)" (assistant-ls--waiting-hint))
+  (when (timerp assistant-ls--reminder)
+    (cancel-timer assistant-ls--reminder))
+  (let ((typed num-nonmacro-input-events))
+    (setq assistant-ls--reminder
+          (run-with-idle-timer
+           2 t
+           (lambda ()
+             (cond ((not (eq (nth 2 assistant-ls--waiting) answer))
+                    (cancel-timer assistant-ls--reminder))
+                   ((and (> num-nonmacro-input-events typed)
+                         (not (active-minibuffer-window)))
+                    (cancel-timer assistant-ls--reminder)
+                    (message "%s" (assistant-ls--waiting-hint)))))))))
+
+;;;###autoload
+(defun assistant-ls-answers ()
+  "Choose among the answers that came while you were typing.
+An `assistant-ls-ask' whose answers arrive while you type, or are in the
+minibuffer, opens no prompt over your keys: they wait for this command.
+Quitting its prompt keeps them waiting; Discard drops them."
+  (interactive)
+  (let ((waiting assistant-ls--waiting))
+    (unless waiting
+      (user-error "assistant-ls: no answers are waiting"))
+    (setq assistant-ls--waiting nil)
+    (pcase-let ((`(,server ,text ,answer ,buffer) waiting))
+      (with-current-buffer (if (buffer-live-p buffer) buffer (current-buffer))
+        (condition-case nil
+            (assistant-ls--offer server text answer t)
+          (quit (setq assistant-ls--waiting waiting)
+                (message "assistant-ls: still waiting: M-x assistant-ls-answers to choose")
+                nil))))))
+
+(defun assistant-ls--offer (server text answer &optional discardable)
   "Use ANSWER, the `assistant/ask' result from SERVER for TEXT.
 A lone text answer is shown; several candidates are offered, the
-agents that failed named in the prompt.  Returns the `assistant/apply'
-result, the answer buffer, or ANSWER when there is nothing to use."
+agents that failed named in the prompt, and with DISCARDABLE a Discard
+choice.  Returns the `assistant/apply' result, the answer buffer, or
+ANSWER when there is nothing to use."
   (let* ((id (plist-get answer :interactionId))
          (responses (plist-get answer :responses))
-         (usable (seq-filter (lambda (r) (or (plist-get r :edit)
-                                             (assistant-ls--text-answer-p r)))
-                             responses))
+         (usable (assistant-ls--usable answer))
          (failures (assistant-ls--failures responses))
          (show (lambda (response)
                  (prog1 (assistant-ls--show-answer
@@ -567,22 +651,29 @@ result, the answer buffer, or ANSWER when there is nothing to use."
      ((and (null (cdr usable)) (assistant-ls--text-answer-p (car usable)))
       (funcall show (car usable)))
      (t
-      (let* ((choices (mapcar (lambda (r) (cons (assistant-ls--label r) r))
-                              usable))
+      (let* ((choices (append (mapcar (lambda (r)
+                                        (cons (assistant-ls--label r) r))
+                                      usable)
+                              (when discardable '(("Discard" . discard)))))
              (prompt (format "%s (%s, %d candidate%s%s): "
                              (if (seq-some #'assistant-ls--text-answer-p usable)
                                  "Use"
                                "Apply")
-                             (plist-get answer :task) (length choices)
-                             (if (cdr choices) "s" "")
+                             (plist-get answer :task) (length usable)
+                             (if (cdr usable) "s" "")
                              (if failures
                                  (concat "; " (string-join failures "; "))
                                "")))
              (picked (cdr (assoc (completing-read prompt choices nil t nil nil
                                                   (caar choices))
                                  choices))))
-        (if (assistant-ls--text-answer-p picked)
-            (funcall show picked)
+        (cond
+         ((eq picked 'discard)
+          (message "assistant-ls: discarded; nothing applied")
+          answer)
+         ((assistant-ls--text-answer-p picked)
+          (funcall show picked))
+         (t
           ;; The user has just chosen this edit: Eglot need not ask again.
           (let ((result (let ((eglot-confirm-server-initiated-edits nil))
                           (assistant-ls--request
@@ -591,7 +682,7 @@ result, the answer buffer, or ANSWER when there is nothing to use."
                              :responseId ,(plist-get picked :id))))))
             (message "assistant-ls: %s" (or (plist-get result :message)
                                             (plist-get result :outcome)))
-            result)))))))
+            result))))))))
 
 ;;;###autoload
 (defun assistant-ls-cancel ()

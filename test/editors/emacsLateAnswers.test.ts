@@ -1,0 +1,89 @@
+// Answers a model sends while the user types, in Emacs in a terminal: no prompt takes the typed keys, the answers wait for M-x assistant-ls-answers, which applies the one picked.
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { copyFixture } from '../support/lspClient.js';
+import { startScriptedModel } from '../support/scriptedModel.js';
+import type { ScriptedModel } from '../support/scriptedModel.js';
+import { LOAD_DOC, scriptedAgent, taskSteps } from '../support/scriptedAgents.js';
+import { Terminal, offlineEnv, readInteractions, removeQuietly, requireEmacs, serverBin, terminalInit } from './harness/emacs.js';
+
+let model: ScriptedModel;
+const sockets: string[] = [];
+const temporary: string[] = [];
+beforeEach(async () => {
+  model = await startScriptedModel();
+});
+afterEach(async () => {
+  // Only the tmux server a test started, by its own socket; Emacs and the language server end with it.
+  for (const socket of sockets.splice(0)) spawnSync('tmux', ['-S', socket, 'kill-server']);
+  for (const dir of temporary.splice(0)) removeQuietly(dir);
+  await model.close();
+});
+
+/** What the user types at the end of the file while the model works, in two halves: before the answers come and after. */
+const TYPED = ['// typed while waiting', ': 1 more'] as const;
+
+describe('clients/emacs/assistant-ls.el when answers come while the user types', () => {
+  it('M-x assistant-ls-ask answered while the user types: the keys go into the buffer, the answers wait for M-x assistant-ls-answers, which applies the one picked', async (ctx) => {
+    requireEmacs(ctx, { tmux: true });
+    // The offline answer comes at once; the model's three seconds later, while the user types.
+    model.setDefault(taskSteps(() => ({ kind: 'text', content: LOAD_DOC, chunkSize: 1000, delayMs: 3000 })));
+    const root = copyFixture('basic');
+    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-emacs-late-'));
+    temporary.push(root, scratch);
+    const file = path.join(root, 'src/config.ts');
+    const original = fs.readFileSync(file, 'utf8');
+    const agent = scriptedAgent(model, 'gpt-4o-mini');
+    // Ghost text off: the scripted model would answer its requests too.
+    const configuration = `(:useEnvironment :json-false :agents [(:name "gpt-4o-mini" :baseURL "${agent.baseURL}" :apiKey "sk-test" :model "gpt-4o-mini" :tasks ["document"])] :completion (:enabled :json-false))`;
+    fs.writeFileSync(path.join(scratch, 'init.el'), terminalInit(root, configuration));
+    const socket = path.join(scratch, 'tmux.sock');
+    sockets.push(socket);
+    const env = offlineEnv(serverBin(scratch), { HOME: scratch, TERM: 'xterm-256color' });
+    for (const key of Object.keys(env)) if (key.startsWith('TMUX')) delete env[key];
+    execFileSync('tmux', ['-S', socket, '-f', '/dev/null', 'new-session', '-d', '-x', '160', '-y', '40', '-c', root, 'emacs', '-nw', '-q', '-l', path.join(scratch, 'init.el'), 'src/config.ts'], { env });
+    const term = new Terminal(socket, Date.now() + 80_000);
+    await term.screenShowing('Eglot connected', /\[eglot:[^\]/]+\]/);
+    term.keys('M-x');
+    term.type('assistant-ls-ask');
+    term.keys('Enter');
+    term.type('write documentation for the load method');
+    term.keys('Enter');
+    await term.screenShowing('the ask under way', 'assistant-ls: asking...');
+    // The user goes on at once, at the end of the file.
+    term.keys('M->');
+    term.type(TYPED[0]);
+    // The answers come (or, before this change, a prompt opened over the typing).
+    const arrived = await term.screenShowing('the answers', /assistant-ls-answers to choose|Apply \(document/);
+    term.type(TYPED[1]);
+    term.keys('C-x', 'C-s');
+    await term.screenShowing('the file saved', 'Wrote ');
+    const saved = fs.readFileSync(file, 'utf8');
+    // Every key went into the buffer, and nothing was applied or discarded by them; one line said what waits.
+    expect(saved).toBe(`${original}${TYPED.join('')}\n`);
+    expect(arrived).toContain('assistant-ls: 2 answers for "write documentation for the load method" are ready: M-x assistant-ls-answers to choose');
+    // Once idle, the line is said again (the keys typed since cleared it).
+    await term.screenShowing('the reminder', /assistant-ls-answers to choose\s*$/);
+    term.keys('M-x');
+    term.type('assistant-ls-answers');
+    term.keys('Enter');
+    const prompt = await term.screenShowing('the prompt', 'Apply (document, 2 candidates');
+    term.type('gpt-4o-mini');
+    term.keys('Tab', 'Enter');
+    await term.until('the model’s doc comment', () => term.screen().includes('once and caches it'));
+    term.keys('C-x', 'C-s');
+    await term.until('the file saved', () => fs.readFileSync(file, 'utf8').includes('once and caches it'));
+    const applied = fs.readFileSync(file, 'utf8');
+    expect(applied).toContain(LOAD_DOC.split('\n')[1]);
+    expect(applied.endsWith(`${TYPED.join('')}\n`)).toBe(true);
+    expect(prompt).not.toContain('discarded');
+    const interaction = readInteractions(root).find((i) => i.source === 'text');
+    expect(interaction!.responses.map((r) => [r.agent.name, r.used])).toEqual([
+      ['doc-offline', false],
+      ['gpt-4o-mini', true],
+    ]);
+  }, 100_000);
+});
