@@ -62,6 +62,26 @@ describe('free-text flows', () => {
     expect(answer.message).toMatch(/^No error or warning at or near the cursor/);
   });
 
+  it('a question about code elsewhere, asked with the cursor in a function, is a workspace question, not a rename', async () => {
+    const unions = [
+      '/** A union of shapes told apart by their `kind` field. */',
+      "export type Shape = { kind: 'circle'; radius: number } | { kind: 'square'; side: number };",
+      '',
+      "/** Picks the member of a discriminated union whose discriminator matches the value's. */",
+      'export function matchMember(members: Shape[], value: { kind: string }): Shape | undefined {',
+      '  return members.find((member) => member.kind === value.kind);',
+      '}',
+      '',
+    ].join('\n');
+    const editor = await start({ 'src/unions.ts': unions });
+    // The cursor on an identifier offers rename, and "matched" is a word of its phrases ("rename the argument to match
+    // its meaning"); no word of naming is here.
+    const answer = await askAt(editor, 'src/cart.ts', 'total = 0', 'how are discriminated unions matched');
+    expect(answer.task).toBe('question');
+    const response = answer.responses.find((r) => r.status === 'ok');
+    expect(response?.text).toMatch(/1\. src\/unions\.ts:\d+ — function matchMember/);
+  });
+
   it('"create a class named SchemaCache …" is the class task, and without a model says a model agent is needed', async () => {
     const editor = await start();
     const doc = await editor.open('src/util.ts');

@@ -539,6 +539,8 @@ const FAULT_VERBS: ReadonlySet<string> = new Set(['breaks', 'fails', 'crashes', 
 const NAME_MAPPING = /^\s*`?[A-Za-z_$][\w$.]*`?\s*(?:->|→|=>|⇒)\s*`?[A-Za-z_$][\w$]*`?\s*$/;
 /** "… fetchData to getJson": a request that ends by mapping a name onto a new one (checked against the known names). */
 const ENDS_WITH_NEW_NAME = /`?([A-Za-z_$][\w$]*)`?\s+(?:to|into|as)\s+`?([A-Za-z_$][\w$]*)`?\s*[.!]?\s*$/;
+/** Words of naming: a rename is asked for with one of them, or by mapping one name onto another. */
+const NAMING_WORDS = /\b(?:re)?nam(?:e|es|ed|ing)\b|\bidentifiers?\b|\bcall(?:ed)?\b|\bcalls\b/i;
 /** Words by which a request points at code that is already there ("make this shorter", "flatten it"); "here" may mean an empty spot. */
 const POINTING_WORDS: ReadonlySet<string> = new Set(['this', 'it', 'these']);
 
@@ -558,6 +560,8 @@ export interface RequestForm {
   codeNoun: boolean;
   /** The whole request maps one name onto another ("slugify -> toSlug"). */
   onlyNameMapping: boolean;
+  /** It says "name", "rename", "identifier" or "call": the words a rename is asked with. */
+  naming: boolean;
 }
 
 /** Reads the form of a request: the order and kind of its words, not which task words it uses. */
@@ -571,6 +575,7 @@ export function requestForm(text: string): RequestForm {
     pointing: (plain.match(RAW_TOKEN) ?? []).some((raw) => POINTING_WORDS.has(raw.toLowerCase())),
     codeNoun: (plain.match(RAW_TOKEN) ?? []).some((raw) => CODE_NOUNS.has(raw.toLowerCase())),
     onlyNameMapping: NAME_MAPPING.test(text),
+    naming: NAMING_WORDS.test(plain),
   };
 }
 
@@ -639,6 +644,9 @@ function weighByForm(scores: { task: TaskId; score: number }[], form: RequestFor
     if (entry.task === 'implement' && cursor && !cursor.offers.includes('implement') && !namesAnyCode) score *= UNPLACED_WEIGHT;
     if (rewrite && entry.task === 'generate') score *= UNPLACED_WEIGHT;
     if (rewrite && entry.task === 'optimize') score = Math.max(score, generate);
+    // A rename is asked for in words of naming or by mapping names; without either, a word it shares with rename's
+    // phrases ("how are unions matched" and "rename the argument to match its meaning") is not a request for one.
+    if (entry.task === 'rename' && !form.naming && !named.mapsName) score *= BEHAVIOUR_QUESTION_WEIGHT;
     // The whole request maps one name onto another: nothing but a rename answers it.
     if (form.onlyNameMapping && entry.task !== 'rename') score *= UNASKED_QUESTION_WEIGHT;
     // A class built on an interface or abstract class that exists is implement's, not a class from nothing.

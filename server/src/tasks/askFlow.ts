@@ -241,9 +241,12 @@ export async function routeRequest(context: Pick<AskContext, 'env' | 'diagnostic
     params.task === undefined && (QUESTION_FORM.test(intent) || (document === undefined && readsAsSearch(env, intent))) && env.registry.serves('question')
       ? { task: 'question', found: workspaceTarget(env.root, document, params.text.trim()) }
       : undefined;
-  // The offline classifier's none with some confidence is a request about code whose task it could not tell apart.
+  // The offline classifier's none with some confidence is a request about code whose task it could not tell apart:
+  // with no file at hand, or asked as a question about what code does in two words the code uses ("how are unions
+  // matched"), the question task answers it from the whole workspace.
   const unsure = task === 'none' && classification.by === 'intent-offline' && classification.confidence > 0;
-  if (unsure && document === undefined) {
+  const aboutCodeElsewhere = (): boolean => requestForm(intent).aboutBehaviour && env.workspace.index.usedWords(intent).length >= 2;
+  if (unsure && (document === undefined || aboutCodeElsewhere())) {
     const question = asQuestion();
     if (question) return question;
   }
