@@ -7,6 +7,9 @@ import { ScratchCopy } from '../../server/src/eval/scratch.js';
 import { RecordStore, serverBuild, writeFileAtomically } from '../../server/src/eval/records.js';
 import type { EvalRecord } from '../../server/src/eval/records.js';
 import { parseEvalArguments } from '../../server/src/eval/cli.js';
+import { EVAL_PACKAGES } from '../../server/src/eval/evalSets.js';
+import { questionsOf } from '../../server/src/eval/questions/questionSet.js';
+import type { QuestionSets } from '../../server/src/eval/questions/questionSet.js';
 import { EvalUsageError } from '../../server/src/eval/runner.js';
 import { Progress } from '../../server/src/eval/progress.js';
 import { pathToUri } from '../../server/src/workspace/documentSnapshot.js';
@@ -152,6 +155,35 @@ describe('command line', () => {
     expect(mistake(['repo', '--jobs', 'two'])).toContain('--jobs');
     expect(mistake(['repo', '--frobnicate'])).toContain('unknown option --frobnicate');
     expect(mistake(['repo', '--strict-flags=no-way'])).toContain('--strict-flags');
+    expect(mistake(['npm:zod', '--question-set', 'held-out-3'])).toBe('--question-set is tuning, held-out, held-out-2 or all, not "held-out-3"');
+    expect(mistake(['repo', '--question-set', 'tuning'])).toContain('for a pinned package');
+  });
+
+  it('picks a pinned package\'s question set, the second held-out one included', () => {
+    for (const set of ['tuning', 'held-out', 'held-out-2', 'all'] as const) {
+      expect(parseEvalArguments(['npm:zod', `--question-set=${set}`])).toMatchObject({ questionSet: set });
+    }
+    const entry = (query: string): QuestionSets['tuning'][number] => ({ query, expected: { file: 'a.ts' } });
+    const sets: QuestionSets = { tuning: [entry('t')], heldOut: [entry('h')], heldOut2: [entry('h2')] };
+    expect(questionsOf(sets, 'held-out-2').map((q) => q.query)).toEqual(['h2']);
+    expect(questionsOf(sets, 'held-out').map((q) => q.query)).toEqual(['h']);
+    expect(questionsOf(sets, 'all').map((q) => q.query)).toEqual(['t', 'h', 'h2']);
+    const without: QuestionSets = { tuning: [entry('t')], heldOut: [entry('h')] };
+    expect(questionsOf(without, 'held-out-2')).toEqual([]);
+    expect(questionsOf(without, 'all').map((q) => q.query)).toEqual(['t', 'h']);
+  });
+
+  it('gives every package with questions a second held-out set of new questions', () => {
+    const withQuestions = EVAL_PACKAGES.filter((p) => p.questions);
+    expect(withQuestions.map((p) => p.name).sort()).toEqual(['@tanstack/query-core', 'immer', 'rxjs', 'zod']);
+    for (const p of withQuestions) {
+      const sets = p.questions as QuestionSets;
+      const second = (sets.heldOut2 ?? []).map((q) => q.query.toLowerCase());
+      expect(second, p.name).toHaveLength(10);
+      expect(new Set(second).size, p.name).toBe(second.length);
+      const earlier = new Set([...sets.tuning, ...sets.heldOut].map((q) => q.query.toLowerCase()));
+      expect(second.filter((q) => earlier.has(q)), p.name).toEqual([]);
+    }
   });
 });
 

@@ -6,7 +6,7 @@ import type { EvalOptions } from './runner.js';
 import { DEFAULT_SCENARIOS, SCENARIO_IDS } from './scenario.js';
 import { DEFAULT_STRICT_FLAGS } from './scratch.js';
 import { EVAL_PACKAGES, pinnedPackage } from './evalSets.js';
-import { questionsOf } from './questions/questionSet.js';
+import { QUESTION_SET_NAMES, questionsOf } from './questions/questionSet.js';
 import type { QuestionSetName, QuestionSets } from './questions/questionSet.js';
 import { evalPackageCache, PackageCacheError, preparePackage } from './packageCache.js';
 
@@ -30,7 +30,8 @@ Options:
   --questions FILE     the workspace scenario's questions: JSON [{ "query", "expected": { "file", "line"?, "symbol"? }
                        or a list of them, "keywords"? }] (default: .assistant/questions.json in the repository, or
                        a pinned package's own questions)
-  --question-set SET   of a pinned package's questions: tuning, held-out or all (default all)
+  --question-set SET   of a pinned package's questions: tuning, held-out, held-out-2 (a second held-out set,
+                       written later without looking at the ranking) or all (default all)
   --strict-flags[=A,B] turn compiler flags on in the scratch copy to surface more fix cases
                        (default set: ${DEFAULT_STRICT_FLAGS.join(', ')})
   --no-eslint          do not use the repository's ESLint for fix cases
@@ -119,8 +120,9 @@ export function parseEvalArguments(argv: readonly string[]): ParsedArguments {
         break;
       case '--question-set': {
         const set = valueOf(flag, inline);
-        if (set !== 'tuning' && set !== 'held-out' && set !== 'all') throw new EvalUsageError(`--question-set is tuning, held-out or all, not ${JSON.stringify(set)}`);
-        questionSet = set;
+        const known = QUESTION_SET_NAMES.find((name) => name === set);
+        if (known === undefined) throw new EvalUsageError(`--question-set is tuning, held-out, held-out-2 or all, not ${JSON.stringify(set)}`);
+        questionSet = known;
         break;
       }
       default:

@@ -19,4 +19,17 @@ export const IMMER_QUESTIONS: QuestionSets = {
     { query: 'which error messages can immer throw', expected: [{ file: 'src/utils/errors.ts', symbol: 'errors' }, { file: 'src/utils/errors.ts', symbol: 'die' }], keywords: ['errors'] },
     { query: 'how does original return the base state of a draft', expected: [{ file: 'src/utils/common.ts', symbol: 'original' }], keywords: ['original'] },
   ],
+  // Written later, from the sources alone, by an engineer who never saw how the product ranks them: measured only.
+  heldOut2: [
+    { query: 'stop immer from freezing my objects', expected: [{ file: 'src/core/immerClass.ts', symbol: 'Immer.setAutoFreeze' }, { file: 'src/immer.ts', symbol: 'setAutoFreeze' }, { file: 'src/core/finalize.ts', symbol: 'maybeFreeze' }], keywords: ['setAutoFreeze'] },
+    { query: 'let instances of my own class be changed inside produce', expected: [{ file: 'src/utils/env.ts', symbol: 'DRAFTABLE' }, { file: 'src/utils/common.ts', symbol: 'isDraftable' }], keywords: ['immerable'] },
+    { query: 'return nothing from a recipe to set the state to undefined', expected: [{ file: 'src/utils/env.ts', symbol: 'NOTHING' }, { file: 'src/core/finalize.ts', symbol: 'processResult' }, { file: 'src/core/immerClass.ts', symbol: 'Immer.produce' }], keywords: ['nothing'] },
+    { query: 'get the next state together with its patches', expected: [{ file: 'src/core/immerClass.ts', symbol: 'Immer.produceWithPatches' }, { file: 'src/immer.ts', symbol: 'produceWithPatches' }], keywords: ['produceWithPatches'] },
+    { query: 'keep a draft open across async calls and finish it later', expected: [{ file: 'src/core/immerClass.ts', symbol: 'Immer.createDraft' }, { file: 'src/core/immerClass.ts', symbol: 'Immer.finishDraft' }, { file: 'src/immer.ts', symbol: 'createDraft' }, { file: 'src/immer.ts', symbol: 'finishDraft' }], keywords: ['createDraft'] },
+    { query: 'how does a curried producer work', expected: [{ file: 'src/core/immerClass.ts', symbol: 'Immer.produce' }, { file: 'src/immer.ts', symbol: 'produce' }], keywords: ['curried'] },
+    { query: 'why is my draft revoked after produce returns', expected: [{ file: 'src/core/scope.ts', symbol: 'revokeScope' }, { file: 'src/core/scope.ts', symbol: 'revokeDraft' }], keywords: ['revoke'] },
+    { query: 'where does immer copy an object the first time it is changed', expected: [{ file: 'src/core/proxy.ts', symbol: 'prepareCopy' }, { file: 'src/utils/common.ts', symbol: 'shallowCopy' }], keywords: ['copy'] },
+    { query: 'also copy getters and non-enumerable properties', expected: [{ file: 'src/core/immerClass.ts', symbol: 'Immer.setUseStrictShallowCopy' }, { file: 'src/immer.ts', symbol: 'setUseStrictShallowCopy' }, { file: 'src/utils/common.ts', symbol: 'shallowCopy' }], keywords: ['useStrictShallowCopy'] },
+    { query: 'how are optional plugins registered and looked up', expected: [{ file: 'src/utils/plugins.ts', symbol: 'loadPlugin' }, { file: 'src/utils/plugins.ts', symbol: 'getPlugin' }], keywords: ['plugin'] },
+  ],
 };

@@ -47,4 +47,17 @@ export const QUERY_CORE_QUESTIONS: QuestionSets = {
     { query: 'where is a running query cancelled', expected: [{ file: 'src/query.ts', symbol: 'Query.cancel' }, { file: 'src/retryer.ts', symbol: 'CancelledError' }], keywords: ['cancel'] },
     { query: 'how does setQueryData update the cached data', expected: [{ file: 'src/queryClient.ts', symbol: 'QueryClient.setQueryData' }], keywords: ['setQueryData'] },
   ],
+  // Written later, from the sources alone, by an engineer who never saw how the product ranks them: measured only.
+  heldOut2: [
+    { query: 'restore the cache on the client from the server-rendered state', expected: [{ file: 'src/hydration.ts', symbol: 'hydrate' }], keywords: ['hydrate'] },
+    { query: 'set a default staleTime for every query', expected: [{ file: 'src/queryClient.ts', symbol: 'QueryClient.setDefaultOptions' }, { file: 'src/queryClient.ts', symbol: 'QueryClient.defaultQueryOptions' }, { file: 'src/queryClient.ts', symbol: 'QueryClient.setQueryDefaults' }], keywords: ['defaultOptions'] },
+    { query: 'return the cached data if there is some, otherwise fetch it', expected: [{ file: 'src/queryClient.ts', symbol: 'QueryClient.ensureQueryData' }], keywords: ['ensureQueryData'] },
+    { query: 'run mutations one after another instead of in parallel', expected: [{ file: 'src/mutationCache.ts', symbol: 'MutationCache.canRun' }, { file: 'src/mutationCache.ts', symbol: 'MutationCache.runNext' }, { file: 'src/mutationCache.ts', symbol: 'scopeFor' }], keywords: ['scope'] },
+    { query: 'how does streamedQuery build its data from an async iterable', expected: [{ file: 'src/streamedQuery.ts', symbol: 'streamedQuery' }], keywords: ['streamedQuery'] },
+    { query: 'show a toast whenever any query fails', expected: [{ file: 'src/queryCache.ts', symbol: 'QueryCacheConfig' }, { file: 'src/query.ts', symbol: 'Query.fetch' }], keywords: ['onError'] },
+    { query: 'how many queries are loading right now, for a global spinner', expected: [{ file: 'src/queryClient.ts', symbol: 'QueryClient.isFetching' }, { file: 'src/queryClient.ts', symbol: 'QueryClient.isMutating' }], keywords: ['isFetching'] },
+    { query: 'how does it know whether there are more pages to load', expected: [{ file: 'src/infiniteQueryBehavior.ts', symbol: 'hasNextPage' }, { file: 'src/infiniteQueryBehavior.ts', symbol: 'getNextPageParam' }, { file: 'src/infiniteQueryObserver.ts', symbol: 'InfiniteQueryObserver.createResult' }], keywords: ['hasNextPage'] },
+    { query: 'abort the http request when nobody needs the query anymore', expected: [{ file: 'src/query.ts', symbol: 'Query.fetch' }, { file: 'src/query.ts', symbol: 'Query.removeObserver' }], keywords: ['signal'] },
+    { query: 'where does the query state change when a fetch succeeds or fails', expected: [{ file: 'src/query.ts', symbol: 'Query.#dispatch' }, { file: 'src/query.ts', symbol: 'Query.fetch' }], keywords: ['dispatch'] },
+  ],
 };

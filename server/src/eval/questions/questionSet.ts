@@ -1,15 +1,31 @@
-// The shape of a pinned package's workspace questions: a tuning set the ranking may be changed on, and a held-out set only measured.
+// The shape of a pinned package's workspace questions: a tuning set the ranking may be changed on, and held-out sets only measured.
 import type { QuestionEntry } from '../workspaceScenario.js';
 
 export interface QuestionSets {
   tuning: readonly QuestionEntry[];
   /** Never read while changing the product: measured only. */
   heldOut: readonly QuestionEntry[];
+  /**
+   * A second held-out set, written later by someone who never saw how the product ranks them, to make the held-out
+   * figure less dependent on a handful of questions; measured only, like `heldOut`.
+   */
+  heldOut2?: readonly QuestionEntry[];
 }
 
-export type QuestionSetName = 'tuning' | 'held-out' | 'all';
+export const QUESTION_SET_NAMES = ['tuning', 'held-out', 'held-out-2', 'all'] as const;
+export type QuestionSetName = (typeof QUESTION_SET_NAMES)[number];
 
-/** The questions of one set (both for `all`). */
+/** The questions of one set (every set for `all`). */
 export function questionsOf(sets: QuestionSets, name: QuestionSetName): QuestionEntry[] {
-  return name === 'tuning' ? [...sets.tuning] : name === 'held-out' ? [...sets.heldOut] : [...sets.tuning, ...sets.heldOut];
+  const heldOut2 = sets.heldOut2 ?? [];
+  switch (name) {
+    case 'tuning':
+      return [...sets.tuning];
+    case 'held-out':
+      return [...sets.heldOut];
+    case 'held-out-2':
+      return [...heldOut2];
+    case 'all':
+      return [...sets.tuning, ...sets.heldOut, ...heldOut2];
+  }
 }

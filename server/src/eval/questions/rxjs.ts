@@ -22,4 +22,17 @@ export const RXJS_QUESTIONS: QuestionSets = {
     { query: 'create an observable from DOM events', expected: [{ file: `${internal}/observable/fromEvent.ts`, symbol: 'fromEvent' }], keywords: ['fromEvent'] },
     { query: 'how does a BehaviorSubject keep its current value', expected: [{ file: `${internal}/BehaviorSubject.ts`, symbol: 'BehaviorSubject' }], keywords: ['BehaviorSubject'] },
   ],
+  // Written later, from the sources alone, by an engineer who never saw how the product ranks them: measured only.
+  heldOut2: [
+    { query: 'fail if the request takes more than 5 seconds', expected: [{ file: `${internal}/operators/timeout.ts`, symbol: 'timeout' }, { file: `${internal}/operators/timeout.ts`, symbol: 'TimeoutError' }], keywords: ['timeout'] },
+    { query: 'wait for all my http calls to finish and get every result', expected: [{ file: `${internal}/observable/forkJoin.ts`, symbol: 'forkJoin' }], keywords: ['forkJoin'] },
+    { query: 'let at most one click through per second', expected: [{ file: `${internal}/operators/throttleTime.ts`, symbol: 'throttleTime' }, { file: `${internal}/operators/throttle.ts`, symbol: 'throttle' }], keywords: ['throttleTime'] },
+    { query: 'how does takeUntil complete when the notifier emits', expected: [{ file: `${internal}/operators/takeUntil.ts`, symbol: 'takeUntil' }], keywords: ['takeUntil'] },
+    { query: 'emit a counter every second', expected: [{ file: `${internal}/observable/interval.ts`, symbol: 'interval' }, { file: `${internal}/observable/timer.ts`, symbol: 'timer' }], keywords: ['interval'] },
+    { query: 'skip a value when it equals the previous one', expected: [{ file: `${internal}/operators/distinctUntilChanged.ts`, symbol: 'distinctUntilChanged' }], keywords: ['distinctUntilChanged'] },
+    { query: 'what happens to an error when I subscribe without an error callback', expected: [{ file: `${internal}/Subscriber.ts`, symbol: 'handleUnhandledError' }, { file: `${internal}/util/reportUnhandledError.ts`, symbol: 'reportUnhandledError' }, { file: `${internal}/config.ts`, symbol: 'GlobalConfig.onUnhandledError' }], keywords: ['onUnhandledError'] },
+    { query: 'ignore new clicks while the save request is still in flight', expected: [{ file: `${internal}/operators/exhaustMap.ts`, symbol: 'exhaustMap' }], keywords: ['exhaustMap'] },
+    { query: 'how does pipe chain operators together', expected: [{ file: `${internal}/Observable.ts`, symbol: 'Observable.pipe' }, { file: `${internal}/util/pipe.ts`, symbol: 'pipeFromArray' }, { file: `${internal}/util/pipe.ts`, symbol: 'pipe' }], keywords: ['pipe'] },
+    { query: 'stop the shared source when the last subscriber leaves', expected: [{ file: `${internal}/operators/share.ts`, symbol: 'share' }, { file: `${internal}/operators/share.ts`, symbol: 'handleReset' }, { file: `${internal}/operators/share.ts`, symbol: 'ShareConfig.resetOnRefCountZero' }], keywords: ['share'] },
+  ],
 };

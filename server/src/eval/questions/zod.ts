@@ -39,4 +39,17 @@ export const ZOD_QUESTIONS: QuestionSets = {
     { query: 'how are lazy recursive schemas resolved', expected: [{ file: `${core}/schemas.ts`, symbol: '$ZodLazy' }], keywords: ['lazy'] },
     { query: 'where is the global config for custom error messages set', expected: [{ file: `${core}/core.ts`, symbol: 'config' }, { file: `${core}/core.ts`, symbol: 'globalConfig' }], keywords: ['config'] },
   ],
+  // Written later, from the sources alone, by an engineer who never saw how the product ranks them: measured only.
+  heldOut2: [
+    { query: 'check that a string is a valid url', expected: [{ file: `${core}/schemas.ts`, symbol: '$ZodURL' }, { file: `${classic}/schemas.ts`, symbol: 'url' }, { file: `${core}/api.ts`, symbol: '_url' }], keywords: ['url'] },
+    { query: 'report several issues from one custom check with superRefine', expected: [{ file: `${classic}/schemas.ts`, symbol: 'superRefine' }, { file: `${core}/api.ts`, symbol: '_superRefine' }], keywords: ['superRefine'] },
+    { query: 'accept null as well as a string', expected: [{ file: `${core}/schemas.ts`, symbol: '$ZodNullable' }, { file: `${classic}/schemas.ts`, symbol: 'nullable' }, { file: `${core}/api.ts`, symbol: '_nullable' }], keywords: ['nullable'] },
+    { query: 'how does pipe pass the output of one schema into the next', expected: [{ file: `${core}/schemas.ts`, symbol: '$ZodPipe' }, { file: `${core}/schemas.ts`, symbol: 'handlePipeResult' }, { file: `${classic}/schemas.ts`, symbol: 'pipe' }], keywords: ['pipe'] },
+    { query: 'validate an ISO 8601 date-time string', expected: [{ file: `${core}/schemas.ts`, symbol: '$ZodISODateTime' }, { file: `${core}/regexes.ts`, symbol: 'datetime' }, { file: `${classic}/iso.ts`, symbol: 'datetime' }, { file: `${core}/api.ts`, symbol: '_isoDateTime' }], keywords: ['datetime'] },
+    { query: 'an object whose keys can be any string, like a dictionary', expected: [{ file: `${core}/schemas.ts`, symbol: '$ZodRecord' }, { file: `${classic}/schemas.ts`, symbol: 'record' }, { file: `${core}/api.ts`, symbol: '_record' }], keywords: ['record'] },
+    { query: 'array with a fixed number of items of different types', expected: [{ file: `${core}/schemas.ts`, symbol: '$ZodTuple' }, { file: `${classic}/schemas.ts`, symbol: 'tuple' }, { file: `${core}/api.ts`, symbol: '_tuple' }], keywords: ['tuple'] },
+    { query: 'keep only a few fields of an object schema', expected: [{ file: `${core}/util.ts`, symbol: 'pick' }, { file: `${classic}/schemas.ts`, symbol: 'ZodObject.pick' }], keywords: ['pick'] },
+    { query: 'the number must be between 1 and 10', expected: [{ file: `${core}/checks.ts`, symbol: '$ZodCheckGreaterThan' }, { file: `${core}/checks.ts`, symbol: '$ZodCheckLessThan' }, { file: `${core}/api.ts`, symbol: '_gte' }, { file: `${core}/api.ts`, symbol: '_lte' }, { file: `${classic}/schemas.ts`, symbol: '_ZodNumber.min' }, { file: `${classic}/schemas.ts`, symbol: '_ZodNumber.max' }], keywords: ['gte'] },
+    { query: 'parse "yes" and "no" strings as booleans', expected: [{ file: `${core}/api.ts`, symbol: '_stringbool' }, { file: `${classic}/schemas.ts`, symbol: 'stringbool' }], keywords: ['stringbool'] },
+  ],
 };
