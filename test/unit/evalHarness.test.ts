@@ -155,21 +155,24 @@ describe('command line', () => {
     expect(mistake(['repo', '--jobs', 'two'])).toContain('--jobs');
     expect(mistake(['repo', '--frobnicate'])).toContain('unknown option --frobnicate');
     expect(mistake(['repo', '--strict-flags=no-way'])).toContain('--strict-flags');
-    expect(mistake(['npm:zod', '--question-set', 'held-out-3'])).toBe('--question-set is tuning, held-out, held-out-2 or all, not "held-out-3"');
+    expect(mistake(['npm:zod', '--question-set', 'held-out-3'])).toBe('--question-set is tuning, held-out, held-out-2, tuning-3 or all, not "held-out-3"');
     expect(mistake(['repo', '--question-set', 'tuning'])).toContain('for a pinned package');
   });
 
-  it('picks a pinned package\'s question set, the second held-out one included', () => {
-    for (const set of ['tuning', 'held-out', 'held-out-2', 'all'] as const) {
+  it('picks a pinned package\'s question set, the second held-out and third tuning ones included', () => {
+    for (const set of ['tuning', 'held-out', 'held-out-2', 'tuning-3', 'all'] as const) {
       expect(parseEvalArguments(['npm:zod', `--question-set=${set}`])).toMatchObject({ questionSet: set });
     }
     const entry = (query: string): QuestionSets['tuning'][number] => ({ query, expected: { file: 'a.ts' } });
-    const sets: QuestionSets = { tuning: [entry('t')], heldOut: [entry('h')], heldOut2: [entry('h2')] };
+    const sets: QuestionSets = { tuning: [entry('t')], heldOut: [entry('h')], heldOut2: [entry('h2')], tuning3: [entry('t3')] };
     expect(questionsOf(sets, 'held-out-2').map((q) => q.query)).toEqual(['h2']);
     expect(questionsOf(sets, 'held-out').map((q) => q.query)).toEqual(['h']);
-    expect(questionsOf(sets, 'all').map((q) => q.query)).toEqual(['t', 'h', 'h2']);
+    expect(questionsOf(sets, 'tuning-3').map((q) => q.query)).toEqual(['t3']);
+    expect(questionsOf(sets, 'tuning').map((q) => q.query)).toEqual(['t']);
+    expect(questionsOf(sets, 'all').map((q) => q.query)).toEqual(['t', 'h', 'h2', 't3']);
     const without: QuestionSets = { tuning: [entry('t')], heldOut: [entry('h')] };
     expect(questionsOf(without, 'held-out-2')).toEqual([]);
+    expect(questionsOf(without, 'tuning-3')).toEqual([]);
     expect(questionsOf(without, 'all').map((q) => q.query)).toEqual(['t', 'h']);
   });
 
@@ -183,6 +186,17 @@ describe('command line', () => {
       expect(new Set(second).size, p.name).toBe(second.length);
       const earlier = new Set([...sets.tuning, ...sets.heldOut].map((q) => q.query.toLowerCase()));
       expect(second.filter((q) => earlier.has(q)), p.name).toEqual([]);
+    }
+  });
+
+  it('gives every package with questions a third tuning set of twelve questions new to it', () => {
+    for (const p of EVAL_PACKAGES.filter((q) => q.questions)) {
+      const sets = p.questions as QuestionSets;
+      const third = (sets.tuning3 ?? []).map((q) => q.query.toLowerCase());
+      expect(third, p.name).toHaveLength(12);
+      expect(new Set(third).size, p.name).toBe(third.length);
+      const earlier = new Set([...sets.tuning, ...sets.heldOut, ...(sets.heldOut2 ?? [])].map((q) => q.query.toLowerCase()));
+      expect(third.filter((q) => earlier.has(q)), p.name).toEqual([]);
     }
   });
 });

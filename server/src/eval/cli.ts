@@ -31,7 +31,8 @@ Options:
                        or a list of them, "keywords"? }] (default: .assistant/questions.json in the repository, or
                        a pinned package's own questions)
   --question-set SET   of a pinned package's questions: tuning, held-out, held-out-2 (a second held-out set,
-                       written later without looking at the ranking) or all (default all)
+                       written later without looking at the ranking), tuning-3 (a third tuning set, in
+                       newcomers' words) or all (default all)
   --strict-flags[=A,B] turn compiler flags on in the scratch copy to surface more fix cases
                        (default set: ${DEFAULT_STRICT_FLAGS.join(', ')})
   --no-eslint          do not use the repository's ESLint for fix cases
@@ -121,7 +122,7 @@ export function parseEvalArguments(argv: readonly string[]): ParsedArguments {
       case '--question-set': {
         const set = valueOf(flag, inline);
         const known = QUESTION_SET_NAMES.find((name) => name === set);
-        if (known === undefined) throw new EvalUsageError(`--question-set is tuning, held-out, held-out-2 or all, not ${JSON.stringify(set)}`);
+        if (known === undefined) throw new EvalUsageError(`--question-set is tuning, held-out, held-out-2, tuning-3 or all, not ${JSON.stringify(set)}`);
         questionSet = known;
         break;
       }

@@ -19,8 +19,8 @@ export interface EvalPackage {
    */
   set: 'tuning' | 'held-out';
   /**
-   * The workspace scenario's questions about the package, each with a tuning part and one or two held-out parts of its
-   * own (the package's `set` is the doc scenario's): `--question-set` picks one.
+   * The workspace scenario's questions about the package, each with one or two tuning parts and one or two held-out
+   * parts of its own (the package's `set` is the doc scenario's): `--question-set` picks one.
    */
   questions?: QuestionSets;
 }

@@ -32,4 +32,19 @@ export const IMMER_QUESTIONS: QuestionSets = {
     { query: 'also copy getters and non-enumerable properties', expected: [{ file: 'src/core/immerClass.ts', symbol: 'Immer.setUseStrictShallowCopy' }, { file: 'src/immer.ts', symbol: 'setUseStrictShallowCopy' }, { file: 'src/utils/common.ts', symbol: 'shallowCopy' }], keywords: ['useStrictShallowCopy'] },
     { query: 'how are optional plugins registered and looked up', expected: [{ file: 'src/utils/plugins.ts', symbol: 'loadPlugin' }, { file: 'src/utils/plugins.ts', symbol: 'getPlugin' }], keywords: ['plugin'] },
   ],
+  // Written after held-out-2 was measured, in its newcomer manner (everyday words, typos), to tune the next ranking round on.
+  tuning3: [
+    { query: 'copy the state but change one nested field', expected: [{ file: 'src/core/immerClass.ts', symbol: 'Immer.produce' }, { file: 'src/core/proxy.ts', symbol: 'markChanged' }, { file: 'src/core/proxy.ts', symbol: 'objectTraps' }], keywords: ['produce'] },
+    { query: 'can i change the draft and also return a new object from the recipe?', expected: [{ file: 'src/core/finalize.ts', symbol: 'processResult' }, { file: 'src/utils/errors.ts', symbol: 'errors' }], keywords: ['processResult'] },
+    { query: 'push to an arry inside produce, how is that tracked', expected: [{ file: 'src/core/proxy.ts', symbol: 'arrayTraps' }, { file: 'src/core/proxy.ts', symbol: 'objectTraps' }], keywords: ['arrayTraps'] },
+    { query: 'what happens when I call produce inside another producer', expected: [{ file: 'src/core/scope.ts', symbol: 'enterScope' }, { file: 'src/core/scope.ts', symbol: 'ImmerScope' }, { file: 'src/core/scope.ts', symbol: 'leaveScope' }, { file: 'src/core/finalize.ts', symbol: 'maybeFreeze' }], keywords: ['scope'] },
+    { query: 'ts says my state is readonly and wont let me assign it to the draft, how do i cast it', expected: [{ file: 'src/immer.ts', symbol: 'castDraft' }, { file: 'src/immer.ts', symbol: 'castImmutable' }, { file: 'src/types/types-external.ts', symbol: 'Draft' }], keywords: ['castDraft'] },
+    { query: 'does it wrap my whole big nested state in proxies up front? worried about perf', expected: [{ file: 'src/core/proxy.ts', symbol: 'objectTraps' }, { file: 'src/core/immerClass.ts', symbol: 'createProxy' }], keywords: ['createProxy'] },
+    { query: 'what fields does a patch object have', expected: [{ file: 'src/types/types-external.ts', symbol: 'Patch' }, { file: 'src/types/types-external.ts', symbol: 'PatchListener' }], keywords: ['Patch'] },
+    { query: 'what happens if I pass a number instead of an object to produce', expected: [{ file: 'src/core/immerClass.ts', symbol: 'Immer.produce' }], keywords: ['draftable'] },
+    { query: "if my recipe doesn't change anything do i get the exact same object back", expected: [{ file: 'src/core/finalize.ts', symbol: 'finalize' }, { file: 'src/core/proxy.ts', symbol: 'objectTraps' }], keywords: ['modified'] },
+    { query: 'do patches work for Map and Set too', expected: [{ file: 'src/plugins/patches.ts', symbol: 'generatePatches_' }, { file: 'src/plugins/patches.ts', symbol: 'generateSetPatches' }, { file: 'src/plugins/patches.ts', symbol: 'generatePatchesFromAssigned' }], keywords: ['Set'] },
+    { query: 'after produce returns, calling .set on my Map throws an error', expected: [{ file: 'src/utils/common.ts', symbol: 'dontMutateFrozenCollections' }, { file: 'src/utils/common.ts', symbol: 'freeze' }], keywords: ['frozen'] },
+    { query: 'is it safe to apply patches that came from the client? prototype pollution', expected: [{ file: 'src/plugins/patches.ts', symbol: 'applyPatches_' }], keywords: ['__proto__'] },
+  ],
 };
