@@ -82,6 +82,17 @@ describe('free-text flows', () => {
     expect(response?.text).toMatch(/1\. src\/unions\.ts:\d+ — function matchMember/);
   });
 
+  it('with no file open, a request no agent can carry out gets the places in the code where it is done, saying why', async () => {
+    const editor = await start();
+    // A change to make, worded as one: the generate and issue tasks need a model, which this workspace has not.
+    const answer = await editor.request<AskResult>('assistant/ask', { text: 'take a discount off the price of every item in the cart' });
+    expect(answer.task).toBe('question');
+    const text = answer.responses.find((r) => r.status === 'ok')?.text ?? '';
+    expect(text).toMatch(/^This needs a model agent: .* Meanwhile, where the code does what the request says:/);
+    expect(text).toMatch(/1\. src\/cart\.ts:\d+ — function applyDiscount/);
+    expect(answer.message).not.toMatch(/ in ;/);
+  });
+
   it('"create a class named SchemaCache …" is the class task, and without a model says a model agent is needed', async () => {
     const editor = await start();
     const doc = await editor.open('src/util.ts');

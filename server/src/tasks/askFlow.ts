@@ -241,6 +241,21 @@ export async function routeRequest(context: Pick<AskContext, 'env' | 'diagnostic
     params.task === undefined && (QUESTION_FORM.test(intent) || (document === undefined && readsAsSearch(env, intent))) && env.registry.serves('question')
       ? { task: 'question', found: workspaceTarget(env.root, document, params.text.trim()) }
       : undefined;
+  // With no file at hand, a request nothing here can carry out (no agent writes the new code or fixes the issue it
+  // describes, or it names no code to work on) that asks something or says two things the code also says ("wipe the
+  // cache when the user logs out") is still answered: with the places in the code where that is done. One naming a
+  // declaration ("make parseConfig faster") keeps its task, whose message says what it needs.
+  const namesDeclaration = (): boolean => extractNamedSymbols(intent).some((name) => env.workspace.index.declarations(() => true, 1, name).length > 0);
+  const placesInstead = (): { task: TaskId; found: Found } | undefined => {
+    if (document !== undefined || params.task !== undefined || !env.registry.serves('question')) return undefined;
+    if (!(requestForm(intent).asksOrSearches || env.workspace.index.usedWords(intent).length >= 2) || namesDeclaration()) return undefined;
+    return { task: 'question', found: workspaceTarget(env.root, document, params.text.trim()) };
+  };
+  // The places answer a request whose task has no agent; the answer says first what that task would need.
+  const saying = (unserved: string, routed: { task: TaskId; found: Found } | undefined): { task: TaskId; found: Found } | undefined => {
+    if (routed) routed.found.parameters.instead = `${unserved} Meanwhile, where the code does what the request says:`;
+    return routed;
+  };
   // The offline classifier's none with some confidence is a request about code whose task it could not tell apart:
   // with no file at hand, or asked as a question about what code does in two words the code uses ("how are unions
   // matched"), the question task answers it from the whole workspace.
@@ -256,9 +271,9 @@ export async function routeRequest(context: Pick<AskContext, 'env' | 'diagnostic
     const question = asQuestion();
     if (question) return question;
   }
-  if (!taskDefinition(task) || !env.registry.serves(task)) return asQuestion() ?? { task, message: unservedMessage(task) };
+  if (!taskDefinition(task) || !env.registry.serves(task)) return saying(unservedMessage(task), asQuestion() ?? placesInstead()) ?? { task, message: unservedMessage(task) };
   const found = taskDefinition(task)?.workspaceWide ? workspaceTarget(env.root, document, params.text.trim()) : await findTarget(context, task, intent, document, params, signal);
-  if (!found) return asQuestion() ?? { task, message: task === 'fix' ? NO_DIAGNOSTIC : 'Which code is this about? Select it, put the cursor on it, or name it (e.g. "document the load method").' };
+  if (!found) return asQuestion() ?? placesInstead() ?? { task, message: task === 'fix' ? NO_DIAGNOSTIC : 'Which code is this about? Select it, put the cursor on it, or name it (e.g. "document the load method").' };
   return { task, found };
 }
 
@@ -309,7 +324,8 @@ export async function askFlow(context: AskContext, params: AskParams, signal: Ab
   // With usable answers, the agents that failed beside them are named too (without any, the record's message does).
   const failed = failureLines(result.candidates.map((c) => c.response));
   // A target in another file than the one the user looks at is named with its file, so they know where the edit goes.
-  const elsewhere = found.document.uri !== document?.uri && found.document.fsPath ? ` in ${workspaceRelative(env.root, found.document.fsPath)}` : '';
+  const elsewhereFile = found.document.uri !== document?.uri && found.document.fsPath ? workspaceRelative(env.root, found.document.fsPath) : '';
+  const elsewhere = elsewhereFile ? ` in ${elsewhereFile}` : '';
   const message = result.interaction.message ?? `${usable} candidate${usable === 1 ? '' : 's'} for ${task} on ${found.target.name}${elsewhere}; apply one with assistant/apply.${failed.length > 0 ? ` ${failed.join('; ')}.` : ''}`;
   return {
     interactionId: result.interaction.id,

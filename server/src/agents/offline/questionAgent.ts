@@ -82,6 +82,8 @@ export class OfflineQuestionAgent implements Agent {
     signal.throwIfAborted();
     // Said so the user knows what was searched: a name defined only in an ignored or secret-named file is not found.
     if (locations.length === 0) return { text: '', reason: nothingMatches(index.stats().files) };
-    return { text: formatLocations(question, locations), places: locations.map(placeOf) };
+    // A request routed here because its own task has no agent says so above the places (see `routeRequest`).
+    const instead = request.parameters.instead;
+    return { text: `${instead ? `${instead}\n\n` : ''}${formatLocations(question, locations)}`, places: locations.map(placeOf) };
   }
 }
