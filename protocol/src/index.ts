@@ -11,6 +11,7 @@ export * from './trace.js';
 export * from './agents.js';
 export * from './rate.js';
 export * from './revert.js';
+export * from './discard.js';
 export * from './feedback.js';
 export * from './showAnswer.js';
 
@@ -20,11 +21,12 @@ import { TraceRequest } from './trace.js';
 import { AgentsRequest } from './agents.js';
 import { RateRequest } from './rate.js';
 import { RevertRequest } from './revert.js';
+import { DiscardRequest } from './discard.js';
 import { FeedbackRequest, PipelineStepNotification } from './feedback.js';
 import { ShowAnswerNotification } from './showAnswer.js';
 
 /** Every custom method, for the documentation guard and the shims' name check. */
-export const CUSTOM_METHODS: readonly string[] = [AskRequest.method, ApplyRequest.method, TraceRequest.method, AgentsRequest.method, RateRequest.method, RevertRequest.method, FeedbackRequest.method, PipelineStepNotification.method, ShowAnswerNotification.method];
+export const CUSTOM_METHODS: readonly string[] = [AskRequest.method, ApplyRequest.method, TraceRequest.method, AgentsRequest.method, RateRequest.method, RevertRequest.method, DiscardRequest.method, FeedbackRequest.method, PipelineStepNotification.method, ShowAnswerNotification.method];
 
 /** Error codes of custom failures, in the JSON-RPC server-defined range. */
 export const AssistantErrorCodes = {

@@ -102,7 +102,8 @@ export interface InsertionRecord {
 
 /**
  * How an applied response ended up. `shown`: a text answer (an explanation, an answer to a question) was shown to the
- * user. `discarded`: the user chose none of the answers. `discarded-after-apply`: the edit was applied, and then none
+ * user. `discarded`: the user chose none of the answers (`choiceDiscardedAt` says when), or discarded the chosen
+ * one's edit in the preview. `discarded-after-apply`: the edit was applied, and then none
  * of it reached the file on disk (every insertion's `fate` is `discarded`); the response is then not `used`.
  */
 export type ApplyOutcome = 'applied' | 'shown' | 'rejected-by-client' | 'discarded' | 'discarded-after-apply' | 'stale' | 'failed' | 'refused';
@@ -208,6 +209,11 @@ export interface TraceResponse {
   revertedAt?: string;
   /** When the user was shown a revert of this response in the preview and discarded it, oldest first. */
   revertsDiscardedAt?: string[];
+  /**
+   * When the user, offered this answer among the interaction's answers, chose none of them (a picker's Discard, or
+   * the picker closed): the first time they said so.
+   */
+  choiceDiscardedAt?: string;
   startedAt: string;
   durationMs: number;
   usage?: { promptTokens?: number; completionTokens?: number };

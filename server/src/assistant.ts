@@ -13,6 +13,8 @@ import type {
   ApplyPatchResult,
   AskParams,
   AskResult,
+  DiscardParams,
+  DiscardResult,
   FixAllArgs,
   FixAllResult,
   ListenerRunResult,
@@ -46,6 +48,7 @@ import { PlanCache } from './tasks/runTask.js';
 import type { TaskEnvironment } from './tasks/runTask.js';
 import { applyResponse, recordOutcome } from './tasks/applyResponse.js';
 import { revertResponse } from './tasks/revertResponse.js';
+import { discardAnswers } from './tasks/discardAnswers.js';
 import { failureNotice } from './tasks/failures.js';
 import { resolveCommandFlow, runCommandFlow } from './tasks/commandFlow.js';
 import type { FlowContext, ResolvedTask } from './tasks/commandFlow.js';
@@ -486,6 +489,11 @@ export class Assistant {
 
   revert(params: RevertParams, port: EditorPort): Promise<RevertResult> {
     return revertResponse(this.env.trace, this.insertions, this.workspace.documents, port, params, this.env.root, this.env.preview);
+  }
+
+  /** Records that the user chose none of an `assistant/ask`'s answers (`assistant/discard`). */
+  discard(params: DiscardParams): Promise<DiscardResult> {
+    return discardAnswers(this.env.trace, params);
   }
 
   agents(): AgentsResult {

@@ -374,6 +374,7 @@ describe('message-level fuzzing', () => {
       'assistant/agents': () => ({}),
       'assistant/rate': () => ({ interactionId: r.pick(interactionIds), responseId: r.pick(responseIds), rating: r.pick(['up', 'down', null, 'sideways', 1]), comment: r.pick(STRINGS) }),
       'assistant/revert': () => ({ interactionId: r.pick(interactionIds), ...(r.chance(0.5) ? { responseId: r.pick(responseIds) } : {}) }),
+      'assistant/discard': () => r.pick([{ interactionId: r.pick(interactionIds) }, { interactionId: r.pick([1, null, ['x']]) }, {}, 'x']),
       'assistant/feedback': () => ({ interactionId: r.pick(interactionIds), responseId: r.pick(responseIds), feedback: r.pick([[{ step: r.pick(['patch', 'context', 0, 99, -1, '']), text: r.pick(STRINGS) }], [{ step: 'patch', text: 'a' }, { step: 'context', text: 'b' }], [], 'x', [{ text: '' }], [{ modelResponseId: 'nope', text: 'x' }]]) }),
       // A server-to-client notification sent as a request by a confused client.
       'assistant/pipelineStep': () => ({ interactionId: r.pick(interactionIds), agent: 'x', pipeline: 'issue', step: { index: 0, name: 'patch', status: 'running' } }),

@@ -43,6 +43,10 @@ export function expectTraceParams(value: unknown): void {
   expectShape('assistant/trace', value, { textDocument: optional(isDocument), position: optional(isPosition), id: optional(isString), sessionId: optional(isString), agent: optional(isString), text: optional(isString) });
 }
 
+export function expectDiscardParams(value: unknown): void {
+  expectShape('assistant/discard', value, { interactionId: isString });
+}
+
 export function expectResponseIds(what: string, value: unknown): void {
   expectShape(what, value, { interactionId: isString, responseId: isString });
 }

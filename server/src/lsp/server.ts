@@ -15,6 +15,7 @@ import * as trace from './trace.js';
 import * as agents from './agents.js';
 import * as rate from './rate.js';
 import * as revert from './revert.js';
+import * as discard from './discard.js';
 import * as feedback from './feedback.js';
 import * as fileEvents from './fileEvents.js';
 import * as inlineCompletion from './inlineCompletion.js';
@@ -42,6 +43,7 @@ export function startServer(reader: MessageReader, writer: MessageWriter): { gat
   agents.register(ctx);
   rate.register(ctx);
   revert.register(ctx);
+  discard.register(ctx);
   feedback.register(ctx);
   fileEvents.register(ctx);
   inlineCompletion.register(ctx);

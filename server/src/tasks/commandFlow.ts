@@ -13,6 +13,7 @@ import { applyResponse, proposalOnCurrentText, recordOutcome, refusal } from './
 import { runTask } from './runTask.js';
 import { answerTitle, presentAnswer } from './presentAnswer.js';
 import { answerSummary } from './answerSummary.js';
+import { discardAnswers } from './discardAnswers.js';
 import type { Candidate, TaskEnvironment, TaskResult } from './runTask.js';
 import type { TaskTarget } from './task.js';
 import { diagnosticFromLsp } from './diagnostics.js';
@@ -98,6 +99,12 @@ export async function chooseCandidate(candidates: Candidate[], targetName: strin
   return { kind: 'one', candidate: usable[index] as Candidate };
 }
 
+/** The answers the user was offered and turned down, recorded as discarded in the choice (not merely unused). */
+async function recordDiscard(env: TaskEnvironment, result: TaskResult): Promise<void> {
+  const offered = result.candidates.filter((c) => c.proposal || c.shown).map((c) => c.response.id);
+  await discardAnswers(env.trace, { interactionId: result.interaction.id }, offered);
+}
+
 /** A run that ran no agent says why in its message (a refusal, no agent for the task); otherwise the user chooses. */
 function chooseFromRun(result: TaskResult, targetName: string, port: EditorPort, signal: AbortSignal): Promise<Choice> {
   if (result.candidates.length === 0 && result.interaction.message) return Promise.resolve({ kind: 'none', message: result.interaction.message, discarded: false });
@@ -127,6 +134,7 @@ async function finishCommand(context: FlowContext, task: TaskId, targetName: str
   const interactionId = result.interaction.id;
   const chosen = await chooseFromRun(result, targetName, port, signal);
   if (chosen.kind === 'none') {
+    if (chosen.discarded) await recordDiscard(context.env, result);
     port.showMessage(chosen.discarded ? 'info' : 'warning', chosen.message);
     return { interactionId, applied: false, message: chosen.message, ...(chosen.discarded ? { outcome: 'discarded' as const } : {}) };
   }
@@ -151,7 +159,10 @@ export async function resolveCommandFlow(context: FlowContext, task: TaskId, arg
   const result = await runTask(context.env, { task, document, target, parameters, text: parameters.question ?? `${task} ${target.name}`, source: 'command', ...(typeof args.agent === 'string' ? { agent: args.agent } : {}) }, signal, progress);
   const interactionId = result.interaction.id;
   const chosen = await chooseFromRun(result, target.name, port, signal);
-  if (chosen.kind === 'none') return { kind: 'none', interactionId, message: chosen.message };
+  if (chosen.kind === 'none') {
+    if (chosen.discarded) await recordDiscard(context.env, result);
+    return { kind: 'none', interactionId, message: chosen.message };
+  }
   const responseId = chosen.candidate.response.id;
   if (chosen.candidate.shown || !chosen.candidate.proposal) {
     await presentAnswer(context.env, port, interactionId, task, titleOf(task, target.name, result), chosen.candidate);

@@ -1,4 +1,4 @@
-// Amendments: ratings, feedback, reverts (done or discarded), moved insertions and kept or discarded edits any session writes to any session's interaction, applied on read in one order for every reader.
+// Amendments: ratings, feedback, reverts (done or discarded), answers discarded in the choice, moved insertions and kept or discarded edits any session writes to any session's interaction, applied on read in one order for every reader.
 import type { Range } from 'vscode-languageserver-protocol';
 import type { InsertionFate, InsertionState, Interaction } from '../protocol.js';
 import type { Segment } from './segmentFiles.js';
@@ -35,6 +35,8 @@ export interface ResponsePatch {
   revertedAt?: string;
   /** When the user was shown a revert of the response in the preview and discarded it (appended to its list). */
   revertDiscardedAt?: string;
+  /** When the user chose none of the interaction's answers (see `TraceResponse.choiceDiscardedAt`). */
+  choiceDiscardedAt?: string;
   /** Insertions that moved, changed or met their fate since the last patch. */
   insertions?: InsertionPatch[];
   fate?: FatePatch;
@@ -80,6 +82,21 @@ export function applyResponsePatch(interaction: Interaction, responseId: string,
     }
   }
   if (patch.fate) applyFate(response, patch.fate);
+  if (typeof patch.choiceDiscardedAt === 'string') applyChoiceDiscard(response, patch.choiceDiscardedAt);
+}
+
+/** What `outcomeReason` says of an answer discarded in the choice. */
+export const CHOICE_DISCARDED_REASON = 'None of the answers was chosen; nothing was applied.';
+
+/**
+ * A discard in the choice is the outcome only of an answer nothing else became of: one applied or shown (even after
+ * the discard, in the stored record this patch lands on), refused, or discarded in the preview keeps its own outcome.
+ */
+function applyChoiceDiscard(response: Interaction['responses'][number], at: string): void {
+  response.choiceDiscardedAt ??= at;
+  if (response.used || response.outcome !== undefined || response.insertedAt?.length) return;
+  response.outcome = 'discarded';
+  response.outcomeReason = CHOICE_DISCARDED_REASON;
 }
 
 function applyFate(response: Interaction['responses'][number], patch: FatePatch): void {
