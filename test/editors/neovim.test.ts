@@ -219,15 +219,20 @@ describe.skipIf(skipNvim)(`Neovim client in headless nvim${skipReason}`, () => {
     expect(errors(result)).toEqual([]);
   });
 
-  it(':AssistantAsk leaves the code alone when the user picks Discard', async () => {
-    const { result, original } = await runScenario(`
+  it(':AssistantAsk leaves the code alone when the user picks Discard, and :AssistantTrace! lists it as discarded', async () => {
+    const { result, workspace, original } = await runScenario(`
     T.cursor_on('async load')
     T.pick('Discard')
     vim.cmd('AssistantAsk write documentation for the load method')
     T.wait_notified('discarded')
+    vim.cmd('AssistantTrace!')
+    T.wait('the quickfix list', function() return vim.fn.getqflist({ title = 0 }).title:find('newest') ~= nil end)
 `);
     expect(result.selects[0]!.picked).toBe('Discard');
     expect(result.text).toBe(original);
+    expect(result.quickfix.map((e) => e.text.replace(/ \S+ \[\w+\]$/, ''))).toEqual(['document ConfigStore.load by doc-offline (discarded)']);
+    const interaction = readTrace(workspace).interactions.find((i) => i.source === 'text')!;
+    expect(readTrace(workspace).amendments).toContainEqual(expect.objectContaining({ interactionId: interaction.id, patch: { choiceDiscardedAt: expect.any(String) } }));
     expect(errors(result)).toEqual([]);
   });
 

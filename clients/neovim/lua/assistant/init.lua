@@ -18,6 +18,7 @@ M.methods = {
   trace = 'assistant/trace',
   rate = 'assistant/rate',
   revert = 'assistant/revert',
+  discard = 'assistant/discard',
   agents = 'assistant/agents',
   document = 'assistant.document',
   check_types = 'assistant.checkTypes',
@@ -519,7 +520,10 @@ function M.ask(opts)
           return pending.offer(entry, notify, true)
         end
         if not choice or choice.discard then
-          notify('discarded; nothing applied')
+          -- Told to the server, so the trace says the answers were turned down rather than never looked at.
+          M.request(client, M.methods.discard, { interactionId = result.interactionId }, function()
+            notify('discarded; nothing applied')
+          end, bufnr)
           return
         end
         if is_null(choice.edit) then
