@@ -621,8 +621,10 @@ Quitting its prompt keeps them waiting; Discard drops them."
   "Use ANSWER, the `assistant/ask' result from SERVER for TEXT.
 A lone text answer is shown; several candidates are offered, the
 agents that failed named in the prompt, and with DISCARDABLE a Discard
-choice.  Returns the `assistant/apply' result, the answer buffer, or
-ANSWER when there is nothing to use."
+choice.  Without DISCARDABLE, quitting the prompt (C-g) discards them;
+with it, the quit is the caller's (the answers keep waiting).  Returns the
+`assistant/apply' result, the answer buffer, the `assistant/discard'
+result, or ANSWER when there is nothing to use."
   (let* ((id (plist-get answer :interactionId))
          (responses (plist-get answer :responses))
          (usable (assistant-ls--usable answer))
@@ -664,13 +666,21 @@ ANSWER when there is nothing to use."
                              (if failures
                                  (concat "; " (string-join failures "; "))
                                "")))
-             (picked (cdr (assoc (completing-read prompt choices nil t nil nil
-                                                  (caar choices))
-                                 choices))))
+             (picked (condition-case nil
+                         (cdr (assoc (completing-read prompt choices nil t nil nil
+                                                      (caar choices))
+                                     choices))
+                       ;; Waiting answers stay waiting on C-g
+                       ;; (`assistant-ls-answers'); the first prompt's
+                       ;; C-g turns them down.
+                       (quit (if discardable (signal 'quit nil) 'discard)))))
         (cond
          ((eq picked 'discard)
-          (message "assistant-ls: discarded; nothing applied")
-          answer)
+          ;; The trace records it as such, rather than as answers
+          ;; nobody looked at.
+          (prog1 (assistant-ls--request server :assistant/discard
+                                        `(:interactionId ,id))
+            (message "assistant-ls: discarded; nothing applied")))
          ((assistant-ls--text-answer-p picked)
           (funcall show picked))
          (t

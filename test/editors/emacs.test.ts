@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EL, removeQuietly, requireEmacs, runEmacs } from './harness/emacs.js';
+import { EL, readInteractions, removeQuietly, requireEmacs, runEmacs } from './harness/emacs.js';
+import { readSegment, segmentFiles } from '../support/traceFiles.js';
 import type { BaseReport } from './harness/emacs.js';
 
 /**
@@ -76,5 +77,18 @@ describe('clients/emacs/assistant-ls.el', () => {
     expect(report.rate.rating).toBe('up');
     expect(report.revert).toMatchObject({ reverted: true, outcome: 'reverted' });
     expect(report.afterRevert).toBe(report.original);
+  }, 100_000);
+
+  it('records the answers as discarded when the user quits the choice with C-g', async (ctx) => {
+    requireEmacs(ctx);
+    const { report, root } = await runEmacs<BaseReport & { discard: { discarded: boolean; outcome: string } }>(String.raw`
+      (let ((completing-read-function (lambda (&rest _) (signal 'quit nil))))
+        (push (cons 'discard (assistant-ls-ask "write documentation for the load method")) report))`);
+    expect(report.discard).toMatchObject({ discarded: true, outcome: 'discarded' });
+    expect(report.text).toBe(report.original);
+    expect(report.messages).toContain('assistant-ls: discarded; nothing applied');
+    const asked = readInteractions(root).find((i) => i.source === 'text')!;
+    const amendments = segmentFiles(path.join(root, '.assistant', 'trace')).flatMap((file) => readSegment(file).amendments ?? []);
+    expect(amendments).toEqual([expect.objectContaining({ interactionId: asked.id, responseId: asked.responses[0]!.id, patch: { choiceDiscardedAt: expect.any(String) } })]);
   }, 100_000);
 });
