@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedModel } from '../support/scriptedModel.js';
 import type { ScriptedModel } from '../support/scriptedModel.js';
 import { LOAD_DOC, scriptedAgent, taskSteps } from '../support/scriptedAgents.js';
-import { readInteractions as interactions } from '../support/traceFiles.js';
+import { readInteractions as interactions, readSegment, segmentFiles } from '../support/traceFiles.js';
 import { copyFixture } from '../support/lspClient.js';
 import { Workbench, assertAvailable, skipReason, skipVscode } from './harness/vscode.js';
 
@@ -80,9 +80,14 @@ describe.skipIf(skipVscode)(`a model agent in VS Code 1.139 (code-server)${skipR
       }
       // The same notification, its seconds moving on while the model streams.
       expect(seen.size).toBeGreaterThanOrEqual(2);
-      // The answers arrive; Escape discards them.
+      // The answers arrive; Escape discards them, which the trace records.
       await vscode.page.locator('.quick-input-widget .quick-input-list').getByText('gpt-4o-mini', { exact: true }).first().waitFor({ timeout: 30_000 });
       await vscode.page.keyboard.press('Escape');
+      const asked = interactions(vscode.workspace).find((i) => i.text === 'write documentation for parseConfig')!;
+      const discards = (): number => segmentFiles(path.join(vscode.workspace, '.assistant', 'trace')).flatMap((f) => readSegment(f).amendments ?? []).filter((a) => a.interactionId === asked.id && a.patch.choiceDiscardedAt).length;
+      const escaped = Date.now();
+      while (discards() < 2 && Date.now() - escaped < 10_000) await vscode.page.waitForTimeout(100);
+      expect(discards()).toBe(2);
     });
   }, 120_000);
 

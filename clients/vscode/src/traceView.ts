@@ -64,7 +64,8 @@ function interactionItem(node: InteractionNode): vscode.TreeItem {
   item.description = node.description;
   item.tooltip = new vscode.MarkdownString(node.tooltip);
   const used = node.interaction.responses.find((r) => r.used);
-  item.iconPath = new vscode.ThemeIcon(used?.revertedAt ? 'discard' : used ? 'check' : node.interaction.task === 'none' ? 'question' : 'circle-outline');
+  const discarded = !used && node.interaction.responses.some((r) => r.outcome === 'discarded');
+  item.iconPath = new vscode.ThemeIcon(used?.revertedAt ? 'discard' : used ? 'check' : discarded ? 'close' : node.interaction.task === 'none' ? 'question' : 'circle-outline');
   item.contextValue = used && !used.revertedAt ? 'interaction.applied' : 'interaction';
   if (node.target) {
     const options: vscode.TextDocumentShowOptions = { selection: toRange(node.target.range), preview: true };

@@ -1,4 +1,4 @@
-// `assistantLs.ask`: free text → `assistant/ask` → a text answer shown, or a quick pick of the candidates → `assistant/apply` of the chosen edit.
+// `assistantLs.ask`: free text → `assistant/ask` → a text answer shown, or a quick pick of the candidates → `assistant/apply` of the chosen edit (`assistant/discard` on Escape).
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { AnswerView } from '../answerView.js';
@@ -54,7 +54,12 @@ export function ask(host: ServerHost, answers: AnswerView, refreshTrace: () => v
     if (items.length === 1 && items[0]!.use === 'show') return show(items[0]!);
     const texts = result.responses.some(isTextAnswer);
     const picked = await pickCandidate(items, failures, `Assistant: ${result.task} (${Math.round(result.confidence * 100)}% sure)`, texts ? 'Choose the answer to use (Escape discards them)' : 'Choose the answer to apply (Escape discards them)');
-    if (!picked) return;
+    if (!picked) {
+      // Escape turned the answers down: the trace says so, rather than that nobody looked at them.
+      await host.api().discard({ interactionId: result.interactionId });
+      refreshTrace();
+      return;
+    }
     if (picked.use === 'show') return show(picked);
     const applied = await host.api().apply({ interactionId: result.interactionId, responseId: picked.responseId });
     refreshTrace();

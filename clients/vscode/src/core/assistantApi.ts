@@ -1,6 +1,6 @@
 // The custom requests as plain async functions over any sender, so the extension and the tests drive the server alike.
-import { ApplyRequest, AskRequest, RateRequest, RevertRequest, TraceRequest } from './protocol.js';
-import type { ApplyParams, ApplyResult, AskParams, AskResult, Interaction, RateParams, RateResult, RevertParams, RevertResult, TraceParams, TraceResult } from './protocol.js';
+import { ApplyRequest, AskRequest, DiscardRequest, RateRequest, RevertRequest, TraceRequest } from './protocol.js';
+import type { ApplyParams, ApplyResult, AskParams, AskResult, DiscardParams, DiscardResult, Interaction, RateParams, RateResult, RevertParams, RevertResult, TraceParams, TraceResult } from './protocol.js';
 
 /**
  * A request as `protocol/src` declares it (`AskRequest.type`), typed by its shape rather than by vscode-jsonrpc's
@@ -81,6 +81,10 @@ export class AssistantApi {
 
   revert(params: RevertParams): Promise<RevertResult> {
     return this.send(RevertRequest.type, params);
+  }
+
+  discard(params: DiscardParams): Promise<DiscardResult> {
+    return this.send(DiscardRequest.type, params);
   }
 
   /** Every interaction matching `params`, newest first, page by page, stopping at `max`; `total` says how many match. */
