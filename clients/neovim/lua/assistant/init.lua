@@ -48,6 +48,8 @@ local levels = vim.log.levels
 local uv = vim.uv or vim.loop
 -- 0.11 turned client methods into `client:method()` and changed the str_utfindex signature; 0.7 has neither.
 local has_011 = vim.fn.has('nvim-0.11') == 1
+-- 0.10 runs a server request's handler in a coroutine, so it can wait for the user; before, it answers at once.
+local has_010 = vim.fn.has('nvim-0.10') == 1
 
 -- Clients started on 0.7 (which has no vim.lsp.start and its reuse rule), by root directory.
 local clients_by_root = {}
@@ -118,7 +120,10 @@ end
 function M.show_message_request(err, params, ctx, config)
   local co, is_main = coroutine.running()
   if not co or is_main or type(params) ~= 'table' then
-    return vim.lsp.handlers['window/showMessageRequest'](err, params, ctx, config)
+    local choice = vim.lsp.handlers['window/showMessageRequest'](err, params, ctx, config)
+    -- The user's choice is a request of theirs: the keys typed to make it do not hold back the edit it leads to.
+    pending.asked()
+    return choice
   end
   local message = tostring(params.message or '')
   local answered = false
@@ -127,6 +132,9 @@ function M.show_message_request(err, params, ctx, config)
       return
     end
     answered = true
+    if choice then
+      pending.asked()
+    end
     -- Resumed later, so the coroutine has yielded even when vim.ui.select answers at once.
     vim.schedule(function()
       coroutine.resume(co, choice or vim.NIL)
@@ -169,6 +177,32 @@ function M.show_message_request(err, params, ctx, config)
   return coroutine.yield()
 end
 
+-- Before 0.10 (no LspRequest event), the requests Neovim's own code-action menu sends: the choice there is the user's
+-- request (its keys must not hold back the edit it leads to), and an edit the preview declined unseen meanwhile is
+-- offered again from the command's answer, as for the plugin's own requests.
+local function watch_menu_requests(client)
+  local own = client.request
+  client.request = function(method, params, handler, bufnr)
+    if method ~= 'workspace/executeCommand' and method ~= 'codeAction/resolve' then
+      return own(method, params, handler, bufnr)
+    end
+    pending.asked()
+    -- A handler of its own is the plugin's (M.request sees the answer) or resolve's, whose answer is no command's.
+    if handler then
+      return own(method, params, handler, bufnr)
+    end
+    return own(method, params, function(err, result, ctx, config)
+      if not err and M.offer_declined(client, method, params, result, bufnr) then
+        return
+      end
+      local fallback = client.handlers[method] or vim.lsp.handlers[method]
+      if fallback then
+        return fallback(err, result, ctx, config)
+      end
+    end, bufnr)
+  end
+end
+
 local function client_config(root)
   local settings = object(M.config.settings)
   -- Text answers come as assistant/showAnswer, shown whole in a buffer, instead of a message Neovim would cut.
@@ -187,6 +221,11 @@ local function client_config(root)
     settings = { assistant = settings },
     -- Change annotations declared too, so edits the user should see first come marked for confirmation.
     capabilities = preview.capabilities(capabilities),
+    on_init = function(client)
+      if not has_010 then
+        watch_menu_requests(client)
+      end
+    end,
     -- Per-client handlers, so other servers keep the default handling untouched.
     handlers = {
       ['$/progress'] = progress.handler,
@@ -292,6 +331,50 @@ end
 -- The JSON-RPC code of a request the client or the user cancelled.
 local REQUEST_CANCELLED = -32800
 
+-- The answers that name the response they applied: the plugin's assistant/apply (its params do) and a task command's.
+local function applied_ids(method, params, result)
+  if method == M.methods.apply and type(params) == 'table' then
+    return params.interactionId, params.responseId
+  end
+  if method == 'workspace/executeCommand' and type(result) == 'table' then
+    return result.interactionId, result.responseId
+  end
+  return nil, nil
+end
+
+--- When the edit the answer to a request led to was declined unseen by the preview (it came while the user typed,
+--- before 0.10; or its document moved while it waited for :AssistantAnswers), offers that answer again through
+--- assistant/apply, which moves it onto the text as it is then, or asks for it at once when the user is waiting to see
+--- it; returns whether it did, so the answer's own "not applied" is not said as well. The trace keeps the answer.
+function M.offer_declined(client, method, params, result, bufnr)
+  local interaction_id, response_id = applied_ids(method, params, result)
+  if type(result) ~= 'table' or result.applied == true or type(interaction_id) ~= 'string' or type(response_id) ~= 'string' then
+    return false
+  end
+  local declined = preview.take_declined(client.id)
+  if not declined then
+    return false
+  end
+  local function again()
+    M.request(client, M.methods.apply, { interactionId = interaction_id, responseId = response_id }, function(applied)
+      if preview.discarded(applied) then
+        return
+      end
+      if applied.applied then
+        notify(is_null(applied.message) and 'applied' or applied.message)
+      else
+        notify(('not applied (%s)%s'):format(applied.outcome or '?', is_null(applied.message) and '' or ': ' .. applied.message), levels.WARN)
+      end
+    end, bufnr)
+  end
+  if declined.again then
+    again()
+  else
+    pending.offer({ what = preview.waiting_line(declined.label), verb = 'to see it', client_id = client.id, open = again }, notify)
+  end
+  return true
+end
+
 --- Sends a request and calls `on_result(result)`; errors are shown, not raised. Until it is answered,
 --- :AssistantCancel can stop it.
 function M.request(client, method, params, on_result, bufnr)
@@ -307,7 +390,7 @@ function M.request(client, method, params, on_result, bufnr)
       if err.code ~= REQUEST_CANCELLED then
         notify(('%s failed: %s'):format(method, err.message or vim.inspect(err)), levels.ERROR)
       end
-    else
+    elseif not M.offer_declined(client, method, params, result, bufnr) then
       on_result(result)
     end
     if trailing_note then
@@ -769,8 +852,8 @@ function M.cancel()
   end
 end
 
---- :AssistantAnswers: opens the picker of the answers (or the server's question) that arrived while the user was
---- typing; they wait until chosen, discarded or replaced by a newer request's.
+--- :AssistantAnswers: opens the picker of the answers (or the server's question), or the preview of the edit, that
+--- arrived while the user was typing; they wait until chosen, discarded or replaced by a newer request's.
 function M.answers()
   local entry = pending.take()
   if not entry then
@@ -810,7 +893,7 @@ local function define_commands()
   command('AssistantApplyPatch', M.apply_patch, { nargs = '?', range = true, desc = 'Apply the unified diff in the buffer, [range] or a register' })
   command('AssistantAgents', M.agents, { nargs = 0, desc = 'List the assistant agents' })
   command('AssistantCheckTypes', M.check_types, { nargs = 0, desc = 'Type-check the project; errors become diagnostics' })
-  command('AssistantAnswers', M.answers, { nargs = 0, desc = 'Choose among the answers that came while you were typing' })
+  command('AssistantAnswers', M.answers, { nargs = 0, desc = 'Choose among the answers, or see the edit, that came while you were typing' })
   command('AssistantCancel', M.cancel, { nargs = 0, desc = 'Stop what the assistant is doing (requests and progress)' })
 end
 

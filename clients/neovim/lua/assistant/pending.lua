@@ -1,4 +1,4 @@
--- Answers that arrive while the user is typing wait for :AssistantAnswers instead of opening a picker over their keys.
+-- Answers and edits to preview that arrive while the user is typing wait for :AssistantAnswers, off the user's keys.
 local P = {}
 
 -- Keys the user has typed so far. A model answers tens of seconds after the request, by when the user has gone on
@@ -39,14 +39,15 @@ function P.busy(mark)
   return ok and state ~= ''
 end
 
--- The one choice that waits: { what = 'N answers for X', open = function(), drop = function()? }. A newer one
--- replaces it (its `drop` answers the server's question, which would otherwise wait for ever).
+-- The one choice that waits: { what = 'N answers for X', verb = 'to see it'?, open = function(), drop = function(why)? }.
+-- A newer one replaces it (its `drop('replaced')` answers the server's question or edit, which would otherwise wait for
+-- ever).
 local waiting
 -- Whether the user was shown the waiting choice once they were back in Normal mode (below).
 local reminded = true
 
 local function hint(entry)
-  return ('%s: :AssistantAnswers to choose'):format(entry.what)
+  return ('%s: :AssistantAnswers %s'):format(entry.what, entry.verb or 'to choose')
 end
 
 --- Keeps a choice for :AssistantAnswers and says so with `say`; the one it replaces is dropped. `again` (the user
@@ -55,7 +56,7 @@ function P.offer(entry, say, again)
   local previous = waiting
   waiting = entry
   if previous and previous ~= entry and previous.drop then
-    previous.drop()
+    previous.drop('replaced')
   end
   if again then
     say(('still waiting: %s'):format(hint(entry)))
@@ -78,13 +79,13 @@ function P.peek()
   return waiting
 end
 
---- Drops the waiting choice if `which(entry)` says so (the cancelled work's question); returns whether it did.
+--- Drops the waiting choice if `which(entry)` says so (the cancelled work's question or edit); returns whether it did.
 function P.drop_if(which)
   if waiting and which(waiting) then
     local entry = waiting
     waiting = nil
     if entry.drop then
-      entry.drop()
+      entry.drop('cancelled')
     end
     return true
   end

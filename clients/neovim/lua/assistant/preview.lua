@@ -1,6 +1,7 @@
 -- The diff of an assistant-ls edit that needs confirmation, shown before it lands, with keys to accept or discard it.
 local P = {}
 
+local pending = require('assistant.pending')
 local util = vim.lsp.util
 local uv = vim.uv or vim.loop
 -- vim.diff became vim.text.diff (0.11 has both).
@@ -309,27 +310,51 @@ local function loaded_documents(edit)
   return loaded
 end
 
+--- The line that names an edit waiting for :AssistantAnswers, from its label (`Assistant: document X`).
+function P.waiting_line(label)
+  return ('an edit for "%s" is waiting'):format((tostring(label):gsub('^Assistant: ', '')))
+end
+
+-- [client id] = { label, again } for the last edit of that client declined unseen: it came while the user typed
+-- (before 0.10), or its document moved while it waited (`again`: the user asked to see it, so it is asked for anew).
+local declined = {}
+
+--- The edit of this client the preview last declined unseen, once: the answer to the request that led to it offers
+--- the answer again through assistant/apply, which moves it onto the text as it is then.
+function P.take_declined(client_id)
+  local entry = declined[client_id]
+  declined[client_id] = nil
+  return entry
+end
+
 --- Whether an apply result is a discard: the user's own choice, already said (by the preview, or the server for its
 --- picker), so neither noted again nor warned of.
 function P.discarded(result)
   return type(result) == 'table' and result.outcome == 'discarded'
 end
 
--- Shows an edit that needs confirmation and applies it once accepted; answers as `workspace/applyEdit` does.
-local function preview_and_apply(edit, annotation, params, ctx)
+local function say(message)
+  vim.notify('assistant-ls: ' .. message, vim.log.levels.INFO)
+  require('assistant.progress').said()
+end
+
+-- Shows an edit that needs confirmation and applies it once accepted; answers as `workspace/applyEdit` does. `waited`:
+-- it waited for :AssistantAnswers, and a document that moved meanwhile is not the server's stale edit but the user's
+-- typing, so the request that led to it asks again (take_declined).
+local function show_and_apply(edit, title, ctx, waited)
   local client = vim.lsp.get_client_by_id(ctx.client_id)
   local offset_encoding = client and client.offset_encoding or 'utf-16'
   local moved = changed_document(edit, ctx.client_id)
+  if moved and waited then
+    declined[ctx.client_id] = { again = true, label = title }
+    return { applied = false, failureReason = moved .. ' changed while the edit waited; nothing changed' }
+  end
   if moved then
     return { applied = false, failureReason = moved .. ' changed since the edit was made' }
   end
   local ok, lines = pcall(P.diff_lines, edit, offset_encoding)
   if not ok then
     return { applied = false, failureReason = 'cannot show the edit: ' .. tostring(lines) }
-  end
-  local title = annotation.label or params.label or 'Assistant edit'
-  if type(annotation.description) == 'string' and annotation.description ~= '' then
-    title = title .. ' (' .. annotation.description .. ')'
   end
   local source_win = vim.api.nvim_get_current_win()
   local win = open_window(title, lines)
@@ -343,8 +368,7 @@ local function preview_and_apply(edit, annotation, params, ctx)
   if not accepted then
     -- Said here, whichever request led to the preview (a code action's result says nothing of it); no reason to the
     -- server: the user saw the edit and chose not to take it.
-    vim.notify('assistant-ls: discarded; nothing changed', vim.log.levels.INFO)
-    require('assistant.progress').said()
+    say('discarded; nothing changed')
     return { applied = false }
   end
   local applied, failure = pcall(apply, edit, offset_encoding)
@@ -352,6 +376,54 @@ local function preview_and_apply(edit, annotation, params, ctx)
     return { applied = false, failureReason = tostring(failure) }
   end
   return { applied = true }
+end
+
+--- What the server is told of an edit declined unseen because it came while the user typed (before 0.10, whose
+--- handlers cannot wait for the user): it records it, and says it where the plugin does not offer it again.
+P.typing_reason = 'it came while you were typing, so it was not shown and nothing changed; the answer stays in the trace'
+
+-- Shows the edit now, or, when the user is busy (typing, or anything but idle in Normal mode: the preview would read
+-- their next keys, and an `a` among them would apply an edit they never saw), keeps it for :AssistantAnswers. On 0.10+
+-- the handler runs in a coroutine and the server waits for the choice; before, it must answer at once: not applied,
+-- and the request that led to it offers the answer again (take_declined).
+local function preview_and_apply(edit, annotation, params, ctx)
+  local label = annotation.label or params.label or 'Assistant edit'
+  local title = label
+  if type(annotation.description) == 'string' and annotation.description ~= '' then
+    title = title .. ' (' .. annotation.description .. ')'
+  end
+  if not pending.busy() then
+    return show_and_apply(edit, title, ctx)
+  end
+  local co, is_main = coroutine.running()
+  if not co or is_main then
+    declined[ctx.client_id] = { label = label }
+    return { applied = false, failureReason = P.typing_reason }
+  end
+  local answered = false
+  local function answer(result)
+    if answered then
+      return
+    end
+    answered = true
+    -- Resumed later, so the coroutine has yielded even when the choice comes at once.
+    vim.schedule(function()
+      coroutine.resume(co, result)
+    end)
+  end
+  pending.offer({
+    what = P.waiting_line(label),
+    verb = 'to see it',
+    client_id = ctx.client_id,
+    open = function()
+      answer(show_and_apply(edit, title, ctx, true))
+    end,
+    -- Never shown: the server records it as not applied, with why.
+    drop = function(why)
+      answer({ applied = false, failureReason = (why == 'cancelled' and 'cancelled' or 'replaced by a newer one') .. ' before it was shown; nothing changed' })
+    end,
+  }, say)
+  return coroutine.yield()
 end
 
 --- The `workspace/applyEdit` handler of the assistant-ls client: an edit that needs confirmation is shown as a diff
