@@ -299,11 +299,21 @@ the user sees."
   (when (jsonrpc-running-p server)
     (jsonrpc-notify server :$/cancelRequest `(:id ,id))))
 
+(defvar assistant-ls--asked-at 0
+  "`num-nonmacro-input-events' when the user last asked for something.
+An edit to preview that comes after more keys waits for them (see
+`assistant-ls--busy-p').")
+
+(defun assistant-ls--asked ()
+  "Note that the user asked for something now; return the mark."
+  (setq assistant-ls--asked-at num-nonmacro-input-events))
+
 (defun assistant-ls--request (server method params)
   "Send METHOD with PARAMS to SERVER and return the result.
 Waits for the answer; \[keyboard-quit] while waiting cancels the
 request on the server too, and so does `assistant-ls-cancel' run from
 a timer.  A cancelled request is a `user-error'."
+  (assistant-ls--asked)
   (let* (done result failure
          (id (assistant-ls--send server method params
                                  (lambda (value) (setq result value done t))
@@ -516,7 +526,7 @@ returns the `assistant/apply' result, the answer buffer, or the
       (let ((buffer (current-buffer))
             ;; The input so far: any more when the answers come, and the
             ;; user has gone on with something else.
-            (mark num-nonmacro-input-events))
+            (mark (assistant-ls--asked)))
         (assistant-ls--send
          server :assistant/ask params
          ;; Out of the process filter before asking the user anything.
@@ -565,15 +575,20 @@ keyboard macro (the prompt's keys would land in it)."
 
 (defvar assistant-ls--waiting nil
   "Answers that came while the user was typing, for `assistant-ls-answers'.
-A list (SERVER TEXT ANSWER BUFFER); a newer request's replace them.")
+A list (SERVER TEXT ANSWER BUFFER); a newer request's replace them.
+For an edit declined unseen, TEXT is its label and ANSWER
+\=(:interactionId I :responseId R :edit t).")
 
 (defun assistant-ls--waiting-hint ()
   "The line that says which answers wait and how to choose."
   (pcase-let* ((`(,_server ,text ,answer ,_buffer) assistant-ls--waiting)
                (count (length (assistant-ls--usable answer))))
-    (format "assistant-ls: %d answer%s for \"%s\" %s ready: M-x assistant-ls-answers to choose"
+    (if (plist-get answer :edit)
+        (format "assistant-ls: an edit for \"%s\" is waiting: M-x assistant-ls-answers to see it"
+                (string-remove-prefix "Assistant: " text))
+      (format "assistant-ls: %d answer%s for \"%s\" %s ready: M-x assistant-ls-answers to choose"
             count (if (= count 1) "" "s") (truncate-string-to-width text 40 nil nil "...")
-            (if (= count 1) "is" "are"))))
+            (if (= count 1) "is" "are")))))
 
 (defvar assistant-ls--reminder nil
   "The idle timer that says again which answers wait.")
@@ -603,7 +618,9 @@ first time Emacs is idle after them."
   "Choose among the answers that came while you were typing.
 An `assistant-ls-ask' whose answers arrive while you type, or are in the
 minibuffer, opens no prompt over your keys: they wait for this command.
-Quitting its prompt keeps them waiting; Discard drops them."
+Quitting its prompt keeps them waiting; Discard drops them.  An edit to
+preview that came then is applied anew, onto the text as it is now,
+through the preview."
   (interactive)
   (let ((waiting assistant-ls--waiting))
     (unless waiting
@@ -612,7 +629,9 @@ Quitting its prompt keeps them waiting; Discard drops them."
     (pcase-let ((`(,server ,text ,answer ,buffer) waiting))
       (with-current-buffer (if (buffer-live-p buffer) buffer (current-buffer))
         (condition-case nil
-            (assistant-ls--offer server text answer t)
+            (if (plist-get answer :edit)
+                (assistant-ls--apply-again server answer)
+              (assistant-ls--offer server text answer t))
           (quit (setq assistant-ls--waiting waiting)
                 (message "assistant-ls: still waiting: M-x assistant-ls-answers to choose")
                 nil))))))
@@ -690,8 +709,11 @@ result, or ANSWER when there is nothing to use."
                            server :assistant/apply
                            `(:interactionId ,id
                              :responseId ,(plist-get picked :id))))))
-            (message "assistant-ls: %s" (or (plist-get result :message)
-                                            (plist-get result :outcome)))
+            (unless (assistant-ls--wait-declined
+                     server `(:interactionId ,id :responseId ,(plist-get picked :id))
+                     result)
+              (message "assistant-ls: %s" (or (plist-get result :message)
+                                              (plist-get result :outcome))))
             result))))))))
 
 ;;;###autoload
@@ -884,7 +906,11 @@ The server then marks the edits to show before they land (its
 A task can take longer than Eglot's 10 s wait, and its edit may wait
 for the user in a preview: a synchronous request would give up, or
 unwind the preview, before the server has its answer."
-  (let ((name (format "%s" command)))
+  (let ((name (format "%s" command))
+        (buffer (current-buffer)))
+    ;; The action chosen is the user's request: the keys that chose it do
+    ;; not hold back the edit it leads to.
+    (assistant-ls--asked)
     (jsonrpc-async-request
      server :workspace/executeCommand
      `(:command ,name :arguments ,arguments)
@@ -893,6 +919,9 @@ unwind the preview, before the server has its answer."
                    (force-mode-line-update t)
                    (let ((note (and (listp result) (plist-get result :message))))
                      (when (and (stringp note)
+                                (not (and (listp result)
+                                          (assistant-ls--wait-declined
+                                           server result result buffer)))
                                 (not (equal (plist-get result :outcome)
                                             "discarded")))
                        (message "assistant-ls: %s" note))))
@@ -1056,6 +1085,45 @@ chooses."
                        (funcall filter process
                                 (apply #'concat (nreverse held)))))))))
 
+(defconst assistant-ls--typing-reason
+  "it came while you were typing, so it was not shown and nothing changed; the answer stays in the trace"
+  "Why an edit to preview was not applied when it came while the user typed.")
+
+(defvar assistant-ls--declined nil
+  "The label of the last edit the preview declined unseen, or nil.")
+
+(defun assistant-ls--wait-declined (server ids result &optional buffer)
+  "Keep the answer of IDS for `assistant-ls-answers' if its edit was declined.
+RESULT is the answer of the request that led to the edit, from SERVER,
+made in BUFFER (by default the current one); IDS has its :interactionId
+and :responseId.  Returns non-nil when the edit came while the user
+typed and so waits now."
+  (let ((label assistant-ls--declined))
+    (when (and label
+               (not (eq (plist-get result :applied) t))
+               (stringp (plist-get ids :interactionId))
+               (stringp (plist-get ids :responseId)))
+      (setq assistant-ls--declined nil)
+      (assistant-ls--wait server label
+                          (list :interactionId (plist-get ids :interactionId)
+                                :responseId (plist-get ids :responseId)
+                                :edit t)
+                          (or buffer (current-buffer)))
+      t)))
+
+(defun assistant-ls--apply-again (server ids)
+  "Apply the answer of IDS (from SERVER) anew, through the preview."
+  (let ((result (assistant-ls--request
+                 server :assistant/apply
+                 `(:interactionId ,(plist-get ids :interactionId)
+                   :responseId ,(plist-get ids :responseId)))))
+    (unless (equal (plist-get result :outcome) "discarded")
+      (message "assistant-ls: %s" (or (plist-get result :message)
+                                      (if (eq (plist-get result :applied) t)
+                                          "applied"
+                                        (plist-get result :outcome)))))
+    result))
+
 (cl-defmethod eglot-handle-request
   ((server assistant-ls-server) (_method (eql workspace/applyEdit))
    &key label edit &allow-other-keys)
@@ -1074,8 +1142,17 @@ answer once the user pressed a key to apply or discard it."
                                      (not (string-empty-p description)))
                                 (format " (%s)" description)
                               ""))))
-        (if moved
-            `(:applied :json-false :failureReason ,(format "%s changed since the edit was made" moved))
+        (cond
+         (moved
+          `(:applied :json-false :failureReason ,(format "%s changed since the edit was made" moved)))
+         ;; The preview would read the user's next keys, and an a among
+         ;; them would apply an edit they never saw.  Eglot answers the
+         ;; server when this returns, so it cannot wait: not applied, and
+         ;; the request that led to it offers the answer again.
+         ((assistant-ls--busy-p assistant-ls--asked-at)
+          (setq assistant-ls--declined (or (plist-get annotation :label) label "Assistant edit"))
+          `(:applied :json-false :failureReason ,assistant-ls--typing-reason))
+         (t
           (let* ((release (assistant-ls--hold-output server))
                  (window nil)
                  (accepted
@@ -1094,7 +1171,7 @@ answer once the user pressed a key to apply or discard it."
                          (progn (assistant-ls--apply-edits changes prepared)
                                 '(:applied t))
                        (error `(:applied :json-false
-                                :failureReason ,(error-message-string oops))))))))))))
+                                :failureReason ,(error-message-string oops)))))))))))))
 
 ;;;; Inline completion (ghost text)
 
