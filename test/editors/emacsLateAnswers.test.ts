@@ -1,4 +1,4 @@
-// Answers a model sends while the user types, in Emacs in a terminal: no prompt takes the typed keys, the answers wait for M-x assistant-ls-answers, which applies the one picked.
+// Answers and edits to preview that a model sends while the user types, in Emacs in a terminal: no prompt or preview takes the typed keys (an `a` among them applies nothing), and what came waits for M-x assistant-ls-answers.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -85,5 +85,65 @@ describe('clients/emacs/assistant-ls.el when answers come while the user types',
       ['doc-offline', false],
       ['gpt-4o-mini', true],
     ]);
+  }, 100_000);
+});
+
+/** Typed at the end of the file while the model works, in two halves: before the edit comes and after; the second has the `a` that applies a preview. */
+const TYPED_BEFORE_EDIT = ['// typed while waiting', ': a late key'] as const;
+
+describe('clients/emacs/assistant-ls.el when an edit to preview comes while the user types', () => {
+  it('the Document code action whose edit comes while the user types: no preview takes the keys, the answer waits for M-x assistant-ls-answers, and a in its preview applies it', async (ctx) => {
+    requireEmacs(ctx, { tmux: true });
+    model.setDefault(taskSteps(() => ({ kind: 'text', content: LOAD_DOC, chunkSize: 1000, delayMs: 2500 })));
+    const root = copyFixture('basic');
+    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-emacs-late-edit-'));
+    temporary.push(root, scratch);
+    const file = path.join(root, 'src/config.ts');
+    const original = fs.readFileSync(file, 'utf8');
+    const agent = scriptedAgent(model, 'gpt-4o-mini');
+    // The model alone on Document (one answer, so no question), every edit previewed; ghost text off, as the scripted
+    // model would answer its requests too.
+    const configuration = `(:useEnvironment :json-false :preview "always" :disabledAgents ["doc-offline"] :agents [(:name "gpt-4o-mini" :baseURL "${agent.baseURL}" :apiKey "sk-test" :model "gpt-4o-mini" :tasks ["document"])] :completion (:enabled :json-false))`;
+    fs.writeFileSync(path.join(scratch, 'init.el'), terminalInit(root, configuration));
+    const socket = path.join(scratch, 'tmux.sock');
+    sockets.push(socket);
+    const env = offlineEnv(serverBin(scratch), { HOME: scratch, TERM: 'xterm-256color' });
+    for (const key of Object.keys(env)) if (key.startsWith('TMUX')) delete env[key];
+    execFileSync('tmux', ['-S', socket, '-f', '/dev/null', 'new-session', '-d', '-x', '160', '-y', '40', '-c', root, 'emacs', '-nw', '-q', '-l', path.join(scratch, 'init.el'), 'src/config.ts'], { env });
+    const term = new Terminal(socket, Date.now() + 80_000);
+    await term.screenShowing('Eglot connected', /\[eglot:[^\]/]+\]/);
+    term.keys('C-s');
+    term.type('async load');
+    term.keys('Enter');
+    term.keys('M-x');
+    term.type('eglot-code-actions');
+    term.keys('Enter');
+    await term.screenShowing('the code actions', 'Pick an action (default Assistant: Document');
+    term.keys('Enter');
+    // The user goes on at once, at the end of the file.
+    term.keys('M->');
+    term.type(TYPED_BEFORE_EDIT[0]);
+    // The edit comes (or, before this change, its preview opened over the typing).
+    const arrived = await term.screenShowing('the edit', /assistant-ls-answers to see it|Apply this edit\?/);
+    term.type(TYPED_BEFORE_EDIT[1]);
+    term.keys('C-x', 'C-s');
+    await term.screenShowing('the file saved', 'Wrote ');
+    // Every key (the `a` too) went into the buffer and nothing was applied; one line said what waits.
+    expect(fs.readFileSync(file, 'utf8')).toBe(`${original}${TYPED_BEFORE_EDIT.join('')}\n`);
+    expect(arrived).toContain('assistant-ls: an edit for "document ConfigStore.load" is waiting: M-x assistant-ls-answers to see it');
+    expect(readInteractions(root).find((i) => i.task === 'document')!.responses.map((r) => [r.used, r.outcome])).toEqual([[false, 'rejected-by-client']]);
+    term.keys('M-x');
+    term.type('assistant-ls-answers');
+    term.keys('Enter');
+    await term.screenShowing('the preview', /\+\+\+ b\/src\/config\.ts[\s\S]*Apply this edit\? \(a or RET: apply, q or d: discard\)/);
+    term.keys('a');
+    await term.until('the model’s doc comment', () => term.screen().includes('once and caches it'));
+    term.keys('C-x', 'C-s');
+    await term.until('the file saved', () => fs.readFileSync(file, 'utf8').includes('once and caches it'));
+    const applied = fs.readFileSync(file, 'utf8');
+    expect(applied).toContain(LOAD_DOC.split('\n')[1]);
+    expect(applied.endsWith(`${TYPED_BEFORE_EDIT.join('')}\n`)).toBe(true);
+    const interaction = readInteractions(root).find((i) => i.task === 'document');
+    expect(interaction!.responses.map((r) => [r.agent.name, r.used, r.outcome])).toEqual([['gpt-4o-mini', true, 'applied']]);
   }, 100_000);
 });

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startScriptedModel } from '../support/scriptedModel.js';
 import type { ScriptedModel } from '../support/scriptedModel.js';
 import { LOAD_DOC, scriptedAgent, taskSteps } from '../support/scriptedAgents.js';
-import { ERROR, INFO, lua, nvimProbe, readInteractions, runScenario, skipNvim, skipReason } from './harness/neovim.js';
+import { ERROR, INFO, TYPING, lua, nvimProbe, readInteractions, runScenario, skipNvim, skipReason } from './harness/neovim.js';
 
 let model: ScriptedModel;
 beforeEach(async () => {
@@ -20,9 +20,7 @@ function setupWithModel(): string {
 }
 
 /**
- * `T.type(key, steps)`: types `key` (e.g. `o`, a new line) and then, from a timer, each step's keys once its condition
- * holds, as a user would while nvim waits for input (keys sent with nvim_input are read only then, never while a
- * scenario blocks in vim.wait); returns once a step typed <Esc>. `T.opened` counts the pickers opened: Neovim's own
+ * `T.type(key, steps)` (the harness's `TYPING`) types as a user does while nvim waits. `T.opened` counts the pickers opened: Neovim's own
  * vim.ui.select (inputlist), counted, so a picker opened over the typing would take the keys as it would a user's.
  */
 const HELPERS = `
@@ -32,30 +30,7 @@ vim.ui.select = function(...)
   T.opened = T.opened + 1
   return own_select(...)
 end
-function T.type(key, steps)
-  local failed
-  local timer = uv.new_timer()
-  timer:start(20, 20, vim.schedule_wrap(function()
-    local step = steps[1]
-    if not step then return end
-    uv.update_time()
-    if uv.now() > deadline then
-      failed = 'timed out waiting for ' .. step[1]
-      steps = {}
-      vim.api.nvim_input('<Esc>')
-      return
-    end
-    if step[2]() then
-      table.remove(steps, 1)
-      step[3]()
-    end
-  end))
-  vim.api.nvim_feedkeys(key, 'n!x', false)
-  timer:stop()
-  timer:close()
-  if failed then error(failed, 2) end
-end
-function T.arrived()
+${TYPING}function T.arrived()
   return T.notified('AssistantAnswers') ~= nil or T.opened > 0
 end
 function T.messages()

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startScriptedModel } from '../support/scriptedModel.js';
 import type { ScriptedModel } from '../support/scriptedModel.js';
 import { LOAD_DOC, scriptedAgent, taskSteps } from '../support/scriptedAgents.js';
-import { ERROR, lua, nvimProbe, readInteractions, runScenario, skipNvim, skipReason } from './harness/neovim.js';
+import { ERROR, TYPING, lua, nvimProbe, readInteractions, runScenario, skipNvim, skipReason } from './harness/neovim.js';
 
 let model: ScriptedModel;
 beforeEach(async () => {
@@ -20,36 +20,12 @@ function setupWithModel(): string {
 }
 
 /**
- * `T.type(key, steps)` as in neovimLateAnswers.test.ts: types `key`, then each step's keys from a timer once its
- * condition holds, as a user would while nvim waits for input; returns once a step typed <Esc>. `T.previewing()`: a
+ * `T.type(key, steps)` (the harness's `TYPING`) types as a user does while nvim waits. `T.previewing()`: a
  * preview window is open (its diff), so the plugin reads keys for it. `T.accept_preview()`: presses `a` once the
  * preview shows, as the user who looked at it.
  */
 const HELPERS = `
-function T.type(key, steps)
-  local failed
-  local timer = uv.new_timer()
-  timer:start(20, 20, vim.schedule_wrap(function()
-    local step = steps[1]
-    if not step then return end
-    uv.update_time()
-    if uv.now() > deadline then
-      failed = 'timed out waiting for ' .. step[1]
-      steps = {}
-      vim.api.nvim_input('<Esc>')
-      return
-    end
-    if step[2]() then
-      table.remove(steps, 1)
-      step[3]()
-    end
-  end))
-  vim.api.nvim_feedkeys(key, 'n!x', false)
-  timer:stop()
-  timer:close()
-  if failed then error(failed, 2) end
-end
-function T.previewing()
+${TYPING}function T.previewing()
   for _, win in ipairs(vim.api.nvim_list_wins()) do
     if vim.bo[vim.api.nvim_win_get_buf(win)].filetype == 'diff' then return true end
   end

@@ -30,6 +30,15 @@ function convert(answer: string, needle: string, withAnnotation: typeof annotati
   return documentTask.convertAnswer({ text: answer }, { workspace: ws, document, target: declarationTarget(target(needle)), parameters: {} }, withAnnotation);
 }
 
+/** The Document task's conversion of an answer on the declaration at `needle` of `source`. */
+function converterOn(source: string) {
+  const on: DocumentSnapshot = { ...document, text: source };
+  return (answer: string, needle: string) => {
+    const declaration = declarationAt('/w/a.ts', source, source.indexOf(needle));
+    return documentTask.convertAnswer({ text: answer }, { workspace: ws, document: on, target: declarationTarget(declaration!), parameters: {} }, undefined);
+  };
+}
+
 function target(needle: string) {
   const offset = text.indexOf(needle);
   const found = declarationAt('/w/a.ts', text, offset);
@@ -122,11 +131,7 @@ describe('documentTask', () => {
       '}',
       '',
     ].join('\n');
-    const on: DocumentSnapshot = { ...document, text: source };
-    const run = (answer: string, needle: string) => {
-      const declaration = declarationAt('/w/a.ts', source, source.indexOf(needle));
-      return documentTask.convertAnswer({ text: answer }, { workspace: ws, document: on, target: declarationTarget(declaration!), parameters: {} }, undefined);
-    };
+    const run = converterOn(source);
     const invented = run('/**\n * Clears the state.\n * @param options - The options.\n * @param options.force - Whether to force.\n */', 'reset');
     expect(invented).toMatchObject({ ok: true, text: '/**\n * Clears the state.\n */' });
     expect(run('/**\n * @param options - The options.\n */', 'reset')).toMatchObject({ ok: false, reason: expect.stringMatching(/tags the code contradicts/) });
@@ -158,11 +163,7 @@ describe('documentTask', () => {
       'export async function save(): Promise<void> {}',
       '',
     ].join('\n');
-    const on: DocumentSnapshot = { ...document, text: source };
-    const run = (answer: string, needle: string) => {
-      const declaration = declarationAt('/w/a.ts', source, source.indexOf(needle));
-      return documentTask.convertAnswer({ text: answer }, { workspace: ws, document: on, target: declarationTarget(declaration!), parameters: {} }, undefined);
-    };
+    const run = converterOn(source);
     const throwing = '/**\n * Limits n.\n *\n * @param n - The number.\n * @param max - The limit.\n * @returns n, at most max.\n * @throws If n is not a number.\n */';
     expect(run(throwing, 'clamp')).toMatchObject({ ok: true, text: '/**\n * Limits n.\n *\n * @param n - The number.\n * @param max - The limit.\n * @returns n, at most max.\n */' });
     expect(run('/**\n * @throws If it fails.\n */', 'clamp')).toMatchObject({ ok: false, reason: expect.stringMatching(/tags the code contradicts/) });

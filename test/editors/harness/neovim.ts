@@ -63,6 +63,38 @@ export interface ScenarioResult {
 }
 
 /** A Lua long string, so paths need no escaping. */
+/**
+ * Scenario helper (Lua, for a scenario's `helpers`): `T.type(key, steps)` types `key` (e.g. `o`, a new line) and then,
+ * from a timer, each step's keys once its condition holds, as a user would while nvim waits for input (keys sent with
+ * nvim_input are read only then, never while a scenario blocks in vim.wait); returns once a step typed <Esc>. Each
+ * step is `{ what, condition, act }`; a step not reached by the scenario's deadline fails it, naming `what`.
+ */
+export const TYPING = `
+function T.type(key, steps)
+  local failed
+  local timer = uv.new_timer()
+  timer:start(20, 20, vim.schedule_wrap(function()
+    local step = steps[1]
+    if not step then return end
+    uv.update_time()
+    if uv.now() > deadline then
+      failed = 'timed out waiting for ' .. step[1]
+      steps = {}
+      vim.api.nvim_input('<Esc>')
+      return
+    end
+    if step[2]() then
+      table.remove(steps, 1)
+      step[3]()
+    end
+  end))
+  vim.api.nvim_feedkeys(key, 'n!x', false)
+  timer:stop()
+  timer:close()
+  if failed then error(failed, 2) end
+end
+`;
+
 export function lua(text: string): string {
   return `[==[${text}]==]`;
 }
