@@ -649,6 +649,11 @@ result, or ANSWER when there is nothing to use."
          (usable (assistant-ls--usable answer))
          (failures (assistant-ls--failures responses))
          (show (lambda (response)
+                 ;; The trace learns that the answer was used (shown here).
+                 (jsonrpc-async-request
+                  server :assistant/apply
+                  `(:interactionId ,id :responseId ,(plist-get response :id))
+                  :success-fn #'ignore :error-fn #'ignore)
                  (prog1 (assistant-ls--show-answer
                          (assistant-ls--ask-title (plist-get answer :task) text)
                          (plist-get response :text)

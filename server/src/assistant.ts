@@ -380,8 +380,14 @@ export class Assistant {
     if (!interaction) throw new AssistantError('unknown-interaction', `No interaction ${params.interactionId} in the trace.`);
     const response = interaction.responses.find((r) => r.id === params.responseId);
     if (!response) throw new AssistantError('unknown-interaction', `Interaction ${params.interactionId} has no response ${params.responseId}.`);
-    if (!response.edit) throw new AssistantError('invalid-params', `Response ${params.responseId} has no edit to apply (${response.error ?? response.status}).`);
     if (interaction.sessionId !== this.session.id) throw new AssistantError('unavailable', 'This interaction belongs to another server session; run the task again here.');
+    // A text answer the client showed (assistant/ask returns it whole): the trace learns that it was used.
+    if (!response.edit && response.status === 'ok' && response.text.trim() !== '') {
+      const shown: ApplyResult = { applied: false, outcome: 'shown' };
+      if (!response.used) await recordOutcome(this.env, interaction.id, response.id, shown);
+      return shown;
+    }
+    if (!response.edit) throw new AssistantError('invalid-params', `Response ${params.responseId} has no edit to apply (${response.error ?? response.status}).`);
     // Applied once is applied: a response discarded after that keeps its record (run the task again instead).
     if (response.used || response.insertedAt?.length) return { applied: false, outcome: 'failed', message: 'This response was already applied.' };
     const proposal = this.env.plans.get(response.id);

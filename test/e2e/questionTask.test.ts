@@ -60,6 +60,14 @@ describe('workspace questions without a model', () => {
     const trace = await editor.request<TraceResult>('assistant/trace', { id: answer.interactionId });
     expect(trace.interactions[0]).toMatchObject({ task: 'question', source: 'text', classification: { by: 'intent-offline' } });
     expect(trace.interactions[0]!.responses[0]).toMatchObject({ text: response.text, used: false });
+
+    // The client showed the answer itself and says so: the trace records it as used, once, and applies nothing.
+    const shown = { interactionId: answer.interactionId, responseId: response.id };
+    expect(await editor.request('assistant/apply', shown)).toEqual({ applied: false, outcome: 'shown' });
+    expect(await editor.request('assistant/apply', shown)).toEqual({ applied: false, outcome: 'shown' });
+    const after = await editor.request<TraceResult>('assistant/trace', { id: answer.interactionId });
+    expect(after.interactions[0]!.responses[0]).toMatchObject({ used: true, outcome: 'shown' });
+    expect(editor.applied).toHaveLength(0);
   });
 
   it('answers right after initialize on an empty cache folder, and says what it searched when nothing matches', async () => {

@@ -63,6 +63,8 @@ describe('text answers in Emacs (eglot)', () => {
     );
     const recorded = interactions(root).find((i) => i.text === question)!;
     expect(recorded.task).toBe('question');
+    // Shown by assistant-ls.el, which told the server: the trace records the answer as used.
+    expect(recorded.responses[0]).toMatchObject({ used: true, outcome: 'shown' });
     const text = recorded.responses[0]!.text;
     // The whole answer, as text, in a help-style buffer on screen.
     expect(report.answer).toBe(`Question: ${question}\n\n${text}\n`);

@@ -50,6 +50,8 @@ describe.skipIf(skipNvim)(`text answers in headless nvim${skipReason}`, () => {
     const answer = result.data.answer as AnswerView;
     const recorded = interactions(workspace).find((i) => i.text === question)!;
     expect(recorded.task).toBe('question');
+    // Shown by the plugin, which told the server: the trace records the answer as used.
+    expect(recorded.responses[0]).toMatchObject({ used: true, outcome: 'shown' });
     const text = recorded.responses[0]!.text;
     // Beside the code, which keeps the cursor.
     expect(answer).toMatchObject({ name: expect.stringMatching(/assistant-ls:\/\/answer$/), filetype: 'markdown', buftype: 'nofile', focused: false });

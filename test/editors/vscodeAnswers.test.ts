@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyFixture } from '../support/lspClient.js';
+import { readInteractions } from '../support/traceFiles.js';
 import { Workbench, assertAvailable, skipReason, skipVscode } from './harness/vscode.js';
 
 if (skipVscode) console.warn(`vscodeAnswers.test.ts skipped: ${skipReason}`);
@@ -48,6 +49,11 @@ describe.skipIf(skipVscode)(`text answers in VS Code 1.139 (code-server)${skipRe
       await quickPick().locator('.quick-input-title').getByText(/^Question: where is the retry logic implemented\?: \d+ places$/).waitFor({ timeout: 10_000 });
       await quickPick().locator('.quick-input-list').getByText('function withRetry', { exact: true }).first().waitFor({ timeout: 10_000 });
       expect(await quickPick().locator('.quick-input-list').getByText(/^src\/retry\.ts:\d+$/).count()).toBeGreaterThan(0);
+      // Shown by the extension, which told the server: the trace records the answer as used.
+      const used = (): boolean => readInteractions(workspace).find((i) => i.text === question)?.responses[0]?.used === true;
+      const shownAt = Date.now();
+      while (!used() && Date.now() - shownAt < 10_000) await session.page.waitForTimeout(100);
+      expect(readInteractions(workspace).find((i) => i.text === question)?.responses[0]).toMatchObject({ used: true, outcome: 'shown' });
     });
     await session.step('go to withRetry', async () => {
       await session.page.keyboard.type('withRetry');

@@ -578,6 +578,8 @@ function M.ask(opts)
     local failures = M.failure_lines(result.responses)
     local function show(response)
       answer.show({ title = ask_title(result.task, text), text = response.text, locations = response.locations })
+      -- The trace learns that the answer was used (shown here, not by the server).
+      request(client, M.methods.apply, { interactionId = result.interactionId, responseId = response.id }, function() end, bufnr)
       -- Shown here, not through the server, which warns of the failed agents when it applies an answer.
       if #failures > 0 then
         notify(('Used the answer of %s; %s.'):format(response.agent and response.agent.name or '?', table.concat(failures, '; ')), levels.WARN)

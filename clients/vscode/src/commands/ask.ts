@@ -46,7 +46,10 @@ export function ask(host: ServerHost, answers: AnswerView, refreshTrace: () => v
     const show = async (picked: CandidateItem): Promise<void> => {
       const response = result.responses.find((r) => r.id === picked.responseId);
       if (!response) return;
+      // The trace learns that the answer was used (shown here, not by the server), while the user reads it.
+      const recorded = host.api().apply({ interactionId: result.interactionId, responseId: response.id }).then(refreshTrace, () => undefined);
       await answers.show(askedAnswer(result, response, request));
+      await recorded;
       // Shown here, not through the server, which warns of the failed agents when it applies an answer.
       if (failures.length > 0) void vscode.window.showWarningMessage(`Used the answer of ${response.agent.name}; ${failures.join('; ')}.`);
     };
