@@ -23,6 +23,30 @@ afterEach(async () => {
   await model.close();
 });
 
+/** The scripted endpoint as the model agent `gpt-4o-mini` on Document, as an Eglot initialization plist entry. */
+function modelAgent(): string {
+  const agent = scriptedAgent(model, 'gpt-4o-mini');
+  return `(:name "gpt-4o-mini" :baseURL "${agent.baseURL}" :apiKey "sk-test" :model "gpt-4o-mini" :tasks ["document"])`;
+}
+
+/** `emacs -nw` in tmux on a copy of the basic fixture with `configuration` (assistant-ls's settings), once Eglot is connected. */
+async function startEmacs(configuration: string): Promise<{ root: string; file: string; original: string; term: Terminal }> {
+  const root = copyFixture('basic');
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-emacs-late-'));
+  temporary.push(root, scratch);
+  const file = path.join(root, 'src/config.ts');
+  const original = fs.readFileSync(file, 'utf8');
+  fs.writeFileSync(path.join(scratch, 'init.el'), terminalInit(root, configuration));
+  const socket = path.join(scratch, 'tmux.sock');
+  sockets.push(socket);
+  const env = offlineEnv(serverBin(scratch), { HOME: scratch, TERM: 'xterm-256color' });
+  for (const key of Object.keys(env)) if (key.startsWith('TMUX')) delete env[key];
+  execFileSync('tmux', ['-S', socket, '-f', '/dev/null', 'new-session', '-d', '-x', '160', '-y', '40', '-c', root, 'emacs', '-nw', '-q', '-l', path.join(scratch, 'init.el'), 'src/config.ts'], { env });
+  const term = new Terminal(socket, Date.now() + 80_000);
+  await term.screenShowing('Eglot connected', /\[eglot:[^\]/]+\]/);
+  return { root, file, original, term };
+}
+
 /** What the user types at the end of the file while the model works, in two halves: before the answers come and after. */
 const TYPED = ['// typed while waiting', ': 1 more'] as const;
 
@@ -31,22 +55,8 @@ describe('clients/emacs/assistant-ls.el when answers come while the user types',
     requireEmacs(ctx, { tmux: true });
     // The offline answer comes at once; the model's three seconds later, while the user types.
     model.setDefault(taskSteps(() => ({ kind: 'text', content: LOAD_DOC, chunkSize: 1000, delayMs: 3000 })));
-    const root = copyFixture('basic');
-    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-emacs-late-'));
-    temporary.push(root, scratch);
-    const file = path.join(root, 'src/config.ts');
-    const original = fs.readFileSync(file, 'utf8');
-    const agent = scriptedAgent(model, 'gpt-4o-mini');
     // Ghost text off: the scripted model would answer its requests too.
-    const configuration = `(:useEnvironment :json-false :agents [(:name "gpt-4o-mini" :baseURL "${agent.baseURL}" :apiKey "sk-test" :model "gpt-4o-mini" :tasks ["document"])] :completion (:enabled :json-false))`;
-    fs.writeFileSync(path.join(scratch, 'init.el'), terminalInit(root, configuration));
-    const socket = path.join(scratch, 'tmux.sock');
-    sockets.push(socket);
-    const env = offlineEnv(serverBin(scratch), { HOME: scratch, TERM: 'xterm-256color' });
-    for (const key of Object.keys(env)) if (key.startsWith('TMUX')) delete env[key];
-    execFileSync('tmux', ['-S', socket, '-f', '/dev/null', 'new-session', '-d', '-x', '160', '-y', '40', '-c', root, 'emacs', '-nw', '-q', '-l', path.join(scratch, 'init.el'), 'src/config.ts'], { env });
-    const term = new Terminal(socket, Date.now() + 80_000);
-    await term.screenShowing('Eglot connected', /\[eglot:[^\]/]+\]/);
+    const { root, file, original, term } = await startEmacs(`(:useEnvironment :json-false :agents [${modelAgent()}] :completion (:enabled :json-false))`);
     term.keys('M-x');
     term.type('assistant-ls-ask');
     term.keys('Enter');
@@ -95,23 +105,9 @@ describe('clients/emacs/assistant-ls.el when an edit to preview comes while the 
   it('the Document code action whose edit comes while the user types: no preview takes the keys, the answer waits for M-x assistant-ls-answers, and a in its preview applies it', async (ctx) => {
     requireEmacs(ctx, { tmux: true });
     model.setDefault(taskSteps(() => ({ kind: 'text', content: LOAD_DOC, chunkSize: 1000, delayMs: 2500 })));
-    const root = copyFixture('basic');
-    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-emacs-late-edit-'));
-    temporary.push(root, scratch);
-    const file = path.join(root, 'src/config.ts');
-    const original = fs.readFileSync(file, 'utf8');
-    const agent = scriptedAgent(model, 'gpt-4o-mini');
     // The model alone on Document (one answer, so no question), every edit previewed; ghost text off, as the scripted
     // model would answer its requests too.
-    const configuration = `(:useEnvironment :json-false :preview "always" :disabledAgents ["doc-offline"] :agents [(:name "gpt-4o-mini" :baseURL "${agent.baseURL}" :apiKey "sk-test" :model "gpt-4o-mini" :tasks ["document"])] :completion (:enabled :json-false))`;
-    fs.writeFileSync(path.join(scratch, 'init.el'), terminalInit(root, configuration));
-    const socket = path.join(scratch, 'tmux.sock');
-    sockets.push(socket);
-    const env = offlineEnv(serverBin(scratch), { HOME: scratch, TERM: 'xterm-256color' });
-    for (const key of Object.keys(env)) if (key.startsWith('TMUX')) delete env[key];
-    execFileSync('tmux', ['-S', socket, '-f', '/dev/null', 'new-session', '-d', '-x', '160', '-y', '40', '-c', root, 'emacs', '-nw', '-q', '-l', path.join(scratch, 'init.el'), 'src/config.ts'], { env });
-    const term = new Terminal(socket, Date.now() + 80_000);
-    await term.screenShowing('Eglot connected', /\[eglot:[^\]/]+\]/);
+    const { root, file, original, term } = await startEmacs(`(:useEnvironment :json-false :preview "always" :disabledAgents ["doc-offline"] :agents [${modelAgent()}] :completion (:enabled :json-false))`);
     term.keys('C-s');
     term.type('async load');
     term.keys('Enter');
