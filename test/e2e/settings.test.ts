@@ -82,6 +82,19 @@ describe('settings', () => {
     expect(await agentNamesOnce(editor, (names) => names.includes('renamed'))).toEqual(['renamed']);
   });
 
+  it('answers a request sent right after initialized with the settings the client is still sending', async () => {
+    const editor = TestEditor.spawn({ root: copyFixture('basic') });
+    editors.push(editor);
+    // A slow client: its settings come 800 ms after the server asks for them, and the user asks at once.
+    editor.connection.onRequest('workspace/configuration', async (params: { items: { section?: string }[] }) => {
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      return params.items.map((item) => (item.section === 'assistant' ? { agents: [{ name: 'configured', baseURL: model.baseURL, apiKey: 'x', model: 'from-config' }] } : null));
+    });
+    await editor.initialize({ ...FULL_CAPABILITIES, workspace: { ...FULL_CAPABILITIES.workspace, configuration: true } });
+    const agents = await editor.request<AgentsResult>('assistant/agents', {});
+    expect(agents.agents.map((a) => a.name)).toContain('configured');
+  });
+
   it('reports bad settings by key and keeps everything else working', async () => {
     const { editor } = await TestEditor.start({
       root: copyFixture('basic'),

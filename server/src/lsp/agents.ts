@@ -6,6 +6,6 @@ import type { ServerContext } from './serverContext.js';
 export function register(ctx: ServerContext): void {
   ctx.connection.onRequest(
     AgentsRequest.type,
-    handleRequest(AgentsRequest.method, ctx.log, async () => (await ctx.assistant()).agents()),
+    handleRequest(AgentsRequest.method, ctx.log, async () => (await ctx.configured()).agents()),
   );
 }

@@ -11,7 +11,7 @@ export function register(ctx: ServerContext): void {
     AskRequest.type,
     handleRequest(AskRequest.method, ctx.log, (params: AskParams, _signal, controller) => {
       expectAskParams(params);
-      return withProgress(ctx, params.workDoneToken, 'Assistant: ask', controller, async (progress) => (await ctx.assistant()).ask(params, controller.signal, progress));
+      return withProgress(ctx, params.workDoneToken, 'Assistant: ask', controller, async (progress) => (await ctx.configured()).ask(params, controller.signal, progress));
     }),
   );
 }

@@ -77,7 +77,7 @@ export function register(ctx: ServerContext): void {
       // resolves every action that has no edit).
       if (!data || !isTaskId(data.task) || !data.args || action.command) return action;
       expectTaskArgs('codeAction/resolve', data.args);
-      const resolved = await withProgress(ctx, undefined, action.title, controller, async (progress) => (await ctx.assistant()).resolveCommand(data.task, data.args, controller.signal, progress, ctx.port()));
+      const resolved = await withProgress(ctx, undefined, action.title, controller, async (progress) => (await ctx.configured()).resolveCommand(data.task, data.args, controller.signal, progress, ctx.port()));
       if (resolved.kind === 'shown') return { ...action, data: undefined };
       if (resolved.kind === 'none') {
         ctx.port().showMessage('warning', resolved.message);

@@ -24,7 +24,7 @@ export function register(ctx: ServerContext): void {
         if (!args) throw new ResponseError(ErrorCodes.InvalidParams, `${command} needs one argument: { textDocument, range }.`);
         expectTaskArgs(command, args);
         const title = `Assistant: ${task}${args.symbol ? ` ${args.symbol}` : ''}`;
-        const result = await withProgress(ctx, params.workDoneToken, title, controller, async (progress) => (await ctx.assistant()).runCommand(task, args, controller.signal, progress, ctx.port()));
+        const result = await withProgress(ctx, params.workDoneToken, title, controller, async (progress) => (await ctx.configured()).runCommand(task, args, controller.signal, progress, ctx.port()));
         // The editor applied the edit, or the user was shown the answer: a cancel that came too late must not hide that.
         if (result.applied || result.outcome === 'shown') commit(controller);
         return result;

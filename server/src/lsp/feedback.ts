@@ -11,7 +11,7 @@ export function register(ctx: ServerContext): void {
     FeedbackRequest.type,
     handleRequest(FeedbackRequest.method, ctx.log, (params: FeedbackParams, _signal, controller) => {
       expectFeedbackParams(params);
-      return withProgress(ctx, params.workDoneToken, 'Assistant: feedback', controller, async (progress) => (await ctx.assistant()).feedback(params, controller.signal, progress));
+      return withProgress(ctx, params.workDoneToken, 'Assistant: feedback', controller, async (progress) => (await ctx.configured()).feedback(params, controller.signal, progress));
     }),
   );
 }

@@ -54,7 +54,9 @@ export function register(ctx: ServerContext): void {
 
   ctx.connection.onInitialized(() => {
     ctx.progress.enable(ctx.capabilities.window?.workDoneProgress === true);
-    void afterInitialized(ctx).catch((error: unknown) => ctx.log(`initialized: ${(error as Error).message}`));
+    const settings = afterInitialized(ctx);
+    ctx.settingsArriving(settings);
+    void settings.catch((error: unknown) => ctx.log(`initialized: ${(error as Error).message}`));
     void watchFiles(ctx).catch((error: unknown) => ctx.log(`file watchers: ${(error as Error).message}`));
   });
 

@@ -11,7 +11,7 @@ export function register(ctx: ServerContext): void {
     handleRequest(InlineCompletionRequest.method, ctx.log, async (params: InlineCompletionParams, signal) => {
       const received = performance.now();
       const timing: CompletionTiming = {};
-      const list = await (await ctx.assistant()).inlineCompletion(params?.textDocument?.uri, params?.position, signal, params?.context?.triggerKind === InlineCompletionTriggerKind.Invoked, ctx.port(), timing);
+      const list = await (await ctx.configured()).inlineCompletion(params?.textDocument?.uri, params?.position, signal, params?.context?.triggerKind === InlineCompletionTriggerKind.Invoked, ctx.port(), timing);
       if (timing.exchange) logOwnTime(ctx, received, timing.exchange, performance.now());
       return list;
     }),

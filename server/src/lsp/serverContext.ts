@@ -7,6 +7,9 @@ import { LspEditorPort, assistantCapabilities } from './editorPort.js';
 import { previewsEdits } from './editPreview.js';
 import type { ProgressTracker } from './progress.js';
 
+/** Longest a request waits for the client's first settings; a client that never answers gets the defaults then. */
+const SETTINGS_WAIT_MS = 3_000;
+
 export class ServerContext {
   capabilities: ClientCapabilities = {};
   private core: Promise<Assistant> | undefined;
@@ -52,6 +55,26 @@ export class ServerContext {
 
   hasAssistant(): boolean {
     return this.core !== undefined;
+  }
+
+  private settingsRead: Promise<void> = Promise.resolve();
+
+  /** The client's settings are on their way (`workspace/configuration`, asked once `initialized` came). */
+  settingsArriving(read: Promise<void>): void {
+    this.settingsRead = read.catch(() => undefined);
+  }
+
+  /**
+   * The core once the client's first settings are applied (at most `SETTINGS_WAIT_MS` later): a request that runs
+   * agents right after the editor connects would otherwise run on the defaults, with no model agent ("no model agent
+   * is configured" for a user who configured one).
+   */
+  async configured(): Promise<Assistant> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, SETTINGS_WAIT_MS)));
+    await Promise.race([this.settingsRead, late]);
+    clearTimeout(timer);
+    return this.assistant();
   }
 
   private closing: Promise<void> | undefined;
