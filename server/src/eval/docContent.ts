@@ -1,7 +1,7 @@
 // The doc scenario's content metrics: how much a comment restates its signature, how close it comes to the repository's own comment, and which of its claims the code contradicts.
 import { ts } from 'ts-morph';
 import type { DeclarationTarget } from '../repo/declarations.js';
-import { mayThrow } from '../repo/docCoverage.js';
+import { isThrowsTag, mayThrow } from '../repo/docCoverage.js';
 import { parseJsDoc } from '../edits/jsdoc.js';
 import type { JsDocTag } from '../edits/jsdoc.js';
 import { locateDeclaration } from '../agents/offline/declarationLocator.js';
@@ -128,7 +128,7 @@ export function measureRestatement(comment: string, signature: ReadonlySet<strin
   for (const tag of block.tags) {
     if (PARAM_TAGS.has(tag.tag)) add('param', tag.text);
     else if (tag.tag === 'returns' || tag.tag === 'return') add('returns', tag.text);
-    else if (tag.tag === 'throws' || tag.tag === 'throw' || tag.tag === 'exception') add('throws', `${tag.type ?? ''} ${tag.text}`);
+    else if (isThrowsTag(tag)) add('throws', `${tag.type ?? ''} ${tag.text}`);
     else if (tag.tag === 'description' || tag.tag === 'summary' || tag.tag === 'remarks' || tag.tag === 'example' || tag.tag === 'see' || tag.tag === 'deprecated') add('other', tag.text);
   }
   const summary = units.find((unit) => unit.kind === 'summary');
@@ -327,7 +327,7 @@ export function contradictions(comment: string, facts: ClaimFacts): string[] {
     else if (/^an? promise\b/i.test(text) && kind !== 'promise') found.push('@returns a promise, but the function does not return one');
     else if (/^this instance\b/i.test(text) && kind !== 'this' && kind !== 'value') found.push('@returns this instance, but the function returns another type');
   }
-  const throwsTags = block.tags.filter((t) => t.tag === 'throws' || t.tag === 'throw' || t.tag === 'exception');
+  const throwsTags = block.tags.filter(isThrowsTag);
   if (throwsTags.length > 0 && facts.mayThrow === false) found.push('@throws on a function that runs nothing that can throw');
   for (const tag of throwsTags) {
     // Identifiers, not property names: `this.state.data` names no local `data`.

@@ -44,7 +44,7 @@ export function signatureFacts(source: ts.SourceFile, target: DeclarationTarget,
       parameters.push({ ...(name !== undefined ? { name } : {}), rest: p.dotDotDotToken !== undefined });
     }
   });
-  const generator = (ts.isFunctionDeclaration(fn) || ts.isMethodDeclaration(fn) || ts.isFunctionExpression(fn)) && fn.asteriskToken !== undefined;
+  const generator = isGenerator(fn);
   if (located.kind === 'constructor' || located.kind === 'setter') return { parameters, returnsValue: false, generator };
   return { parameters, returnsValue: signatures.some((signature) => returnsValue(signature, checker)), generator };
 }
@@ -125,9 +125,19 @@ export function returnsNothing(source: ts.SourceFile, target: DeclarationTarget)
   if (located.kind === 'constructor' || located.kind === 'setter') return true;
   const fn = located.fn;
   const isAsync = ts.canHaveModifiers(fn) && (ts.getModifiers(fn) ?? []).some((m) => m.kind === ts.SyntaxKind.AsyncKeyword);
-  const generator = (ts.isFunctionDeclaration(fn) || ts.isMethodDeclaration(fn) || ts.isFunctionExpression(fn)) && fn.asteriskToken !== undefined;
+  const generator = isGenerator(fn);
   if (isAsync || generator || (!fn.body && !fn.type)) return false;
   return !returnsValue(fn, undefined);
+}
+
+/** Whether a function is a generator (`function*`, `*method()`): its caller gets an iterator. */
+function isGenerator(fn: FunctionLike): boolean {
+  return (ts.isFunctionDeclaration(fn) || ts.isMethodDeclaration(fn) || ts.isFunctionExpression(fn)) && fn.asteriskToken !== undefined;
+}
+
+/** Whether a doc comment tag says what is thrown (`@throws` and its synonyms). */
+export function isThrowsTag(tag: Pick<JsDocTag, 'tag'>): boolean {
+  return tag.tag === 'throws' || tag.tag === 'throw' || tag.tag === 'exception';
 }
 
 const PARAM_TAGS = new Set(['param', 'arg', 'argument']);

@@ -245,10 +245,12 @@ export async function routeRequest(context: Pick<AskContext, 'env' | 'diagnostic
   // describes, or it names no code to work on) that asks something or says two things the code also says ("wipe the
   // cache when the user logs out") is still answered: with the places in the code where that is done. One naming a
   // declaration ("make parseConfig faster") keeps its task, whose message says what it needs.
+  // Two words the code uses make a request about the code (as `classifyOffline` reads it too).
+  const sharesCodeWords = (): boolean => env.workspace.index.usedWords(intent).length >= 2;
   const namesDeclaration = (): boolean => extractNamedSymbols(intent).some((name) => env.workspace.index.declarations(() => true, 1, name).length > 0);
   const placesInstead = (): { task: TaskId; found: Found } | undefined => {
     if (document !== undefined || params.task !== undefined || !env.registry.serves('question')) return undefined;
-    if (!(requestForm(intent).asksOrSearches || env.workspace.index.usedWords(intent).length >= 2) || namesDeclaration()) return undefined;
+    if (!(requestForm(intent).asksOrSearches || sharesCodeWords()) || namesDeclaration()) return undefined;
     return { task: 'question', found: workspaceTarget(env.root, document, params.text.trim()) };
   };
   // The places answer a request whose task has no agent; the answer says first what that task would need.
@@ -260,7 +262,7 @@ export async function routeRequest(context: Pick<AskContext, 'env' | 'diagnostic
   // with no file at hand, or asked as a question about what code does in two words the code uses ("how are unions
   // matched"), the question task answers it from the whole workspace.
   const unsure = task === 'none' && classification.by === 'intent-offline' && classification.confidence > 0;
-  const aboutCodeElsewhere = (): boolean => requestForm(intent).aboutBehaviour && env.workspace.index.usedWords(intent).length >= 2;
+  const aboutCodeElsewhere = (): boolean => requestForm(intent).aboutBehaviour && sharesCodeWords();
   if (unsure && (document === undefined || aboutCodeElsewhere())) {
     const question = asQuestion();
     if (question) return question;

@@ -1,7 +1,7 @@
 // The Document task: offered on functions, methods, classes and arrow functions; its answer becomes a doc comment and nothing else.
 import type { DeclarationTarget } from '../repo/declarations.js';
 import { declarationAt, KIND_LABEL, withSyntaxTree } from '../repo/declarations.js';
-import { documentsCompletely, mayThrow, returnsNothing, signatureFacts, strayParamTags } from '../repo/docCoverage.js';
+import { documentsCompletely, isThrowsTag, mayThrow, returnsNothing, signatureFacts, strayParamTags } from '../repo/docCoverage.js';
 import { parseJsDoc, renderJsDoc } from '../edits/jsdoc.js';
 import { extractDocComment } from '../edits/docCommentExtract.js';
 import { sectionedDocBlock } from '../edits/sectionedDoc.js';
@@ -88,10 +88,10 @@ function withoutFalseTags(block: string, document: DocumentSnapshot, target: Dec
   const theirs = new Set(target.existingDoc ? parseJsDoc(target.existingDoc.text).tags.map((tag) => tag.raw) : []);
   const invented = [
     ...(facts.signature ? strayParamTags(parsed.tags, facts.signature) : []),
-    ...(facts.throws === false ? parsed.tags.filter((tag) => tag.tag === 'throws' || tag.tag === 'throw' || tag.tag === 'exception') : []),
+    ...(facts.throws === false ? parsed.tags.filter(isThrowsTag) : []),
     ...(facts.nothing === true ? parsed.tags.filter((tag) => tag.tag === 'returns' || tag.tag === 'return') : []),
     // "@throws No errors are thrown." documents an error that is not there.
-    ...parsed.tags.filter((tag) => (tag.tag === 'throws' || tag.tag === 'throw' || tag.tag === 'exception') && !tag.type && SAYS_NO_ERROR.test(tag.text)),
+    ...parsed.tags.filter((tag) => isThrowsTag(tag) && !tag.type && SAYS_NO_ERROR.test(tag.text)),
   ].filter((tag) => !theirs.has(tag.raw));
   if (invented.length === 0) return block;
   const kept = { description: parsed.description, tags: parsed.tags.filter((tag) => !invented.includes(tag)) };
