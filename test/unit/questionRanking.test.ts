@@ -1,4 +1,4 @@
-// Unit tests of what ranks a workspace question's locations beyond word matches: the package's entries and import graph, overloads, identifiers a question spells in words, names written as declared, bodies against declarations' own words, wrappers against the code they hand their work to, and options' comments against the code that reads them.
+// Unit tests of what ranks a workspace question's locations beyond word matches: the package's entries and import graph, overloads, identifiers a question spells in words, misspelt, split or in other words, names written as declared or as code, bodies against declarations' own words, wrappers against the code they hand their work to, and options' comments against the code that reads them.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { extractFile, titleSubject } from '../../server/src/repo/lexical/documentExtraction.js';
 import { LexicalIndex } from '../../server/src/repo/lexical/lexicalIndex.js';
 import { FileReach, packageEntries } from '../../server/src/repo/lexical/fileReach.js';
-import { queryCompounds, stem, terms } from '../../server/src/repo/lexical/terms.js';
+import { codeWrittenWords, queryCompounds, stem, terms, wordHalves } from '../../server/src/repo/lexical/terms.js';
+import { relatedWords } from '../../server/src/repo/lexical/relatedWords.js';
 
 const roots: string[] = [];
 afterEach(() => {
@@ -353,6 +354,54 @@ describe('the words of a question', () => {
     expect((await ranked(root, 'convert a schema to JSON Schema'))[0]).toBe('src/schema.ts:5 toJSONSchema');
     expect(stem('validation')).toBe(stem('validated'));
     expect((await ranked(root, 'where is email validated?'))[0]).toBe('src/regexes.ts:2 email');
+  });
+});
+
+describe('words the code does not use', () => {
+  /** Two checks of a text: one that says nothing of cases, one that lower-cases its input, and noise that shares words. */
+  const CHECKS = {
+    'src/checks.ts': [
+      '/** Checks that the text matches the pattern. */\nexport function matchPattern(text: string, pattern: RegExp): boolean {\n  return pattern.test(text);\n}',
+      '/** Checks that the text matches the pattern, whatever its case. */\nexport function matchAnyCase(text: string, pattern: RegExp): boolean {\n  return pattern.test(text.toLowerCase());\n}',
+      'export function toLowerCase(text: string): string {\n  return text.toLowerCase();\n}',
+      '/** Empties everything it holds. */\nexport function clearStore(store: Map<string, unknown>): void {\n  store.clear();\n}',
+      '/** Stores the text of the input in the store, beside what the store holds. */\nexport function storeInput(store: Map<string, unknown>, text: string): void {\n  store.set("input", text);\n}',
+      '/** The last part of a path. */\nexport function baseFileName(path: string): string {\n  return path.slice(path.lastIndexOf("/") + 1);\n}',
+      '/** Joins the parts of a path into one path, each part of the path once. */\nexport function joinPath(parts: string[]): string {\n  return parts.join("/");\n}',
+      '/** The text of the match, as a store key. */\nexport function keyOfMatch(text: string): string {\n  return `match:${text}`;\n}',
+      '/** Matches the text with another and reports both. */\nexport function matchBoth(text: string, other: string): boolean {\n  return text === other;\n}',
+    ].join('\n'),
+    'src/schema.ts': 'export class Schema {\n  /** The intersection of this one with another. */\n  and(other: this): this {\n    return other;\n  }\n  /** Checks the value against the schema. */\n  check(value: unknown): boolean {\n    return value !== undefined && value !== null;\n  }\n}\n/** The schema of a value, made of the schemas of its parts. */\nexport function schemaOf(value: unknown): Schema {\n  return new Schema();\n}\n',
+  };
+
+  it('reads a misspelt word as the word the code uses most within an edit of it', async () => {
+    const root = workspaceOf(CHECKS);
+    // `mach` is no word of the code's; `match` is, in four documents.
+    expect((await ranked(root, 'text has to mach the pattern')).slice(0, 2)).toEqual(expect.arrayContaining(['src/checks.ts:2 matchPattern']));
+    expect(await ranked(root, 'text has to mach the pattern')).toEqual(await ranked(root, 'text has to match the pattern'));
+  });
+
+  it('reads a word the code writes as two, both halves', async () => {
+    expect(wordHalves('lowercase', (term) => ['low', 'lower', 'cas', 'case'].includes(term))).toEqual([[stem('lower'), stem('case')]]);
+    // Halves under four letters are mostly noise: `current` is no `curr` and `ent`.
+    expect(wordHalves('current', () => true)).toEqual([]);
+    const root = workspaceOf(CHECKS);
+    expect((await ranked(root, 'the filename of a path'))[0]).toBe('src/checks.ts:21 baseFileName');
+  });
+
+  it('reads a word the code never uses as the words code uses for the same thing, and leaves a word it uses alone', async () => {
+    expect(relatedWords('wiped')).toContain('clear');
+    expect(relatedWords('Older')).toContain('previous');
+    const root = workspaceOf(CHECKS);
+    expect((await ranked(root, 'wipe the store'))[0]).toBe('src/checks.ts:13 clearStore');
+    // The code says `store`, which is related to `save`: a question saying "store" means the code's store.
+    expect((await ranked(root, 'store the input'))[0]).toBe('src/checks.ts:17 storeInput');
+  });
+
+  it('finds a declaration a question writes as code though its name is a word prose drops', async () => {
+    expect(codeWrittenWords('what does .and() do, and `or`, after z.not or e.g. this')).toEqual(['and', 'or', 'not']);
+    const root = workspaceOf(CHECKS);
+    expect((await ranked(root, 'what does .and() do to a schema'))[0]).toBe('src/schema.ts:3 Schema.and');
   });
 });
 

@@ -1,7 +1,8 @@
 // BM25F ranking for the lexical index: the vocabulary, the collection's statistics per field, and each document's score for a query.
 import type { DocumentDraft } from './documentExtraction.js';
 import type { IndexedDocument, IndexedFile } from './indexedDocuments.js';
-import { queryCompounds, terms } from './terms.js';
+import { relatedWords } from './relatedWords.js';
+import { codeWrittenWords, editDistance, queryCompounds, terms, wordHalves } from './terms.js';
 
 /** Fields in boost order; a document's terms carry one count per field. */
 const FIELDS = ['name', 'signature', 'comment', 'context', 'body'] as const;
@@ -19,6 +20,14 @@ const BODY = FIELDS.indexOf('body');
 const BODY_SHARE = 0.5;
 /** What a compound of the question's words (`queryCompounds`) weighs beside one word. */
 const COMPOUND_WEIGHT = 0.5;
+/**
+ * A typed word the code never uses stands for the word the code uses within an edit of it (two for a long word), with
+ * the same first letter, in this many documents or more ("mach" for match, "arry" for array), at this weight.
+ */
+const RESPELT_MIN_DF = 3;
+const RESPELT_WEIGHT = 0.7;
+/** What a word related to one of the question's (`relatedWords`: "wipe" and `clear`) weighs beside it. */
+const RELATED_WEIGHT = 0.5;
 
 /** Binary search in an ascending Uint32Array; -1 when absent. */
 function indexOfTerm(sorted: Uint32Array, id: number): number {
@@ -278,6 +287,24 @@ export class TermStatistics {
     return true;
   }
 
+  /**
+   * The term a typed word the vocabulary lacks most likely stands for (`RESPELT_MIN_DF`): the nearest live term with
+   * the same first letter, the most used of those as near; none for short words and for words of several parts.
+   */
+  private respelling(term: string): { term: string; id: number } | undefined {
+    if (term.length < 4 || !/^[a-z]+$/.test(term)) return undefined;
+    const max = term.length >= 8 ? 2 : 1;
+    let best: { term: string; id: number; distance: number; df: number } | undefined;
+    this.termNames.forEach((candidate, id) => {
+      const df = this.df[id] as number;
+      if (df < RESPELT_MIN_DF || candidate[0] !== term[0] || Math.abs(candidate.length - term.length) > max) return;
+      const distance = editDistance(term, candidate, max);
+      if (distance > max || (best && (distance > best.distance || (distance === best.distance && df <= best.df)))) return;
+      best = { term: candidate, id, distance, df };
+    });
+    return best && { term: best.term, id: best.id };
+  }
+
   termId(term: string): number {
     let id = this.termIds.get(term);
     if (id === undefined) {
@@ -348,6 +375,7 @@ export class TermStatistics {
     named?: ReadonlySet<string>,
     delegateOf?: (document: IndexedDocument) => IndexedDocument | undefined,
     describedOf?: (document: IndexedDocument) => IndexedDocument | undefined,
+    declaredAs?: (word: string) => readonly IndexedDocument[],
   ): RankedDocument[] {
     // In a question about where a name is used (one the code declares, or written as an identifier is), a body that
     // uses it says as much as a declaration named for it.
@@ -360,21 +388,42 @@ export class TermStatistics {
     const queryTerms = [...new Set(terms(query, 'query'))].filter((term) => !useVerbs.has(term));
     const isKnown = (q: { term: string; id: number | undefined }): q is { term: string; id: number } => q.id !== undefined && (this.df[q.id] as number) > 0;
     const known = queryTerms.map((term) => ({ term, id: this.termIds.get(term) })).filter(isKnown);
-    if (known.length === 0 || this.documentCount === 0 || limit <= 0) return [];
+    const respelt = queryTerms.filter((term) => !known.some((q) => q.term === term)).flatMap((term) => this.respelling(term) ?? []);
+    // A name the question writes as code that prose drops (`.and()`, `get()`) has no term: its declarations are found by name.
+    const declaredOnly = codeWrittenWords(query)
+      .filter((word) => terms(word).length === 0)
+      .map((word) => ({ word, documents: new Set((declaredAs?.(word) ?? []).filter((document) => simpleName(document.name) === word && document.kind !== 'comment' && document.kind !== 'module')) }))
+      .filter(({ documents }) => documents.size > 0);
+    const asked = known.length + respelt.length + declaredOnly.length;
+    if (asked === 0 || this.documentCount === 0 || limit <= 0) return [];
     // Words of the question that spell an identifier together add its whole-name term, which only that identifier
     // has; they are a bonus, not words a location must match to cover the question.
-    const compounds = queryCompounds(query)
+    const liveTerm = (term: string): boolean => this.documentFrequency(term) > 0;
+    // So do the halves of a word the code writes as two (`lowercase`, where the code says `toLowerCase`).
+    const halves = [...query.matchAll(/[A-Za-z]{8,}/g)].flatMap(([word]) => (terms(word, 'query').length === 1 ? wordHalves(word, liveTerm).flat() : []));
+    // A word the code never uses stands for the words code uses for the same thing ("wipe" for `clear`); a word it
+    // uses means what the code means by it, and is left alone.
+    const unused = (word: string): boolean => {
+      const own = terms(word, 'query');
+      return own.length === 1 && !liveTerm(own[0] as string);
+    };
+    const related = [...query.matchAll(/[A-Za-z]+/g)].flatMap(([word]) => (unused(word) ? relatedWords(word).flatMap((other) => terms(other)) : []));
+    const relatedTerms = new Set(related.filter((term) => !queryTerms.includes(term)));
+    const compounds = [...new Set([...queryCompounds(query), ...halves, ...relatedTerms])]
       .filter((term) => !queryTerms.includes(term))
       .map((term) => ({ term, id: this.termIds.get(term) }))
       .filter(isKnown);
     const n = this.documentCount;
     const situating = situatingTerms(query);
-    const weighted = [...known, ...compounds].map((q, i) => {
-      const df = this.df[q.id] as number;
-      const counted = i < known.length;
+    const idfOf = (df: number): number => Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    const weighted = [
+      ...known.map((q) => ({ ...q, weight: 1, counted: true })),
+      ...respelt.map((q) => ({ ...q, weight: RESPELT_WEIGHT, counted: true })),
       // A compound is rare by nature: at full weight it would outweigh the question's words it is made of.
-      return { ...q, idf: Math.log(1 + (n - df + 0.5) / (df + 0.5)) * (counted ? 1 : COMPOUND_WEIGHT) * (situating.has(q.term) ? SITUATING_WEIGHT : 1), counted };
-    });
+      ...compounds.map((q) => ({ ...q, weight: relatedTerms.has(q.term) ? RELATED_WEIGHT : COMPOUND_WEIGHT, counted: false })),
+    ].map((q) => ({ term: q.term, id: q.id, counted: q.counted, idf: idfOf(this.df[q.id] as number) * q.weight * (situating.has(q.term) ? SITUATING_WEIGHT : 1) }));
+    const nameShare = (FIELD_WEIGHTS[NAME] as number) / (K1 + (FIELD_WEIGHTS[NAME] as number));
+    const byName = declaredOnly.map(({ word, documents }) => ({ word, documents, score: idfOf(documents.size) * nameShare }));
     const averages = Array.from(this.lengthSums, (sum) => Math.max(sum / n, 1));
     // Questions about tests should find tests; other questions want the code under test first.
     const aboutTests = /\b(test|tests|tested|testing|spec|specs)\b/i.test(query);
@@ -423,9 +472,15 @@ export class TermStatistics {
           matched.push(q.term);
           if (q.counted) covered++;
         }
+        for (const name of byName) {
+          if (!name.documents.has(document)) continue;
+          score += name.score;
+          matched.push(name.word);
+          covered++;
+        }
         if (score <= 0) continue;
         // A location matching more of the question's words beats one matching a single word very often.
-        const coverage = covered / known.length;
+        const coverage = covered / asked;
         const kindPrior = document.kind === 'comment' ? 0.8 : document.kind === 'module' ? 0.9 : !aboutShapes && SHAPES.has(document.kind) ? SHAPE_PRIOR : 1;
         // A declaration the question names outright is what it asks about, more than those that mention it.
         const namedPrior = !aboutUses && named?.has(simpleName(document.name)) && document.kind !== 'comment' && document.kind !== 'module' ? NAMED_PRIOR : 1;
@@ -474,10 +529,10 @@ export class TermStatistics {
     scored.sort(order);
     // A call that says none of the question's words is plumbing many wrappers share (`operate(…)` of every operator),
     // not what the question asks about. A question about where a name is used asks for its callers, wrappers included.
-    const asked = new Set(known.map((q) => q.term));
+    const askedTerms = new Set(known.map((q) => q.term));
     const handedTo = (document: IndexedDocument): IndexedDocument | undefined => {
       const wrapper = CALLABLE.has(document.kind) ? implementationOf(document, fileOf.get(document.file)) : document;
-      return wrapper.delegate !== undefined && terms(wrapper.delegate).some((term) => asked.has(term)) ? delegateOf?.(wrapper) : undefined;
+      return wrapper.delegate !== undefined && terms(wrapper.delegate).some((term) => askedTerms.has(term)) ? delegateOf?.(wrapper) : undefined;
     };
     if (delegateOf && !aboutUses && passDelegatedScores(scored, handedTo, (document) => named?.has(simpleName(document.name)) === true)) scored.sort(order);
 

@@ -551,6 +551,7 @@ export class LexicalIndex {
         if (!described.has(name)) described.set(name, this.describedOf(document, (file) => reach.weight(file)));
         return described.get(name);
       },
+      (word) => this.byName.get(word.toLowerCase()) ?? [],
     );
     const texts = new Map<string, string | undefined>();
     return chosen.map(({ document, score, matched }) => {

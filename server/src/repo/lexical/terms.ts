@@ -180,6 +180,36 @@ export function queryCompounds(text: string): string[] {
 }
 
 /**
+ * Words a question writes as code: a call (`and()`, `.partial()`), a member (`z.and`, `.refine`) or a word in
+ * backticks. Such a word names a declaration even when it is a word prose drops (`and`, `get`, `then`).
+ */
+export function codeWrittenWords(text: string): string[] {
+  const out = new Set<string>();
+  for (const match of text.matchAll(/`([A-Za-z_$][\w$]*)`|\.([A-Za-z_$][\w$]*)|([A-Za-z_$][\w$]*)\(/g)) {
+    const word = match[1] ?? match[2] ?? match[3];
+    // A member needs a name before its dot or a space (`z.and`, "after .partial()"), and more than a letter ("e.g.").
+    if (match[2] !== undefined && match.index > 0 && !/[\w$)\s]/.test(text[match.index - 1] as string)) continue;
+    if (word !== undefined && word.length > 1) out.add(word);
+  }
+  return [...out];
+}
+
+/**
+ * A question's word the code writes as two (`lowercase` for `toLowerCase`, `whitespace` for `whiteSpace`): each way to
+ * cut it in two words of at least four letters that `known` accepts, as terms (shorter halves are mostly noise:
+ * `current` is not `curr` and `ent`).
+ */
+export function wordHalves(word: string, known: (term: string) => boolean): string[][] {
+  const out: string[][] = [];
+  const lower = word.toLowerCase();
+  for (let cut = 4; cut <= lower.length - 4; cut++) {
+    const halves = [lower.slice(0, cut), lower.slice(cut)].map(normalise);
+    if (halves.every((half): half is string => half !== undefined && known(half))) out.push(halves as string[]);
+  }
+  return out;
+}
+
+/**
  * Edits between two words, a swap of neighbouring letters counting as one ("explian"; optimal string alignment),
  * giving up above `max` (then `max + 1`).
  */
