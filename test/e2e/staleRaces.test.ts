@@ -92,8 +92,11 @@ describe('Stale versions', { timeout: 600_000 }, () => {
     }
     console.log(`stale-version races: ${RACES}, seed ${seed}, outcomes ${JSON.stringify(outcomes)}`);
     expect(problems, `seed ${seed}`).toEqual([]);
-    // The races must exercise both paths: edits moved onto newer text, and edits applied or refused as stale.
-    expect(outcomes.applied ?? 0).toBeGreaterThan(RACES / 3);
+    // The races must exercise both paths, each in a fifth of the races or more: edits applied (on the version they were
+    // computed for, or moved onto newer text), and edits the editor refused as stale. The split follows the machine's
+    // speed: 45 to 69 applied of 150 on one machine at one commit.
+    expect(outcomes.applied ?? 0).toBeGreaterThanOrEqual(RACES / 5);
+    expect(outcomes['rejected-by-client'] ?? 0).toBeGreaterThanOrEqual(RACES / 5);
     expect(Object.values(outcomes).reduce((a, b) => a + b, 0)).toBe(RACES);
     expect(editor.stderr).not.toMatch(/Unhandled|TypeError|RangeError/);
   });
