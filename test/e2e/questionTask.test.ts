@@ -176,4 +176,28 @@ describe('workspace questions with a model', () => {
     const trace = await editor.request<TraceResult>('assistant/trace', { id: answer.interactionId });
     expect(trace.interactions[0]!.responses.map((r) => r.agent.technology)).toEqual(['rule', 'llm']);
   });
+
+  it('keeps the whole lines of an answer cut off at the token limit, says it was cut, and points at what they cite', async () => {
+    const model = await startScriptedModel();
+    models.push(model);
+    const root = workspace();
+    const retryLine = lineOf(root, 'src/retry.ts', 'export async function withRetry');
+    // What a small local model does: a good start, a code block, and its token limit in the middle of a line.
+    const cut = `The retry logic is \`withRetry\` in src/retry.ts:${retryLine}.\n\n\`\`\`ts\nawait withRetry(() => load(), 3);\nconst delay = backoffDel`;
+    const classifierNumber = String(TASK_IDS.indexOf('question') + 1);
+    model.setDefault({
+      kind: 'dynamic',
+      respond: (request: RecordedRequest) => (JSON.stringify(request.body.messages).includes('None of the above') ? { kind: 'text', content: classifierNumber } : { kind: 'text', content: cut, finishReason: 'length' }),
+    });
+    const editor = await start(root, { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: model.baseURL, ASSISTANT_MODEL: 'scripted-question' });
+
+    const answer = await editor.request<AskResult>('assistant/ask', { text: 'where is the retry logic implemented?' });
+    const llm = answer.responses.find((r) => r.agent.isLLM)!;
+    expect(llm).toMatchObject({ status: 'ok' });
+    expect(llm.text).toBe(`The retry logic is \`withRetry\` in src/retry.ts:${retryLine}.\n\n\`\`\`ts\nawait withRetry(() => load(), 3);\n\`\`\`\n\n… (the answer was cut off at the model’s token limit)`);
+    expect(llm.locations?.[0]).toMatchObject({ uri: expect.stringMatching(/src\/retry\.ts$/), label: 'function withRetry' });
+    // Nothing of the cut line, and no second try of a prompt that would be cut the same way.
+    expect(llm.text).not.toContain('backoffDel');
+    expect(model.requests.filter((r) => !JSON.stringify(r.body.messages).includes('None of the above'))).toHaveLength(1);
+  });
 });

@@ -240,7 +240,8 @@ export class ModelClient implements ChatClient {
       } catch (error) {
         signal.throwIfAborted();
         lastError = toModelError(error, this.endpoint);
-        if (!RETRYABLE.has(lastError.kind) || attempt === this.endpoint.maxRetries) break;
+        // An answer cut off at the token limit would be cut again: the task keeps what it can of it instead.
+        if (!RETRYABLE.has(lastError.kind) || lastError.facts.cause === 'token-limit' || attempt === this.endpoint.maxRetries) break;
         await sleep(lastError.retryAfterMs ?? Math.min(8_000, 250 * 2 ** attempt), signal);
       }
     }
