@@ -1,4 +1,4 @@
-// An edit to preview that a model sends while the user types, in headless Neovim: the preview takes none of the typed keys (an `a` among them applies nothing), the edit waits for :AssistantAnswers, and `a` there applies it.
+// Edits that a model sends while the user types, in headless Neovim: the preview takes none of the typed keys (an `a` among them applies nothing), the edit waits for :AssistantAnswers and `a` there applies it; an edit not previewed lands as an undo step of its own.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startScriptedModel } from '../support/scriptedModel.js';
 import type { ScriptedModel } from '../support/scriptedModel.js';
@@ -13,10 +13,10 @@ afterEach(async () => {
   await model.close();
 });
 
-/** The model agent `gpt-4o-mini` alone on Document (one answer, so no question), every edit previewed. */
-function setupWithModel(): string {
+/** The model agent `gpt-4o-mini` alone on Document (one answer, so no question), every edit previewed (or, with `preview`, as that setting says). */
+function setupWithModel(preview = 'always'): string {
   const agent = scriptedAgent(model, 'gpt-4o-mini');
-  return `{ settings = { useEnvironment = false, preview = 'always', disabledAgents = { 'doc-offline' }, agents = { { name = ${lua(agent.name!)}, baseURL = ${lua(agent.baseURL!)}, apiKey = 'sk-test', model = 'gpt-4o-mini', tasks = { 'document' } } } } }`;
+  return `{ settings = { useEnvironment = false, preview = ${lua(preview)}, disabledAgents = { 'doc-offline' }, agents = { { name = ${lua(agent.name!)}, baseURL = ${lua(agent.baseURL!)}, apiKey = 'sk-test', model = 'gpt-4o-mini', tasks = { 'document' } } } } }`;
 }
 
 /**
@@ -107,5 +107,39 @@ describe.skipIf(skipNvim)(`an edit to preview that comes while the user types, i
     expect(result.notifications.map((n) => n.message).filter((m) => /discarded/.test(m))).toEqual([]);
     const interaction = readInteractions(workspace).find((i) => i.task === 'document');
     expect(interaction!.responses.map((r) => [r.agent.name, r.used, r.outcome])).toEqual([['gpt-4o-mini', true, 'applied']]);
+  });
+
+  it('an edit not previewed that lands while the user types in Insert mode is an undo step of its own: u takes back neither more nor less', async () => {
+    model.setDefault(taskSteps(() => ({ kind: 'text', content: LOAD_DOC, chunkSize: 1000, delayMs: 2000 })));
+    const { result, original } = await runScenario(
+      `
+    T.cursor_on('async load')
+    vim.cmd('AssistantDocument')
+    vim.cmd('normal! G')
+    T.type('o', {
+      { 'insert mode', function() return vim.api.nvim_get_mode().mode == 'i' end, function() vim.api.nvim_input(${lua(TYPED[0])}) end },
+      { 'the edit applied', function() return T.text():find('once and caches it', 1, true) ~= nil end, function()
+        R.data.mode = vim.api.nvim_get_mode().mode
+        vim.api.nvim_input(${lua(TYPED[1])} .. '<Esc>')
+      end },
+    })
+    -- u until the doc comment is gone: what was typed before it must still be there.
+    for steps = 1, 3 do
+      vim.cmd('silent normal! u')
+      if not T.text():find('once and caches it', 1, true) then
+        R.data.gone = { steps = steps, text = T.text() }
+        break
+      end
+    end
+`,
+      { setup: setupWithModel('multiFile'), helpers: HELPERS },
+    );
+    // Neovim's own handler applied the edit as it came, in Insert mode, between the two halves typed.
+    expect(result.data.mode).toBe('i');
+    const gone = result.data.gone as { steps: number; text: string };
+    // 0.8 and later take back what was typed after the edit first, then the edit; 0.7 adds that to the undo step of
+    // what was typed before, and takes back the edit first. Either way the edit goes alone, not with the typing.
+    expect([`${original}${TYPED[0]}\n`, `${original}${TYPED.join('')}\n`]).toContain(gone.text);
+    expect(gone.steps).toBeLessThanOrEqual(2);
   });
 });

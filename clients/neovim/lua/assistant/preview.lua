@@ -426,6 +426,15 @@ local function preview_and_apply(edit, annotation, params, ctx)
   return coroutine.yield()
 end
 
+--- In Insert mode an edit would join the undo step of what is being typed, so that `u` took back both (a model's
+--- answer may land minutes into typing): the step is closed before the edit and again after it.
+local function break_undo()
+  local mode = vim.api.nvim_get_mode().mode:sub(1, 1)
+  if mode == 'i' or mode == 'R' then
+    vim.cmd('let &undolevels = &undolevels')
+  end
+end
+
 --- The `workspace/applyEdit` handler of the assistant-ls client: an edit that needs confirmation is shown as a diff
 --- and applied only when the user accepts it, and the server is answered after the choice; any other edit goes to
 --- Neovim's own handler as before. Nothing is written to disk; every buffer an applied edit changed is attached to
@@ -442,7 +451,9 @@ function P.handler(err, params, ctx, config)
   if annotation then
     result = preview_and_apply(edit, annotation, params, ctx)
   else
+    break_undo()
     result = vim.lsp.handlers['workspace/applyEdit'](err, params, ctx, config)
+    break_undo()
   end
   if type(result) == 'table' and result.applied then
     adopt(edit, ctx.client_id, loaded_before)
