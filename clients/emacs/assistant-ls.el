@@ -1092,7 +1092,7 @@ chooses."
 
 (defconst assistant-ls--typing-reason
   "it came while you were typing, so it was not shown and nothing changed; the answer stays in the trace"
-  "Why an edit to preview was not applied when it came while the user typed.")
+  "Why an edit was not applied when it came while the user typed.")
 
 (defvar assistant-ls--declined nil
   "The label of the last edit the preview declined unseen, or nil.")
@@ -1134,10 +1134,22 @@ typed and so waits now."
    &key label edit &allow-other-keys)
   "Apply EDIT; one the server marks for confirmation is shown first.
 The diff opens in `assistant-ls-preview-buffer'; the server gets its
-answer once the user pressed a key to apply or discard it."
+answer once the user pressed a key to apply or discard it.  An edit
+that comes while the user types opens neither the preview nor Eglot's
+question, which would read the next keys: it waits for
+`assistant-ls-answers'."
   (let ((annotation (assistant-ls--confirmation edit)))
-    (if (not annotation)
-        (cl-call-next-method)
+    (cond
+     ;; Eglot's "Proceed? (y or n)" would take the keys being typed, and a
+     ;; y among them would apply the edit unseen.
+     ((and (not annotation)
+           eglot-confirm-server-initiated-edits
+           (assistant-ls--busy-p assistant-ls--asked-at))
+      (setq assistant-ls--declined (or label "Assistant edit"))
+      `(:applied :json-false :failureReason ,assistant-ls--typing-reason))
+     ((not annotation)
+      (cl-call-next-method))
+     (t
       (let* ((changes (append (plist-get edit :documentChanges) nil))
              (prepared (assistant-ls--text-edits changes))
              (moved (assistant-ls--moved-document prepared))
@@ -1176,7 +1188,7 @@ answer once the user pressed a key to apply or discard it."
                          (progn (assistant-ls--apply-edits changes prepared)
                                 '(:applied t))
                        (error `(:applied :json-false
-                                :failureReason ,(error-message-string oops)))))))))))))
+                                :failureReason ,(error-message-string oops))))))))))))))
 
 ;;;; Inline completion (ghost text)
 

@@ -142,4 +142,43 @@ describe('clients/emacs/assistant-ls.el when an edit to preview comes while the 
     const interaction = readInteractions(root).find((i) => i.task === 'document');
     expect(interaction!.responses.map((r) => [r.agent.name, r.used, r.outcome])).toEqual([['gpt-4o-mini', true, 'applied']]);
   }, 100_000);
+
+  it('the Document code action whose edit (not previewed) comes while the user types: Eglot asks nothing over the keys, a y among them applies nothing, and M-x assistant-ls-answers asks then', async (ctx) => {
+    requireEmacs(ctx, { tmux: true });
+    model.setDefault(taskSteps(() => ({ kind: 'text', content: LOAD_DOC, chunkSize: 1000, delayMs: 2500 })));
+    // The default preview (multiFile): a one-file edit goes to Eglot, which asks "Proceed? (y or n)" before it applies one.
+    const { root, file, original, term } = await startEmacs(`(:useEnvironment :json-false :disabledAgents ["doc-offline"] :agents [${modelAgent()}] :completion (:enabled :json-false))`);
+    const typed = ['// typed while waiting', ': yes, and no'] as const;
+    term.keys('C-s');
+    term.type('async load');
+    term.keys('Enter');
+    term.keys('M-x');
+    term.type('eglot-code-actions');
+    term.keys('Enter');
+    await term.screenShowing('the code actions', 'Pick an action (default Assistant: Document');
+    term.keys('Enter');
+    term.keys('M->');
+    term.type(typed[0]);
+    // The edit comes (or, before this change, Eglot's question opened over the typing and took its y).
+    const arrived = await term.screenShowing('the edit', /assistant-ls-answers to see it|Proceed\? \(y or n\)/);
+    term.type(typed[1]);
+    term.keys('C-x', 'C-s');
+    await term.screenShowing('the file saved', 'Wrote ');
+    expect(fs.readFileSync(file, 'utf8')).toBe(`${original}${typed.join('')}\n`);
+    expect(arrived).toContain('assistant-ls: an edit for "document ConfigStore.load" is waiting: M-x assistant-ls-answers to see it');
+    expect(readInteractions(root).find((i) => i.task === 'document')!.responses.map((r) => [r.used, r.outcome])).toEqual([[false, 'rejected-by-client']]);
+    term.keys('M-x');
+    term.type('assistant-ls-answers');
+    term.keys('Enter');
+    await term.screenShowing('Eglot’s question', 'Proceed? (y or n)');
+    term.keys('y');
+    await term.until('the model’s doc comment', () => term.screen().includes('once and caches it'));
+    term.keys('C-x', 'C-s');
+    await term.until('the file saved', () => fs.readFileSync(file, 'utf8').includes('once and caches it'));
+    const applied = fs.readFileSync(file, 'utf8');
+    expect(applied).toContain(LOAD_DOC.split('\n')[1]);
+    expect(applied.endsWith(`${typed.join('')}\n`)).toBe(true);
+    const interaction = readInteractions(root).find((i) => i.task === 'document');
+    expect(interaction!.responses.map((r) => [r.agent.name, r.used, r.outcome])).toEqual([['gpt-4o-mini', true, 'applied']]);
+  }, 100_000);
 });
