@@ -494,6 +494,24 @@ and the selected window stays selected.  Returns the answer buffer."
 
 ;;;; Commands
 
+(defconst assistant-ls--asking
+  "assistant-ls: asking... (M-x assistant-ls-cancel stops it)"
+  "What the echo area says while an `assistant-ls-ask' goes on.")
+
+(defun assistant-ls--keep-outcome ()
+  "Say the outcome in the echo area again if \"asking...\" comes back over it.
+M-x hints at a shorter way to call the command (`suggest-key-bindings')
+a while after it, for a while, and then puts back the line it covered,
+\"asking...\" if that was still there: an answer that came meanwhile
+would be followed by that line again, long after the asking was over."
+  (let ((said (current-message)))
+    (when (and said suggest-key-bindings (not (equal said assistant-ls--asking)))
+      (run-at-time (+ (if (numberp suggest-key-bindings) suggest-key-bindings 2) 0.5)
+                   nil
+                   (lambda ()
+                     (when (equal (current-message) assistant-ls--asking)
+                       (message "%s" said)))))))
+
 ;;;###autoload
 (defun assistant-ls-ask (text &optional beg end)
   "Ask the assistant TEXT, about the region BEG..END if given.
@@ -539,13 +557,15 @@ returns the `assistant/apply' result, the answer buffer, or the
                             (if (and (assistant-ls--prompts-p answer)
                                      (assistant-ls--busy-p mark))
                                 (assistant-ls--wait server text answer buffer)
-                              (assistant-ls--offer server text answer))))))
+                              (assistant-ls--offer server text answer)))
+                          (assistant-ls--keep-outcome))))
          (lambda (error)
            (if (eql (plist-get error :code) assistant-ls--request-cancelled)
                (message "assistant-ls: ask cancelled; nothing applied")
              (message "assistant-ls: ask failed: %s"
-                      (plist-get error :message))))))
-      (message "assistant-ls: asking... (M-x assistant-ls-cancel stops it)")
+                      (plist-get error :message)))
+           (assistant-ls--keep-outcome))))
+      (message "%s" assistant-ls--asking)
       nil)))
 
 (defun assistant-ls--usable (answer)

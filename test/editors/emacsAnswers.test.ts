@@ -6,6 +6,9 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TestContext } from 'vitest';
 import { copyFixture } from '../support/lspClient.js';
+import { TASK_IDS } from '../../protocol/src/index.js';
+import { startScriptedModel } from '../support/scriptedModel.js';
+import type { ScriptedModel } from '../support/scriptedModel.js';
 import { Terminal, terminalInit, offlineEnv, readInteractions as interactions, removeQuietly, requireEmacs, runEmacs, serverBin } from './harness/emacs.js';
 import type { BaseReport } from './harness/emacs.js';
 
@@ -42,10 +45,12 @@ function lineOf(root: string, file: string, needle: string): number {
 
 const sockets: string[] = [];
 const temporary: string[] = [];
-afterEach(() => {
+const models: ScriptedModel[] = [];
+afterEach(async () => {
   // Only the tmux server a test started, by its own socket; Emacs and the language server end with it.
   for (const socket of sockets.splice(0)) spawnSync('tmux', ['-S', socket, 'kill-server']);
   for (const dir of temporary.splice(0)) removeQuietly(dir);
+  await Promise.all(models.splice(0).map((model) => model.close()));
 });
 
 describe('text answers in Emacs (eglot)', () => {
@@ -176,6 +181,51 @@ describe('text answers in Emacs (eglot)', () => {
     await new Promise((r) => setTimeout(r, 1_000));
     const screen = term.screen();
     expect(screen).not.toContain('asking...');
+    expect(screen.replace(/\n$/, '').split('\n').at(-1)!.trimEnd()).toBe('assistant-ls: answer shown in *assistant-ls answer*');
+  }, 100_000);
+
+  it('M-x assistant-ls-ask answered while M-x hints at a shorter way to call it: the outcome stays, not "asking..."', async (ctx) => {
+    requireEmacs(ctx, { tmux: true });
+    const model = await startScriptedModel();
+    models.push(model);
+    const answer = 'The retry logic is `withRetry` in src/retry.ts:1.';
+    const classifierNumber = String(TASK_IDS.indexOf('question') + 1);
+    // With `suggest-key-bindings` at 8, M-x covers the echo area with its hint from 8 s after the command to 16 s, then
+    // puts back the line it covered. The model answers 8 s after it is asked (about 2 s after the command): under the hint.
+    model.setDefault({
+      kind: 'dynamic',
+      respond: (request) => (JSON.stringify(request.body.messages).includes('None of the above') ? { kind: 'text', content: classifierNumber } : { kind: 'text', content: answer, chunkSize: 1000, delayMs: 8000 }),
+    });
+    const root = copyFixture('question');
+    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-emacs-hint-'));
+    temporary.push(root, scratch);
+    const agent = `(:name "scripted-question" :baseURL "${model.baseURL}" :apiKey "sk-test" :model "scripted-question" :tasks ["question"])`;
+    // The model's answer alone, so that it is shown at once; and the hint, which the other journeys turn off.
+    const configuration = `(:useEnvironment :json-false :disabledAgents ["question-offline"] :agents [${agent}] :completion (:enabled :json-false))`;
+    fs.writeFileSync(path.join(scratch, 'init.el'), `${terminalInit(root, configuration)}(setq suggest-key-bindings 8)\n`);
+    const socket = path.join(scratch, 'tmux.sock');
+    sockets.push(socket);
+    const env = offlineEnv(serverBin(scratch), { HOME: scratch, TERM: 'xterm-256color' });
+    for (const key of Object.keys(env)) if (key.startsWith('TMUX')) delete env[key];
+    execFileSync('tmux', ['-S', socket, '-f', '/dev/null', 'new-session', '-d', '-x', '120', '-y', '40', '-c', root, 'emacs', '-nw', '-q', '-l', path.join(scratch, 'init.el'), 'src/main.ts'], { env });
+    const term = new Terminal(socket, Date.now() + 80_000);
+    await term.screenShowing('Eglot connected', /\[eglot:[^\]/]+\]/);
+    term.keys('M-x');
+    term.type('assistant-ls-ask');
+    term.keys('Enter');
+    term.type('where is the retry logic implemented?');
+    term.keys('Enter');
+    const asked = Date.now();
+    await term.screenShowing('the hint', 'You can run the command');
+    await term.screenShowing('the answer', answer);
+    const answered = Date.now() - asked;
+    // The answer came while the hint was shown, or the journey shows nothing.
+    expect(answered).toBeGreaterThan(8_000);
+    expect(answered).toBeLessThan(16_000);
+    // Past the end of the hint, and past the moment the outcome is said again.
+    await new Promise((r) => setTimeout(r, Math.max(16_000 - answered, 0) + 9_000));
+    const screen = term.screen();
+    expect(screen).not.toContain('You can run the command');
     expect(screen.replace(/\n$/, '').split('\n').at(-1)!.trimEnd()).toBe('assistant-ls: answer shown in *assistant-ls answer*');
   }, 100_000);
 });
