@@ -9,6 +9,7 @@ import type { ClientCapabilities, CodeAction, Diagnostic } from 'vscode-language
 import type { ApplyResult, AskResult, Interaction, TaskCommandResult, TraceParams, TraceResult } from '../../protocol/src/index.js';
 import { BIN, FULL_CAPABILITIES, TestEditor, copyFixture, REPO_ROOT } from '../support/lspClient.js';
 import { treeHash } from '../support/evalSupport.js';
+import { startScriptedModel } from '../support/scriptedModel.js';
 
 interface Run {
   code: number | null;
@@ -401,5 +402,37 @@ describe('assistant-ls trace beside a running server', () => {
     expect(listed.interactions.map((interaction) => interaction.id)).toEqual([second.interactionId, first.interactionId]);
     expect(listed).toEqual(await editor.request<TraceResult>('assistant/trace', { limit: 20 }));
     expect(await editor.shutdownAndExit()).toBe(0);
+  });
+
+  it('lists a run the user cancelled as cancelled, though the offline agent had answered by then', async () => {
+    const model = await startScriptedModel();
+    try {
+      // The model never answers: the user gives up on it while the offline explanation is already there.
+      model.setDefault({ kind: 'stall', afterHeaders: true });
+      const root = copyFixture('basic');
+      const { editor } = await TestEditor.start({ root, env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: model.baseURL, ASSISTANT_MODEL: 'scripted-explain' } });
+      editors.push(editor);
+      const doc = await editor.open('src/config.ts');
+      const at = editor.position(doc.uri, 'parseConfig(text');
+      const source = new (await import('vscode-jsonrpc/node')).CancellationTokenSource();
+      const pending = editor.connection.sendRequest('assistant/ask', { text: 'explain this function', textDocument: { uri: doc.uri }, range: { start: at, end: at } }, source.token);
+      await model.waitForRequests(1);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      source.cancel();
+      await expect(pending).rejects.toMatchObject({ code: -32800 });
+      expect(await editor.shutdownAndExit()).toBe(0);
+
+      const listed = JSON.parse((await traceCli(['--json'], root)).stdout) as TraceResult;
+      const cancelled = listed.interactions.find((interaction) => interaction.text === 'explain this function')!;
+      expect(cancelled.responses.map((response) => response.status).sort()).toEqual(['cancelled', 'ok']);
+      const run = await traceCli([], root);
+      expect(run.code, run.stderr).toBe(0);
+      // As :AssistantTrace says it in Neovim.
+      expect(lineOf(run.stdout, cancelled.id)).toMatch(/ explain +[^ ]+ +src\/config\.ts:\d+ +cancelled +explain this function$/);
+      expect((await traceCli(['show', cancelled.id.slice(0, 8)], root)).stdout).toMatch(/\n {2}Outcome {3}cancelled\n/);
+      fs.rmSync(root, { recursive: true, force: true });
+    } finally {
+      await model.close();
+    }
   });
 });

@@ -67,7 +67,8 @@ export function outcomeOf(interaction: Interaction): string {
   else if (responses.some((response) => response.outcome === 'discarded')) outcome = 'discarded';
   else {
     const failed = responses.find((response) => response.outcome !== undefined && FAILED_OUTCOMES.has(response.outcome));
-    outcome = failed?.outcome ?? (responses.some((response) => response.status === 'ok') ? 'not used' : responses.some((response) => response.status === 'error' || response.status === 'timeout') ? 'agents failed' : responses.every((response) => response.status === 'cancelled') ? 'cancelled' : 'no answer');
+    // An agent's answer is cancelled only when the user stopped the run, though another agent may have answered by then.
+    outcome = failed?.outcome ?? (responses.some((response) => response.status === 'cancelled') ? 'cancelled' : responses.some((response) => response.status === 'ok') ? 'not used' : responses.some((response) => response.status === 'error' || response.status === 'timeout') ? 'agents failed' : 'no answer');
   }
   const ratings = [...new Set(responses.flatMap((response) => (response.rating ? [`rated ${response.rating}`] : [])))];
   return [outcome, ...ratings].join(', ');
