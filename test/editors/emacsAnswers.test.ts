@@ -129,6 +129,36 @@ describe('text answers in Emacs (eglot)', () => {
     expect(report.xref).toMatch(/\b5: used by countKeys/);
   }, 100_000);
 
+  it('eglot-code-actions with point on the keyword "export" offers and explains the function, not the word', async (ctx) => {
+    // With no region Eglot sends the sexp at point as the range: here the word `export`, where M-g g leaves point.
+    const { report, root } = await run(
+      ctx,
+      'explain',
+      'src/parser.ts',
+      String.raw`
+      (goto-char (point-min))
+      (search-forward "export function parseEntries")
+      (goto-char (line-beginning-position))
+      (let* ((offered nil)
+             (last-nonmenu-event ?\r)
+             (completing-read-function
+              (lambda (_prompt collection &rest _)
+                (setq offered (mapcar (lambda (c) (if (consp c) (car c) c)) collection))
+                ;; Whatever Explain is offered, so that a wrong one shows in the report rather than as an error.
+                (seq-find (lambda (title) (string-prefix-p "Assistant: Explain" title)) offered))))
+        (call-interactively #'eglot-code-actions)
+        (push (cons 'offered offered) report))
+      (let ((deadline (+ (float-time) 30)))
+        (while (and (not (get-buffer "*xref*")) (< (float-time) deadline))
+          (accept-process-output nil 0.05)))`,
+    );
+    expect(report.offered).toContain('Assistant: Explain function parseEntries');
+    expect(report.offered).not.toContain('Assistant: Explain the selection');
+    const recorded = interactions(root).find((i) => i.task === 'explain')!;
+    expect(recorded).toMatchObject({ context: { symbol: 'parseEntries' } });
+    expect(report.answer).toContain('**function `parseEntries`** in `src/parser.ts`');
+  }, 100_000);
+
   it('assistant-ls-ask "explain this function" with point inside parseConfig and no region explains parseConfig', async (ctx) => {
     const { report, root } = await run(
       ctx,

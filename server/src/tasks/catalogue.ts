@@ -25,12 +25,24 @@ export function implementedTasks(): TaskId[] {
   return TASKS.map((t) => t.id);
 }
 
-/** Offers of every task that some agent serves, at a selection. */
+/**
+ * The range a code-action menu is offered on: one word counts as the cursor at its start. Eglot sends the word (the
+ * sexp) at point when nothing is selected, so from the keyword `export` Explain would explain that word and Optimize
+ * would be missing; no one selects a single word to have the assistant work on that word alone.
+ */
+export function menuRange(text: string, start: number, end: number): { start: number; end: number } {
+  const from = Math.min(start, end);
+  const to = Math.max(start, end);
+  return to > from && /^[\w$]+$/.test(text.slice(from, to)) ? { start: from, end: from } : { start: from, end: to };
+}
+
+/** Offers of every task that some agent serves, at a selection (one word is the cursor: `menuRange`). */
 export function offersAt(context: OfferContext, served: (task: TaskId, needsModel: boolean) => boolean): TaskOffer[] {
+  const place = { ...context, ...menuRange(context.document.text, context.start, context.end) };
   const offers: TaskOffer[] = [];
   for (const task of TASKS) {
     if (!served(task.id, false)) continue;
-    offers.push(...task.offersAt(context).filter((offer) => !offer.needsModel || served(task.id, true)));
+    offers.push(...task.offersAt(place).filter((offer) => !offer.needsModel || served(task.id, true)));
   }
   return offers;
 }

@@ -8,7 +8,7 @@ import { isRange, lineStarts, positionToOffset } from '../edits/textEdits.js';
 import { proposalToWorkspaceEdit } from '../edits/proposal.js';
 import type { DocumentSnapshot, DocumentSource } from '../workspace/documentSnapshot.js';
 import { workspaceSnapshot } from '../workspace/documentSnapshot.js';
-import { taskDefinition } from './catalogue.js';
+import { menuRange, taskDefinition } from './catalogue.js';
 import { applyResponse, proposalOnCurrentText, recordOutcome, refusal } from './applyResponse.js';
 import { runTask } from './runTask.js';
 import { answerTitle, presentAnswer } from './presentAnswer.js';
@@ -61,7 +61,8 @@ export function locateCommandTarget(documents: DocumentSource, task: TaskId, arg
     end = nearest.start;
   }
   const diagnostics = args.diagnostic && !stale ? [diagnosticFromLsp(document.text, args.diagnostic, starts)] : [];
-  const offers = definition.offersAt({ document, start: Math.min(start, end), end: Math.max(start, end), diagnostics });
+  // The same range the menu was offered on, so the action finds the target its title named.
+  const offers = definition.offersAt({ document, ...menuRange(document.text, start, end), diagnostics });
   const offer = offers.find((o) => !args.symbol || o.target.name === args.symbol) ?? offers[0];
   if (!offer) throw new AssistantError(stale ? 'stale' : 'invalid-params', notOfferedReason(task, args, stale));
   const parameters = { ...offer.parameters, ...args.parameters };
