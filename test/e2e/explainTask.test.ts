@@ -158,4 +158,24 @@ describe('Explain with a model', () => {
     expect(responses.find((r) => r.agent.isLLM)).toMatchObject({ used: true, outcome: 'shown', text: prose, agent: { model: 'scripted-explain' } });
     expect(responses.find((r) => !r.agent.isLLM)!.used).toBe(false);
   });
+
+  it('offers the first paragraphs of an explanation cut off at the token limit, up to where the model began repeating itself', async () => {
+    const model = await startScriptedModel();
+    models.push(model);
+    const { editor, doc } = await start({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: model.baseURL, ASSISTANT_MODEL: 'scripted-explain' });
+    // What the local 0.5B model wrote on a real function: a good start, then the same case over and over until its limit.
+    const start_ = '`parseEntries` turns `key=value` text into entries, skipping blanks and comments.\n\n';
+    const circles = [1, 2, 3, 4].map((n) => `Error case ${n}: If a line has no \`=\` in strict mode, it throws an error.`).join('\n');
+    model.enqueue({ kind: 'text', content: `${start_}${circles}\nError case 5: If a li`, finishReason: 'length' });
+    editor.onQuestion = (params) => params.actions!.find((a) => a.title.includes('scripted-explain')) ?? null;
+    const [action] = await explainActions(editor, doc.uri, editor.position(doc.uri, 'parseEntries(text'));
+    const result = await run(editor, action!);
+    expect(result).toMatchObject({ applied: false, outcome: 'shown' });
+    const kept = `${start_}Error case 1: If a line has no \`=\` in strict mode, it throws an error.\n\n… (the answer was cut off at the model’s token limit)`;
+    const trace = await editor.request<TraceResult>('assistant/trace', { id: result.interactionId });
+    expect(trace.interactions[0]!.responses.find((r) => r.agent.isLLM)).toMatchObject({ status: 'ok', used: true, outcome: 'shown', text: kept });
+    expect(fs.readFileSync(fileURLToPath(editor.shownDocuments[0]!), 'utf8')).toContain(kept);
+    // Asked once: the same prompt would be cut the same way.
+    expect(model.requests).toHaveLength(1);
+  });
 });

@@ -1,5 +1,6 @@
 // The Explain task for model agents: one prompt with the code and its offline structure, asking for short prose grounded in both.
 import type { AgentRequest } from '../agent.js';
+import { answerOrWhatWasWritten } from './cutAnswer.js';
 import type { ModelTaskStrategy, Prompt } from '../modelTask.js';
 import { clip, fillTemplate, standardValues } from '../modelTask.js';
 import { codeStructure } from '../../repo/structure/codeStructure.js';
@@ -52,10 +53,11 @@ function explainPrompt(request: AgentRequest, facts: CodeStructure, override: st
 export const explainModel: ModelTaskStrategy = {
   buildPrompt: (request, override) => explainPrompt(request, factsOf(request), override),
 
-  // One call, as without `run`; the facts also give the places the prose is about, for the client to jump to.
+  // One call, as without `run`; the facts also give the places the prose is about, for the client to jump to. An
+  // explanation cut off at the token limit keeps what was written before the cut (a small model's first paragraphs).
   async run(request, ask, override, signal) {
     const facts = factsOf(request);
-    const completion = await ask(explainPrompt(request, facts, override), signal);
-    return { text: completion.text, places: explanationPlaces(facts, request) };
+    const text = await answerOrWhatWasWritten(ask(explainPrompt(request, facts, override), signal));
+    return { text, places: explanationPlaces(facts, request) };
   },
 };

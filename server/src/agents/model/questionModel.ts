@@ -2,7 +2,7 @@
 import type { AgentRequest } from '../agent.js';
 import type { ModelTaskStrategy, Prompt } from '../modelTask.js';
 import { fillTemplate, standardValues } from '../modelTask.js';
-import { ModelError } from '../modelClient.js';
+import { answerOrWhatWasWritten } from './cutAnswer.js';
 import type { CodeLocation, LexicalIndex } from '../../repo/lexical/lexicalIndex.js';
 import { fenceFor, fenceLanguage, placeOf, questionOf, retrieveLocations } from '../offline/questionAgent.js';
 
@@ -84,23 +84,6 @@ export function citedLocations(answer: string, locations: readonly CodeLocation[
   return cited;
 }
 
-/** What the user reads at the end of an answer the model's token limit cut off. */
-export const CUT_OFF_NOTE = '… (the answer was cut off at the model’s token limit)';
-
-/**
- * What can be kept of an answer cut off at the model's token limit: its whole lines (the last one stopped midway), a
- * code fence it opened closed again, and a note that says it was cut; nothing when no whole line was written.
- */
-export function keptOfCutAnswer(partial: string): string | undefined {
-  const lines = partial.split('\n');
-  if (lines.length < 2) return undefined;
-  const whole = lines.slice(0, -1).join('\n').trimEnd();
-  if (!whole) return undefined;
-  const fences = whole.match(/^\s*(`{3,}|~{3,})/gm) ?? [];
-  const open = fences.length % 2 === 1 ? (fences.at(-1) as string).trim() : undefined;
-  return `${whole}${open ? `\n${open}` : ''}\n\n${CUT_OFF_NOTE}`;
-}
-
 export const questionModel: ModelTaskStrategy = {
   // From the index as it stands (no refresh: a prompt is built synchronously); `run` refreshes first.
   buildPrompt: (request, override) => {
@@ -112,17 +95,9 @@ export const questionModel: ModelTaskStrategy = {
     if (!questionOf(request)) return { text: '' };
     const { index, locations } = await retrieveLocations(request, { limit: RETRIEVED, maxPerFile: 4 }, signal);
     signal.throwIfAborted();
-    let answer: string;
-    try {
-      answer = (await ask(buildQuestionPrompt(request, locations, index, override), signal)).text.trim();
-    } catch (error) {
-      // A small model's answer often runs into its token limit: the lines written before the cut still answer, and
-      // still point at the code they cite.
-      const partial = error instanceof ModelError && error.facts.cause === 'token-limit' ? error.facts.partialText : undefined;
-      const kept = partial ? keptOfCutAnswer(partial) : undefined;
-      if (kept === undefined) throw error;
-      answer = kept;
-    }
+    // A small model's answer often runs into its token limit: the lines written before the cut still answer, and
+    // still point at the code they cite.
+    const answer = (await answerOrWhatWasWritten(ask(buildQuestionPrompt(request, locations, index, override), signal))).trim();
     if (!answer) return { text: '' };
     // An answer that cites nothing still points the user at the code it was given.
     if (locations.length > 0 && !citesAny(answer, locations)) {
