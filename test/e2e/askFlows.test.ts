@@ -135,6 +135,23 @@ describe('free-text flows', () => {
     expect(answer.message).not.toMatch(/v3/);
   });
 
+  it('a name declared in several files means the one the package uses, not a legacy copy first by path', async () => {
+    const editor = await start({
+      'package.json': JSON.stringify({ name: 'shapes', exports: { '.': './dist/index.js' } }),
+      'src/index.ts': "export { safeParse } from './v4/parse.js';\nexport { describeError } from './v4/errors.js';\n",
+      'src/v3/types.ts': 'export class ZodType {\n  safeParse(data: unknown): { success: boolean } {\n    return { success: data !== undefined };\n  }\n}\n',
+      'src/v4/parse.ts': 'export function safeParse(data: unknown): { success: boolean; data?: unknown } {\n  return data === undefined ? { success: false } : { success: true, data };\n}\n',
+      'src/v4/errors.ts': 'export function describeError(message: string): string {\n  return `error: ${message}`;\n}\n',
+    });
+    // Asked from a file of the package that imports neither: `src/v3/types.ts` comes first by path, and is not what
+    // the package exports.
+    const doc = await editor.open('src/v4/errors.ts');
+    const answer = await editor.request<AskResult>('assistant/ask', { text: 'what does safeParse return', textDocument: { uri: doc.uri } });
+    expect(answer.task).toBe('explain');
+    const trace = await editor.request<TraceResult>('assistant/trace', { id: answer.interactionId });
+    expect(trace.interactions[0]!.context.resource?.uri).toMatch(/src\/v4\/parse\.ts$/);
+  });
+
   it('an edit that lands in another file than the current one names that file, when proposed and when applied', async () => {
     const editor = await start();
     handleFiles(editor);

@@ -19,7 +19,8 @@ export interface FoundDeclaration {
  * Declarations named `name` (a simple name or `Container.member`, case aside), nearest scope first. On disk, the
  * files searched are those the workspace's index holds a declaration of that simple name in: the one lookup by name,
  * over the listed source files (nothing ignored, secret-looking, built, vendored or reached through a symlink out of
- * the workspace); open documents are searched whatever they are.
+ * the workspace), those `preferred` imports first, then by their weight in the import graph; open documents are
+ * searched whatever they are.
  */
 export async function findDeclarations(name: string, workspace: Workspace, preferred?: DocumentSnapshot, signal?: AbortSignal): Promise<FoundDeclaration[]> {
   const seen = new Set<string>();
@@ -40,8 +41,14 @@ export async function findDeclarations(name: string, workspace: Workspace, prefe
   if (results.length) return results;
   const index = workspace.index;
   await index.current(signal);
-  const files = new Set(index.declarations(() => true, MAX_FILES * 4, simpleNameOf(name)).map((declaration) => declaration.fsPath));
-  for (const file of [...files].slice(0, MAX_FILES)) {
+  // The declaration the code means: one the document reaches through its imports, else the package's main code before
+  // a legacy copy or a test (`fileReach.ts`), each before others of the same standing by path.
+  const near = preferred?.fsPath ? index.relativePath(preferred.fsPath) : undefined;
+  const reached = near !== undefined ? index.reachedFrom(near) : new Set<string>();
+  const standing = (relative: string): number => (reached.has(relative) ? 1 : 0) + index.fileWeight(relative);
+  const declared = [...new Map(index.declarations(() => true, MAX_FILES * 4, simpleNameOf(name)).map((declaration) => [declaration.path, declaration.fsPath])).entries()];
+  const files = declared.map(([relative, fsPath]) => ({ fsPath, standing: standing(relative) })).sort((a, b) => b.standing - a.standing).map((file) => file.fsPath);
+  for (const file of files.slice(0, MAX_FILES)) {
     signal?.throwIfAborted();
     // The editor's text when the file is open, else the disk's.
     const document = documents.get(pathToUri(file));
