@@ -463,6 +463,16 @@ describe('classifyIntent by the form of the request', () => {
     expect(classifyIntent('make me a Money class with amount and currency', { symbols, implementable }).task).toBe('class');
   });
 
+  it('reads a new function or method described by what it does as code to write, whatever words describe it', () => {
+    // Words of faults and questions ("issues", "problems", "error") in what the new code returns are no bug report.
+    expect(requestForm('add a method that returns the number of issues')).toMatchObject({ newCodeUnit: true });
+    expect(requestForm('please write a helper to count the errors')).toMatchObject({ newCodeUnit: true });
+    expect(requestForm('add a feature that exports issues')).toMatchObject({ newCodeUnit: false });
+    expect(classifyIntent('add a method that returns the number of issues', { symbols }).task).toBe('generate');
+    expect(classifyIntent('write a function that counts the problems found', { symbols }).task).toBe('generate');
+    expect(classifyIntent('fix the issue where saving fails', { symbols }).task).not.toBe('generate');
+  });
+
   it('does not read "make this a one-liner" on written code as a request for new code', () => {
     expect(classifyIntent('make this a one-liner', { symbols, cursor: inBody }).task).toBe('optimize');
   });

@@ -537,6 +537,11 @@ const REQUIREMENT = /^(?!\s*(?:i|we|you|can|could|would|should|must|how|what|why
 const FAULT_VERBS: ReadonlySet<string> = new Set(['breaks', 'fails', 'crashes', 'hangs', 'ignores', 'drops', 'loses', 'swallows', 'skips', 'leaks', 'freezes', 'misses', 'overflows', 'duplicates', 'mangles', 'corrupts', 'truncates']);
 /** "slugify -> toSlug": one name mapped onto another, and nothing else. */
 const NAME_MAPPING = /^\s*`?[A-Za-z_$][\w$.]*`?\s*(?:->|→|=>|⇒)\s*`?[A-Za-z_$][\w$]*`?\s*$/;
+/**
+ * "add a method that returns the number of issues", "write a helper to count problems": a request for a new unit of
+ * code, whose words after "that" or "to" say what the code does, not a fault to fix or a question.
+ */
+const NEW_CODE_UNIT = /^\s*(?:(?:please|pls|can\s+you|could\s+you)\s+)?(?:add|write|create|make|give\s+me)\s+(?:a|an|one|another|the)\s+(?:new\s+|small\s+|little\s+|static\s+|private\s+|public\s+)*(?:function|method|helper|getter|setter|callback|util(?:ity)?)\s+(?:that|which|to|for|returning|called|named)\b/i;
 /** "… fetchData to getJson": a request that ends by mapping a name onto a new one (checked against the known names). */
 const ENDS_WITH_NEW_NAME = /`?([A-Za-z_$][\w$]*)`?\s+(?:to|into|as)\s+`?([A-Za-z_$][\w$]*)`?\s*[.!]?\s*$/;
 /** Words of naming: a rename is asked for with one of them, or by mapping one name onto another. */
@@ -562,6 +567,8 @@ export interface RequestForm {
   onlyNameMapping: boolean;
   /** It says "name", "rename", "identifier" or "call": the words a rename is asked with. */
   naming: boolean;
+  /** It asks for a new function or method and says what it does (`NEW_CODE_UNIT`). */
+  newCodeUnit: boolean;
 }
 
 /** Reads the form of a request: the order and kind of its words, not which task words it uses. */
@@ -576,6 +583,7 @@ export function requestForm(text: string): RequestForm {
     codeNoun: (plain.match(RAW_TOKEN) ?? []).some((raw) => CODE_NOUNS.has(raw.toLowerCase())),
     onlyNameMapping: NAME_MAPPING.test(text),
     naming: NAMING_WORDS.test(plain),
+    newCodeUnit: NEW_CODE_UNIT.test(plain),
   };
 }
 
@@ -649,6 +657,10 @@ function weighByForm(scores: { task: TaskId; score: number }[], form: RequestFor
     if (entry.task === 'rename' && !form.naming && !named.mapsName) score *= BEHAVIOUR_QUESTION_WEIGHT;
     // The whole request maps one name onto another: nothing but a rename answers it.
     if (form.onlyNameMapping && entry.task !== 'rename') score *= UNASKED_QUESTION_WEIGHT;
+    // A new function or method described by what it does is code to write: its words ("the number of issues") are
+    // no fault to fix and no question.
+    if (form.newCodeUnit && (entry.task === 'issue' || entry.task === 'fix' || entry.task === 'question')) score *= BEHAVIOUR_QUESTION_WEIGHT;
+    if (form.newCodeUnit && entry.task === 'generate') score += FORM_BONUS;
     // A class built on an interface or abstract class that exists is implement's, not a class from nothing.
     if (entry.task === 'class' && named.namesImplementable) score *= BEHAVIOUR_QUESTION_WEIGHT;
     if ((entry.task === 'question' && form.aboutUses) || (entry.task === 'issue' && form.requirement) || (entry.task === 'rename' && named.mapsName)) score += FORM_BONUS;
