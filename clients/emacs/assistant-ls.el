@@ -335,13 +335,17 @@ a timer.  A cancelled request is a `user-error'."
 
 (cl-defmethod eglot-handle-notification :before
   (server (_method (eql $/progress)) &key token value &allow-other-keys)
-  "Remember the cancellable progress of SERVER, for `assistant-ls-cancel'."
-  (let ((key (cons server token))
-        (kind (plist-get value :kind)))
+  "Remember the cancellable progress of SERVER, for `assistant-ls-cancel'.
+With an Eglot that shows no progress (1.9), show it too."
+  (let* ((key (cons server token))
+         (kind (plist-get value :kind))
+         (title (or (gethash key assistant-ls--progress) (plist-get value :title) "assistant-ls")))
     (cond ((and (equal kind "begin") (eq (plist-get value :cancellable) t))
-           (puthash key (or (plist-get value :title) "assistant-ls")
-                    assistant-ls--progress))
-          ((equal kind "end") (remhash key assistant-ls--progress)))))
+           (puthash key title assistant-ls--progress))
+          ((equal kind "end") (remhash key assistant-ls--progress)))
+    (when (and (cl-typep server 'assistant-ls-server)
+               (not (assistant-ls--eglot-shows-progress)))
+      (assistant-ls--show-progress title value))))
 
 (defun assistant-ls--interactions-at (server pos)
   "The interactions behind the code at POS, newest first, from SERVER."
@@ -919,11 +923,55 @@ The server then marks the edits to show before they land (its
          (workspace (plist-get capabilities :workspace))
          (edit (plist-get workspace :workspaceEdit)))
     ;; New lists: Eglot's hold constants that every server shares.
-    (plist-put (copy-sequence capabilities) :workspace
-               (plist-put (copy-sequence workspace) :workspaceEdit
-                          (append edit
-                                  (list :changeAnnotationSupport
-                                        (list :groupsOnLabel :json-false)))))))
+    (setq capabilities
+          (plist-put (copy-sequence capabilities) :workspace
+                     (plist-put (copy-sequence workspace) :workspaceEdit
+                                (append edit
+                                        (list :changeAnnotationSupport
+                                              (list :groupsOnLabel :json-false))))))
+    ;; Eglot 1.9 takes no progress; this client shows it then
+    ;; (`assistant-ls--show-progress'): a model may work for minutes.
+    (if (plist-get (plist-get capabilities :window) :workDoneProgress)
+        capabilities
+      (plist-put capabilities :window
+                 (plist-put (copy-sequence (plist-get capabilities :window))
+                            :workDoneProgress t)))))
+
+(defun assistant-ls--eglot-shows-progress ()
+  "Whether Eglot shows the server's progress itself (1.10 and later)."
+  (boundp 'eglot-report-progress))
+
+(cl-defmethod eglot-handle-request
+  ((_server assistant-ls-server) (_method (eql window/workDoneProgress/create))
+   &key _token &allow-other-keys)
+  "Accept a progress token the server makes (Eglot 1.9 knows no such request)."
+  nil)
+
+(defvar assistant-ls--progress-shown nil
+  "The progress line this client last put in the echo area, or nil.")
+
+(defun assistant-ls--show-progress (title value)
+  "Show the progress VALUE of the work TITLE in the echo area, for Eglot 1.9.
+The first line is kept in *Messages*, the updates are not.  Progress
+never covers the minibuffer, a prompt or another message: only an
+empty echo area or the last progress line is replaced."
+  (let* ((kind (plist-get value :kind))
+         (detail (plist-get value :message))
+         (percentage (plist-get value :percentage))
+         (line (format "assistant-ls: %s%s%s (M-x assistant-ls-cancel stops it)"
+                       title
+                       (if (and (stringp detail) (> (length detail) 0)) (concat ": " detail) "")
+                       (if (numberp percentage) (format " (%d%%)" percentage) ""))))
+    (cond ((equal kind "end")
+           (when (and assistant-ls--progress-shown
+                      (equal (current-message) assistant-ls--progress-shown))
+             (message nil))
+           (setq assistant-ls--progress-shown nil))
+          ((or (active-minibuffer-window)
+               (not (member (current-message) (list nil "" assistant-ls--progress-shown))))
+           nil)
+          (t (let ((message-log-max (and (equal kind "begin") message-log-max)))
+               (setq assistant-ls--progress-shown (message "%s" line)))))))
 
 (cl-defmethod eglot-execute-command
   ((server assistant-ls-server) command arguments)

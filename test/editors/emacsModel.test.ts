@@ -99,10 +99,40 @@ describe('clients/emacs/assistant-ls.el with a model agent', () => {
     expect(interaction!.responses.find((r) => r.agent.name === 'gpt-4o-mini')).toMatchObject({ status: 'cancelled', used: false });
   }, 100_000);
 
+  it('shows the progress of a code action while the model works, under Eglot 1.9, which shows none itself, until cancelled', async (ctx) => {
+    requireEmacs(ctx);
+    model.setDefault(taskSteps((): ScriptStep => ({ kind: 'stall', afterHeaders: true })));
+    const asked = markWhenAsked(1);
+    const { report } = await runEmacs(String.raw`
+        (goto-char (point-min))
+        (search-forward "async load")
+        (goto-char (match-beginning 0))
+        (let* ((last-nonmenu-event ?\r)
+               (completing-read-function
+                (lambda (_prompt collection &rest _)
+                  (car (seq-filter (lambda (c) (string-match-p "Document.*gpt-4o-mini" c))
+                                   (mapcar (lambda (c) (if (consp c) (car c) c)) collection))))))
+          (call-interactively #'eglot-code-actions)
+          (wait "the model's request" (lambda () (file-exists-p "${asked}")))
+          ;; What the echo area shows while the model works (batch Emacs has no echo area to read back).
+          (wait "the progress" (lambda () (and assistant-ls--progress-shown (string-match-p "gpt-4o-mini: [0-9]+ s" assistant-ls--progress-shown))))
+          (push (cons 'progressShown assistant-ls--progress-shown) report)
+          (call-interactively #'assistant-ls-cancel)
+          (wait "the progress to end" (lambda () (null assistant-ls--progress-shown))))`);
+    const { progressShown } = report as Report & { progressShown: string };
+    // The seconds the model has worked, as the server counts them, and how to stop it.
+    expect(progressShown).toMatch(/^assistant-ls: Assistant: document ConfigStore\.load: 0 of 1 agent done · gpt-4o-mini: \d+ s \(\d+%\) \(M-x assistant-ls-cancel stops it\)$/);
+    // Only the first line is kept in *Messages*: the updates replace each other in the echo area.
+    expect(report.messages.split('\n').filter((line) => line.startsWith('assistant-ls: Assistant: document ConfigStore.load'))).toEqual([
+      'assistant-ls: Assistant: document ConfigStore.load (0%) (M-x assistant-ls-cancel stops it)',
+    ]);
+    expect(report.messages).toContain('assistant-ls: cancelling Assistant: document ConfigStore.load');
+  }, 100_000);
+
   it('M-x assistant-ls-cancel stops the cancellable progress Eglot received (as Eglot 1.10 and later receive it)', async (ctx) => {
     requireEmacs(ctx);
-    // Eglot 1.9 declares no progress support, so the server sends it none: the notification is handed to Eglot here,
-    // as a later Eglot's connection would, and the cancel must then reach the server.
+    // The notifications are handed to Eglot here, as its connection would, two at once: the cancel must reach the
+    // server for the one still running.
     const { report } = await runEmacs(String.raw`
         (let ((server (eglot-current-server)))
           (eglot-handle-notification server '$/progress :token "tok-1" :value '(:kind "begin" :title "Assistant: Document method ConfigStore.load" :cancellable t))
