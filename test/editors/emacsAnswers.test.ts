@@ -53,6 +53,19 @@ afterEach(async () => {
   await Promise.all(models.splice(0).map((model) => model.close()));
 });
 
+/** Emacs in a terminal (tmux, 120 by 40) with `init` as its init file, visiting `src/main.ts` of `root`, once Eglot connected. */
+async function terminalEmacs(root: string, scratch: string, init: string): Promise<Terminal> {
+  fs.writeFileSync(path.join(scratch, 'init.el'), init);
+  const socket = path.join(scratch, 'tmux.sock');
+  sockets.push(socket);
+  const env = offlineEnv(serverBin(scratch), { HOME: scratch, TERM: 'xterm-256color' });
+  for (const key of Object.keys(env)) if (key.startsWith('TMUX')) delete env[key];
+  execFileSync('tmux', ['-S', socket, '-f', '/dev/null', 'new-session', '-d', '-x', '120', '-y', '40', '-c', root, 'emacs', '-nw', '-q', '-l', path.join(scratch, 'init.el'), 'src/main.ts'], { env });
+  const term = new Terminal(socket, Date.now() + 80_000);
+  await term.screenShowing('Eglot connected', /\[eglot:[^\]/]+\]/);
+  return term;
+}
+
 describe('text answers in Emacs (eglot)', () => {
   it('assistant-ls-ask "where is the retry logic implemented?" shows the ranked places in *assistant-ls answer* and xref, and RET jumps to withRetry', async (ctx) => {
     const question = 'where is the retry logic implemented?';
@@ -188,18 +201,7 @@ describe('text answers in Emacs (eglot)', () => {
     const root = copyFixture('question');
     const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-emacs-asking-'));
     temporary.push(root, scratch);
-    const bin = serverBin(scratch);
-    fs.writeFileSync(
-      path.join(scratch, 'init.el'),
-      terminalInit(root),
-    );
-    const socket = path.join(scratch, 'tmux.sock');
-    sockets.push(socket);
-    const env = offlineEnv(bin, { HOME: scratch, TERM: 'xterm-256color' });
-    for (const key of Object.keys(env)) if (key.startsWith('TMUX')) delete env[key];
-    execFileSync('tmux', ['-S', socket, '-f', '/dev/null', 'new-session', '-d', '-x', '120', '-y', '40', '-c', root, 'emacs', '-nw', '-q', '-l', path.join(scratch, 'init.el'), 'src/main.ts'], { env });
-    const term = new Terminal(socket, Date.now() + 80_000);
-    await term.screenShowing('Eglot connected', /\[eglot:[^\]/]+\]/);
+    const term = await terminalEmacs(root, scratch, terminalInit(root));
     term.keys('M-x');
     term.type('assistant-ls-ask');
     term.keys('Enter');
@@ -232,14 +234,7 @@ describe('text answers in Emacs (eglot)', () => {
     const agent = `(:name "scripted-question" :baseURL "${model.baseURL}" :apiKey "sk-test" :model "scripted-question" :tasks ["question"])`;
     // The model's answer alone, so that it is shown at once; and the hint, which the other journeys turn off.
     const configuration = `(:useEnvironment :json-false :disabledAgents ["question-offline"] :agents [${agent}] :completion (:enabled :json-false))`;
-    fs.writeFileSync(path.join(scratch, 'init.el'), `${terminalInit(root, configuration)}(setq suggest-key-bindings 8)\n`);
-    const socket = path.join(scratch, 'tmux.sock');
-    sockets.push(socket);
-    const env = offlineEnv(serverBin(scratch), { HOME: scratch, TERM: 'xterm-256color' });
-    for (const key of Object.keys(env)) if (key.startsWith('TMUX')) delete env[key];
-    execFileSync('tmux', ['-S', socket, '-f', '/dev/null', 'new-session', '-d', '-x', '120', '-y', '40', '-c', root, 'emacs', '-nw', '-q', '-l', path.join(scratch, 'init.el'), 'src/main.ts'], { env });
-    const term = new Terminal(socket, Date.now() + 80_000);
-    await term.screenShowing('Eglot connected', /\[eglot:[^\]/]+\]/);
+    const term = await terminalEmacs(root, scratch, `${terminalInit(root, configuration)}(setq suggest-key-bindings 8)\n`);
     term.keys('M-x');
     term.type('assistant-ls-ask');
     term.keys('Enter');

@@ -101,6 +101,29 @@ describe('clients/emacs/assistant-ls.el when answers come while the user types',
 /** Typed at the end of the file while the model works, in two halves: before the edit comes and after; the second has the `a` that applies a preview. */
 const TYPED_BEFORE_EDIT = ['// typed while waiting', ': a late key'] as const;
 
+/**
+ * The Document code action on `async load`, picked from `eglot-code-actions`; the user goes on at once at the end of
+ * the file, typing the first half of `typed` before the edit comes (`arrives`, or what took the keys before the
+ * change), the second after, and saves. The screen when the edit came.
+ */
+async function documentWhileTyping(term: Terminal, typed: readonly [string, string], arrives: RegExp): Promise<string> {
+  term.keys('C-s');
+  term.type('async load');
+  term.keys('Enter');
+  term.keys('M-x');
+  term.type('eglot-code-actions');
+  term.keys('Enter');
+  await term.screenShowing('the code actions', 'Pick an action (default Assistant: Document');
+  term.keys('Enter');
+  term.keys('M->');
+  term.type(typed[0]);
+  const arrived = await term.screenShowing('the edit', arrives);
+  term.type(typed[1]);
+  term.keys('C-x', 'C-s');
+  await term.screenShowing('the file saved', 'Wrote ');
+  return arrived;
+}
+
 describe('clients/emacs/assistant-ls.el when an edit to preview comes while the user types', () => {
   it('the Document code action whose edit comes while the user types: no preview takes the keys, the answer waits for M-x assistant-ls-answers, and a in its preview applies it', async (ctx) => {
     requireEmacs(ctx, { tmux: true });
@@ -108,22 +131,8 @@ describe('clients/emacs/assistant-ls.el when an edit to preview comes while the 
     // The model alone on Document (one answer, so no question), every edit previewed; ghost text off, as the scripted
     // model would answer its requests too.
     const { root, file, original, term } = await startEmacs(`(:useEnvironment :json-false :preview "always" :disabledAgents ["doc-offline"] :agents [${modelAgent()}] :completion (:enabled :json-false))`);
-    term.keys('C-s');
-    term.type('async load');
-    term.keys('Enter');
-    term.keys('M-x');
-    term.type('eglot-code-actions');
-    term.keys('Enter');
-    await term.screenShowing('the code actions', 'Pick an action (default Assistant: Document');
-    term.keys('Enter');
-    // The user goes on at once, at the end of the file.
-    term.keys('M->');
-    term.type(TYPED_BEFORE_EDIT[0]);
     // The edit comes (or, before this change, its preview opened over the typing).
-    const arrived = await term.screenShowing('the edit', /assistant-ls-answers to see it|Apply this edit\?/);
-    term.type(TYPED_BEFORE_EDIT[1]);
-    term.keys('C-x', 'C-s');
-    await term.screenShowing('the file saved', 'Wrote ');
+    const arrived = await documentWhileTyping(term, TYPED_BEFORE_EDIT, /assistant-ls-answers to see it|Apply this edit\?/);
     // Every key (the `a` too) went into the buffer and nothing was applied; one line said what waits.
     expect(fs.readFileSync(file, 'utf8')).toBe(`${original}${TYPED_BEFORE_EDIT.join('')}\n`);
     expect(arrived).toContain('assistant-ls: an edit for "document ConfigStore.load" is waiting: M-x assistant-ls-answers to see it');
@@ -149,21 +158,8 @@ describe('clients/emacs/assistant-ls.el when an edit to preview comes while the 
     // The default preview (multiFile): a one-file edit goes to Eglot, which asks "Proceed? (y or n)" before it applies one.
     const { root, file, original, term } = await startEmacs(`(:useEnvironment :json-false :disabledAgents ["doc-offline"] :agents [${modelAgent()}] :completion (:enabled :json-false))`);
     const typed = ['// typed while waiting', ': yes, and no'] as const;
-    term.keys('C-s');
-    term.type('async load');
-    term.keys('Enter');
-    term.keys('M-x');
-    term.type('eglot-code-actions');
-    term.keys('Enter');
-    await term.screenShowing('the code actions', 'Pick an action (default Assistant: Document');
-    term.keys('Enter');
-    term.keys('M->');
-    term.type(typed[0]);
     // The edit comes (or, before this change, Eglot's question opened over the typing and took its y).
-    const arrived = await term.screenShowing('the edit', /assistant-ls-answers to see it|Proceed\? \(y or n\)/);
-    term.type(typed[1]);
-    term.keys('C-x', 'C-s');
-    await term.screenShowing('the file saved', 'Wrote ');
+    const arrived = await documentWhileTyping(term, typed, /assistant-ls-answers to see it|Proceed\? \(y or n\)/);
     expect(fs.readFileSync(file, 'utf8')).toBe(`${original}${typed.join('')}\n`);
     expect(arrived).toContain('assistant-ls: an edit for "document ConfigStore.load" is waiting: M-x assistant-ls-answers to see it');
     expect(readInteractions(root).find((i) => i.task === 'document')!.responses.map((r) => [r.used, r.outcome])).toEqual([[false, 'rejected-by-client']]);
