@@ -1,4 +1,4 @@
-// The message line of a real Neovim in a terminal (tmux): the outcome stays on screen after the progress ends, and progress after a picker never asks for Enter.
+// The message line of a real Neovim in a terminal (tmux): the outcome stays on screen after the progress ends, progress after a picker never asks for Enter, and a long message is cut to the line, whole in :messages.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -108,5 +108,67 @@ describe.skipIf(skipNvim || !hasTmux)(`the message line in nvim${skipReason}${ha
     const screen = term.screen();
     expect(screen).not.toContain('Press ENTER');
     expect(messageLine(screen)).toBe(last);
+  });
+
+  it('messages longer than the line show cut to it, never with a "Press ENTER" prompt, and whole in :messages', async () => {
+    const { term } = startNvim();
+    await term.screenShowing('nvim with the file', 'export function parseConfig');
+    await clientReady(term);
+    // What :messages shows next is the plugin's alone.
+    term.type(':messages clear');
+    term.keys('Enter');
+    // Runs a command as the user types it and returns the message line once the message that starts with `start`
+    // is on it, after a moment in which a prompt would have come.
+    const said = async (command: string, start: string): Promise<string> => {
+      term.type(command);
+      term.keys('Enter');
+      await term.until(`the message of ${command}`, () => term.screen().includes('Press ENTER') || messageLine(term.screen()).startsWith(start));
+      await new Promise((r) => setTimeout(r, 700));
+      const screen = term.screen();
+      expect(screen, `after ${command}`).not.toContain('Press ENTER');
+      return messageLine(screen);
+    };
+    // v:echospace at 80 columns with 'ruler' and 'showcmd' (the defaults): 68, one column kept free.
+    const fits = (line: string): void => expect([...line].length).toBeLessThanOrEqual(67);
+
+    // A request that matches no task, answered by the server as a warning.
+    const noTask = await said(':AssistantAsk what is the weather in Paris', 'assistant-ls: This request');
+    expect(noTask).toBe('assistant-ls: This request does not match any… (:messages)');
+    fits(noTask);
+    // A task only a model agent does, with none configured: the server's warning of two lines' length.
+    const needsModel = await said(':AssistantAsk make parseConfig faster', 'assistant-ls: This needs');
+    expect(needsModel).toBe('assistant-ls: This needs a model agent: no offline… (:messages)');
+    fits(needsModel);
+    // Said at once, inside the typed command (an empty register has no patch).
+    const noPatch = await said(':AssistantApplyPatch a', 'assistant-ls: no patch');
+    expect(noPatch).toBe('assistant-ls: no patch in register a… (:messages)');
+    fits(noPatch);
+    // Several lines: the first, which names the agents.
+    const agents = await said(':AssistantAgents', 'assistant-ls: agents');
+    expect(agents).toBe('assistant-ls: agents: doc-offline, explain-offline… (:messages)');
+    fits(agents);
+    // An error the user must act on: asked from a buffer the server does not serve.
+    term.type(':enew');
+    term.keys('Enter');
+    const noClient = await said(':AssistantAsk document this', 'assistant-ls: no assistant-ls client');
+    expect(noClient).toBe('assistant-ls: no assistant-ls client for this buffer… (:messages)');
+    fits(noClient);
+
+    term.type(':messages');
+    term.keys('Enter');
+    const history = await term.screenShowing(':messages', 'Press ENTER');
+    // Lines are wrapped at 80 columns on screen: compared without the spaces and line breaks.
+    const flat = (text: string): string => text.replace(/\s+/g, '');
+    for (const whole of [
+      'assistant-ls: This request does not match any assistant task. Try e.g. "document the load method" or "explain this function".',
+      'assistant-ls: This needs a model agent: no offline agent can optimise code. Configure one (see "Models" in the README).',
+      'assistant-ls: no patch in register a: :AssistantApplyPatch applies the unified diff in the buffer, its [range], or a register (:AssistantApplyPatch +)',
+      'assistant-ls: agents: doc-offline, explain-offline, rename-offline, fix-offline, test-scaffold-offline, implement-offline, question-offline\ndoc-offline (rule): document\nexplain-offline (rule): explain',
+      'assistant-ls: no assistant-ls client for this buffer (is it a TypeScript or JavaScript file, and did setup() run?)',
+    ]) {
+      expect(flat(history), history).toContain(flat(whole));
+    }
+    // Each message once: the line shown is not kept beside the whole text.
+    expect(history).not.toContain('(:messages)');
   });
 });

@@ -2,6 +2,7 @@
 local answer = require('assistant.answer')
 local cancel = require('assistant.cancel')
 local inline = require('assistant.inline')
+local message_line = require('assistant.message')
 local pending = require('assistant.pending')
 local preview = require('assistant.preview')
 local progress = require('assistant.progress')
@@ -62,8 +63,7 @@ local function notify(message, level)
     message = message .. (message:find('[.!?]$') and ' ' or '. ') .. trailing_note
     trailing_note = nil
   end
-  vim.notify('assistant-ls: ' .. message, level or levels.INFO)
-  progress.said()
+  message_line.show(message, level or levels.INFO)
 end
 
 -- An empty Lua table encodes as a JSON array; the server wants objects for settings and queries.
@@ -102,8 +102,10 @@ end
 
 local message_levels = { [1] = levels.ERROR, [2] = levels.WARN, [3] = levels.INFO, [4] = levels.DEBUG }
 
---- The server's messages (a failed agent named beside the answer used, a refused edit) through vim.notify, at their
---- level, like the plugin's own: 0.7 writes all but errors with nvim_out_write, which notification plugins never see.
+--- The server's messages (a failed agent named beside the answer used, a refused edit) shown as the plugin's own, at
+--- their level (assistant.message: fitted to the message line, whole in :messages, or through a notification plugin's
+--- vim.notify): 0.7 writes all but errors with nvim_out_write, which notification plugins never see, and Neovim's own
+--- handler ends a long one in a hit-enter prompt.
 local function show_message(_, result)
   if type(result) == 'table' and type(result.message) == 'string' then
     notify(result.message, message_levels[result.type] or levels.INFO)
@@ -809,7 +811,8 @@ function M.apply_patch(opts)
   end, bufnr)
 end
 
---- :AssistantAgents: lists the agents the server runs and the settings problems that disabled any.
+--- :AssistantAgents: lists the agents the server runs and the settings problems that disabled any, one per line
+--- after a first line that names them (what the message line shows of a long list; :messages has it all).
 function M.agents()
   local bufnr = vim.api.nvim_get_current_buf()
   local client = any_client(bufnr)
@@ -817,15 +820,21 @@ function M.agents()
     return
   end
   M.request(client, M.methods.agents, object({}), function(result)
-    local lines = {}
+    local lines, names = {}, {}
     for _, agent in ipairs(is_null(result.agents) and {} or result.agents) do
       local model = is_null(agent.model) and '' or (' ' .. agent.model)
+      table.insert(names, agent.name)
       table.insert(lines, ('%s (%s%s): %s'):format(agent.name, agent.technology, model, table.concat(agent.tasks or {}, ', ')))
     end
-    for _, problem in ipairs(is_null(result.problems) and {} or result.problems) do
+    local problems = is_null(result.problems) and {} or result.problems
+    for _, problem in ipairs(problems) do
       table.insert(lines, 'problem: ' .. tostring(problem))
     end
-    notify('agents\n' .. table.concat(lines, '\n'))
+    local head = 'agents: ' .. (#names > 0 and table.concat(names, ', ') or 'none')
+    if #problems > 0 then
+      head = head .. ('; %d setting problem%s'):format(#problems, #problems == 1 and '' or 's')
+    end
+    notify(#lines > 0 and (head .. '\n' .. table.concat(lines, '\n')) or head)
   end, bufnr)
 end
 

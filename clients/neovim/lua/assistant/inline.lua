@@ -144,8 +144,7 @@ local function cancel_pending()
 end
 
 local function say(message)
-  vim.notify('assistant-ls: ' .. message, vim.log.levels.INFO)
-  require('assistant.progress').said()
+  require('assistant.message').show(message, vim.log.levels.INFO)
   hint(message, 3000)
 end
 

@@ -296,8 +296,7 @@ local function adopt(edit, client_id, loaded_before)
     notes[client_id] = note
   else
     -- Work Neovim itself started (a code action from the built-in menu): no answer of the plugin's will say it.
-    vim.notify('assistant-ls: ' .. note, vim.log.levels.INFO)
-    require('assistant.progress').said()
+    require('assistant.message').show(note, vim.log.levels.INFO)
   end
 end
 
@@ -334,8 +333,7 @@ function P.discarded(result)
 end
 
 local function say(message)
-  vim.notify('assistant-ls: ' .. message, vim.log.levels.INFO)
-  require('assistant.progress').said()
+  require('assistant.message').show(message, vim.log.levels.INFO)
 end
 
 -- Shows an edit that needs confirmation and applies it once accepted; answers as `workspace/applyEdit` does. `waited`:
