@@ -8,6 +8,7 @@ import { LexicalIndex } from '../../server/src/repo/lexical/lexicalIndex.js';
 import { FileReach, packageEntries } from '../../server/src/repo/lexical/fileReach.js';
 import { codeWrittenWords, queryCompounds, stem, terms, wordHalves } from '../../server/src/repo/lexical/terms.js';
 import { relatedWords } from '../../server/src/repo/lexical/relatedWords.js';
+import { relatedTermsOf } from '../../server/src/repo/lexical/bm25f.js';
 
 const roots: string[] = [];
 afterEach(() => {
@@ -392,6 +393,10 @@ describe('words the code does not use', () => {
   it('reads a word the code never uses as the words code uses for the same thing, and leaves a word it uses alone', async () => {
     expect(relatedWords('wiped')).toContain('clear');
     expect(relatedWords('Older')).toContain('previous');
+    // Only a word the code never uses is read as others: here the code says `store` and not `wipe`.
+    const live = (term: string): boolean => terms('store clear').includes(term);
+    expect([...relatedTermsOf('wipe the store', live)]).toEqual(expect.arrayContaining(terms('clear')));
+    expect([...relatedTermsOf('store the input', live)]).toEqual([]);
     const root = workspaceOf(CHECKS);
     expect((await ranked(root, 'wipe the store'))[0]).toBe('src/checks.ts:13 clearStore');
     // The code says `store`, which is related to `save`: a question saying "store" means the code's store.

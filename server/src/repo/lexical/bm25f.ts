@@ -29,6 +29,20 @@ const RESPELT_WEIGHT = 0.7;
 /** What a word related to one of the question's (`relatedWords`: "wipe" and `clear`) weighs beside it. */
 const RELATED_WEIGHT = 0.5;
 
+/**
+ * The terms a question's words stand for when the code never uses them ("wipe" for `clear`): a word the code uses
+ * means what the code means by it, and is left alone; the question's own terms are never added again.
+ */
+export function relatedTermsOf(query: string, liveTerm: (term: string) => boolean): Set<string> {
+  const own = new Set(terms(query, 'query'));
+  const unused = (word: string): boolean => {
+    const wordTerms = terms(word, 'query');
+    return wordTerms.length === 1 && !liveTerm(wordTerms[0] as string);
+  };
+  const related = [...query.matchAll(/[A-Za-z]+/g)].flatMap(([word]) => (unused(word) ? relatedWords(word).flatMap((other) => terms(other)) : []));
+  return new Set(related.filter((term) => !own.has(term)));
+}
+
 /** Binary search in an ascending Uint32Array; -1 when absent. */
 function indexOfTerm(sorted: Uint32Array, id: number): number {
   let lo = 0;
@@ -401,14 +415,7 @@ export class TermStatistics {
     const liveTerm = (term: string): boolean => this.documentFrequency(term) > 0;
     // So do the halves of a word the code writes as two (`lowercase`, where the code says `toLowerCase`).
     const halves = [...query.matchAll(/[A-Za-z]{8,}/g)].flatMap(([word]) => (terms(word, 'query').length === 1 ? wordHalves(word, liveTerm).flat() : []));
-    // A word the code never uses stands for the words code uses for the same thing ("wipe" for `clear`); a word it
-    // uses means what the code means by it, and is left alone.
-    const unused = (word: string): boolean => {
-      const own = terms(word, 'query');
-      return own.length === 1 && !liveTerm(own[0] as string);
-    };
-    const related = [...query.matchAll(/[A-Za-z]+/g)].flatMap(([word]) => (unused(word) ? relatedWords(word).flatMap((other) => terms(other)) : []));
-    const relatedTerms = new Set(related.filter((term) => !queryTerms.includes(term)));
+    const relatedTerms = relatedTermsOf(query, liveTerm);
     const compounds = [...new Set([...queryCompounds(query), ...halves, ...relatedTerms])]
       .filter((term) => !queryTerms.includes(term))
       .map((term) => ({ term, id: this.termIds.get(term) }))
