@@ -1,5 +1,6 @@
 // The trace data model (after the CARET paper): sessions, interactions, responses and agents, as stored and as queried.
 import type { Range, WorkspaceEdit } from 'vscode-languageserver-protocol';
+import type { AnswerLocation } from './showAnswer.js';
 import type { InteractionTask, TaskId } from './tasks.js';
 
 /** How an agent produces its answers. */
@@ -40,10 +41,19 @@ export interface CodeFragment {
   text: string;
 }
 
-/** What the interaction was about. */
+/**
+ * What the interaction was about. A request about the whole workspace (a question, an issue or a class described in
+ * words) is about no file and no code range: it has no `resource`, `fragment` or `symbol`, and `askedFrom` says which
+ * file the editor had open; the places its answers cite are each response's `locations`.
+ */
 export interface InteractionContext {
   resource?: TraceResource;
-  /** Document version the agents saw. */
+  /**
+   * For a request about the whole workspace: the document the editor had open when it was asked. Agents may weigh it
+   * (the question's ranking reaches files from it), but the request is not about it.
+   */
+  askedFrom?: TraceResource;
+  /** Document version the agents saw (of `resource`, or of `askedFrom`). */
   version?: number;
   /** The selection or declaration the task was run on. */
   fragment?: CodeFragment;
@@ -177,6 +187,12 @@ export interface TraceResponse {
   status: 'ok' | 'empty' | 'error' | 'timeout' | 'cancelled';
   /** The answer as text (the doc comment, the explanation, …); of a failed answer cut off at the token limit, what the model wrote. */
   text: string;
+  /**
+   * The places in the code a text answer cites, best first, as the client was given them (a question's ranked places,
+   * an explanation's code and its references): what a workspace question is about. Citing code is not producing it:
+   * code → interaction does not find an answer at the places it cites.
+   */
+  locations?: AnswerLocation[];
   /** The proposed edit, as computed on `context.version`. */
   edit?: WorkspaceEdit;
   /**

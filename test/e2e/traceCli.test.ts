@@ -339,6 +339,49 @@ describe('assistant-ls trace', () => {
   });
 });
 
+describe('assistant-ls trace on a workspace question asked from an open file', () => {
+  it('places it at the code its answer cites, never at line 1 of the file it was asked in: the record, the list, show and code → interaction', async () => {
+    const root = copyFixture('question');
+    const retry = path.join(root, 'src', 'retry.ts');
+    const { editor } = await TestEditor.start({ root });
+    editors.push(editor);
+    const main = await editor.open('src/main.ts');
+    const cursor = editor.position(main.uri, 'const config');
+    const answer = await editor.request<AskResult>('assistant/ask', { text: 'where is the retry delay computed?', textDocument: { uri: main.uri }, range: { start: cursor, end: cursor } });
+    expect(answer.task).toBe('question');
+    const response = answer.responses[0]!;
+    const delayLine = lineHolding(retry, 'export function backoffDelay');
+    expect(response.locations?.[0]).toMatchObject({ uri: pathToFileURL(retry).href, range: { start: { line: delayLine - 1 } }, label: 'function backoffDelay' });
+    // The client showed the answer.
+    expect(await editor.request('assistant/apply', { interactionId: answer.interactionId, responseId: response.id })).toEqual({ applied: false, outcome: 'shown' });
+
+    // The record: asked in main.ts, about no code of it; about the places the answer cites.
+    const record = (await editor.request<TraceResult>('assistant/trace', { id: answer.interactionId })).interactions[0]!;
+    expect(record.context).toEqual({ askedFrom: expect.objectContaining({ uri: main.uri, relativePath: 'src/main.ts' }) as unknown, version: main.version });
+    expect(record.responses[0]!.locations).toEqual(response.locations);
+    // Code → interaction: a question produced no code, at the file it was asked in or at the places it cites.
+    const at = async (uri: string, position: { line: number; character: number }): Promise<string[]> => (await editor.request<TraceResult>('assistant/trace', { textDocument: { uri }, position })).interactions.map((interaction) => interaction.id);
+    expect(await at(main.uri, { line: 0, character: 0 })).toEqual([]);
+    expect(await at(main.uri, cursor)).toEqual([]);
+    const retryDoc = await editor.open('src/retry.ts');
+    expect(await at(retryDoc.uri, editor.position(retryDoc.uri, 'backoffDelay('))).toEqual([]);
+    expect(await editor.shutdownAndExit()).toBe(0);
+
+    const list = await traceCli([], root);
+    expect(list.code, list.stderr).toBe(0);
+    expect(lineOf(list.stdout, answer.interactionId)).toMatch(new RegExp(` question +question-offline +src/retry\\.ts:${delayLine} \\+${response.locations!.length - 1} +shown +where is the retry delay computed\\?$`));
+    for (const file of ['src/main.ts:1', `src/main.ts:${cursor.line + 1}`, 'src/main.ts', `src/retry.ts:${delayLine}`]) {
+      const run = await traceCli(['--file', file], root);
+      expect(run.code, run.stderr).toBe(0);
+      expect(listedIds(run.stdout), file).toEqual([]);
+    }
+    const shown = await traceCli(['show', answer.interactionId.slice(0, 8)], root);
+    expect(shown.stdout).toMatch(/\n {2}Asked in {2}src\/main\.ts \(open in the editor; the request is about the workspace\)\n/);
+    expect(shown.stdout).not.toMatch(/\n {2}Code {6}/);
+    expect(shown.stdout).toContain(`\n  Cites     src/retry.ts:${delayLine} function backoffDelay\n`);
+  });
+});
+
 /** Writes a session's log segment by hand: interactions whose ids the test chooses. */
 function writeSegment(trace: string, sessionId: string, interactions: Partial<Interaction>[]): void {
   const folder = path.join(trace, sessionId);

@@ -13,6 +13,7 @@ import type { Proposal } from '../edits/proposal.js';
 import { lineStarts, offsetToPosition } from '../edits/textEdits.js';
 import { pathToUri, uriToPath } from '../workspace/documentSnapshot.js';
 import type { TaskEnvironment } from '../tasks/runTask.js';
+import { wholeWorkspaceTarget } from '../tasks/task.js';
 import { runCaseTask } from './caseRun.js';
 import { syntaxErrors } from './docFormat.js';
 import { hash } from './docScenario.js';
@@ -257,7 +258,7 @@ export const classScenario: Scenario<ClassCase> = {
       const document = snapshotOf(fsPath, evalCase.removal.text.trim() === '' ? '\n' : evalCase.removal.text);
       const result = await runCaseTask(
         caseEnv,
-        { task: 'class', document, target: { name: 'the workspace', start: 0, end: 0 }, parameters: { question: evalCase.description, className: evalCase.className }, text: evalCase.description },
+        { task: 'class', document, target: wholeWorkspaceTarget(), parameters: { question: evalCase.description, className: evalCase.className }, text: evalCase.description },
         agent,
         interactionId,
         signal,

@@ -7,6 +7,7 @@ import { lineStarts, offsetToPosition } from '../edits/textEdits.js';
 import { workspaceSnapshot } from '../workspace/documentSnapshot.js';
 import { DEFAULT_INTENT_THRESHOLD } from '../agents/intentClassifier.js';
 import { classifyRequest, routeRequest } from '../tasks/askFlow.js';
+import { wholeWorkspaceTarget } from '../tasks/task.js';
 import { runCaseTask } from './caseRun.js';
 import type { EvalCase, Scenario, Score } from './scenario.js';
 
@@ -204,7 +205,7 @@ export const workspaceScenario: Scenario<WorkspaceCase> = {
     // the question task, which is what the user gets when the routing agrees (and the forced figure when it does not).
     const classification = await classifyRequest({ env, threshold: DEFAULT_INTENT_THRESHOLD, log: () => undefined }, evalCase.query, undefined, signal);
     const routed = await routeRequest({ env }, { text: evalCase.query }, classification, undefined, evalCase.query, signal);
-    const run = await runCaseTask(env, { task: 'question', document: workspaceSnapshot(env.root), target: { name: 'the workspace', start: 0, end: 0 }, parameters: { question: evalCase.query }, text: evalCase.query }, agent, interactionId, signal);
+    const run = await runCaseTask(env, { task: 'question', document: workspaceSnapshot(env.root), target: wholeWorkspaceTarget(), parameters: { question: evalCase.query }, text: evalCase.query }, agent, interactionId, signal);
     return { ...run, details: { classifiedAs: classification.task, routedTo: routed.task, confidence: classification.confidence } };
   },
 

@@ -20,6 +20,7 @@ import { failureLines } from './failures.js';
 import { answerSummary } from './answerSummary.js';
 import type { Candidate, TaskEnvironment } from './runTask.js';
 import type { DiagnosticInfo, TaskTarget } from './task.js';
+import { wholeWorkspaceTarget } from './task.js';
 
 export interface AskContext {
   env: TaskEnvironment;
@@ -184,7 +185,7 @@ function cursorOf(document: DocumentSnapshot, params: AskParams): { start: numbe
 /** For workspace-wide tasks: the given document as context, or the workspace folder itself with no text. */
 function workspaceTarget(root: string, document: DocumentSnapshot | undefined, text: string): Found {
   const snapshot: DocumentSnapshot = document ?? workspaceSnapshot(root);
-  return { document: snapshot, target: { name: 'the workspace', start: 0, end: 0 }, parameters: { question: text } };
+  return { document: snapshot, target: wholeWorkspaceTarget(), parameters: { question: text } };
 }
 
 /**

@@ -16,6 +16,7 @@ import { answerSummary } from './answerSummary.js';
 import { discardAnswers } from './discardAnswers.js';
 import type { Candidate, TaskEnvironment, TaskResult } from './runTask.js';
 import type { TaskTarget } from './task.js';
+import { wholeWorkspaceTarget } from './task.js';
 import { diagnosticFromLsp } from './diagnostics.js';
 import { failureLines, failureNotice } from './failures.js';
 
@@ -43,7 +44,7 @@ export function locateCommandTarget(documents: DocumentSource, task: TaskId, arg
     if (!question) throw new AssistantError('invalid-params', `The ${task} command needs parameters.question.`);
     const given = args?.textDocument?.uri ? documents.get(args.textDocument.uri) : undefined;
     const document: DocumentSnapshot = given ?? workspaceSnapshot(root);
-    return { document, target: { name: 'the workspace', start: 0, end: 0 }, parameters: { ...args.parameters, question } };
+    return { document, target: wholeWorkspaceTarget(), parameters: { ...args.parameters, question } };
   }
   if (!args?.textDocument?.uri || !isRange(args.range)) throw new AssistantError('invalid-params', 'The command needs a document and a range.');
   const document = documents.get(args.textDocument.uri);

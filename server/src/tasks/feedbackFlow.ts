@@ -9,6 +9,7 @@ import { workspaceSnapshot } from '../workspace/documentSnapshot.js';
 import { runTask } from './runTask.js';
 import type { TaskEnvironment } from './runTask.js';
 import { askResponsesOf } from './askFlow.js';
+import { wholeWorkspaceTarget } from './task.js';
 
 export interface FeedbackContext {
   env: TaskEnvironment;
@@ -62,14 +63,16 @@ export async function feedbackFlow(context: FeedbackContext, params: FeedbackPar
   try {
     // The feedback stays with the run it is about, whichever session recorded it.
     await env.trace.amendResponse(interaction.id, response.id, { feedback: `${describe(first)}: ${text}` });
-    const uri = interaction.context.resource?.uri;
+    // The document the run was asked from (a class goes into its folder), or the one it was about.
+    const uri = interaction.context.askedFrom?.uri ?? interaction.context.resource?.uri;
     const document = (uri ? context.documents.get(uri) : undefined) ?? workspaceSnapshot(env.root);
     const result = await runTask(
       env,
       {
         task: interaction.task,
         document,
-        target: { name: interaction.context.symbol ?? 'the workspace', start: 0, end: 0 },
+        // A run on code (an issue from a failing check) names it again; one asked about the workspace is about it again.
+        target: interaction.context.fragment && interaction.context.symbol !== undefined ? { name: interaction.context.symbol, start: 0, end: 0 } : wholeWorkspaceTarget(),
         parameters: {},
         text: interaction.text,
         source: 'text',

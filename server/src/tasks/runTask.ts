@@ -1,7 +1,7 @@
 // Runs one task on one target: records the interaction, asks every agent, checks and converts each answer, retries rejected model answers.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import type { AnswerLocation, AssistantSettings, CandidateStrategy, Interaction, PreviewPolicy, TaskId, TraceResponse } from '../protocol.js';
+import type { AnswerLocation, AssistantSettings, CandidateStrategy, Interaction, PreviewPolicy, TaskId, TraceResource, TraceResponse } from '../protocol.js';
 import type { Agent, AgentAnswer, AgentRequest, PipelineReplay } from '../agents/agent.js';
 import type { AgentRegistry } from '../agents/registry.js';
 import { runAgents } from '../agents/orchestrator.js';
@@ -410,7 +410,8 @@ async function evaluateOutcome(env: TaskEnvironment, definition: TaskDefinition,
     }
     if (converted.kind === 'text') {
       const locations = answerLocations(converted.places, env.documents);
-      evaluated.push({ candidate: { response: { ...response, text: converted.text }, shown: true, ...(locations.length ? { locations } : {}) } });
+      // The places go into the trace with the answer: what a workspace question is about.
+      evaluated.push({ candidate: { response: { ...response, text: converted.text, ...(locations.length ? { locations } : {}) }, shown: true, ...(locations.length ? { locations } : {}) } });
       continue;
     }
     const withEdit: TraceResponse = { ...response, text: converted.text, edit: proposalToWorkspaceEdit(converted.proposal) };
@@ -455,19 +456,33 @@ function outsideRefusal(workspace: Workspace, document: DocumentSnapshot): strin
   return `${excluded.path} leads outside the workspace (it is really ${excluded.target ?? 'elsewhere'}): the assistant works only on the workspace's own files.`;
 }
 
+/**
+ * What the interaction is about: the document and the code range the task runs on. A request about the whole
+ * workspace is about none of the document's code: the document is recorded as where it was asked from, with no range,
+ * and none when no document was open.
+ */
 function contextOf(root: string, document: DocumentSnapshot, target: TaskTarget): Interaction['context'] {
-  const fullPath = document.fsPath ?? document.uri;
+  const version = document.version !== null ? { version: document.version } : {};
+  if (target.wholeWorkspace) {
+    const noDocument = document.fsPath !== undefined && path.resolve(document.fsPath) === path.resolve(root);
+    return noDocument ? {} : { askedFrom: resourceOf(root, document), ...version };
+  }
   return {
-    resource: {
-      uri: document.uri,
-      fileName: path.basename(fullPath),
-      fullPath,
-      relativePath: document.fsPath ? path.relative(root, document.fsPath).split(path.sep).join('/') : document.uri,
-      project: path.basename(root),
-    },
-    ...(document.version !== null ? { version: document.version } : {}),
+    resource: resourceOf(root, document),
+    ...version,
     fragment: { range: offsetsToRange(document.text, target.start, target.end), text: document.text.slice(target.start, target.end) },
     symbol: target.name,
+  };
+}
+
+function resourceOf(root: string, document: DocumentSnapshot): TraceResource {
+  const fullPath = document.fsPath ?? document.uri;
+  return {
+    uri: document.uri,
+    fileName: path.basename(fullPath),
+    fullPath,
+    relativePath: document.fsPath ? path.relative(root, document.fsPath).split(path.sep).join('/') : document.uri,
+    project: path.basename(root),
   };
 }
 

@@ -33,6 +33,16 @@ export interface TaskTarget {
   end: number;
   declaration?: DeclarationTarget;
   diagnostic?: DiagnosticInfo;
+  /**
+   * The request is about the whole workspace (see `wholeWorkspaceTarget`): the document is only where the user was,
+   * and `start` and `end` name no code in it.
+   */
+  wholeWorkspace?: true;
+}
+
+/** The target of a request about the whole workspace (a question, an issue or a class described in words). */
+export function wholeWorkspaceTarget(): TaskTarget {
+  return { name: 'the workspace', start: 0, end: 0, wholeWorkspace: true };
 }
 
 /** Where the editor asks for code actions. */

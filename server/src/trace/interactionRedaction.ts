@@ -22,9 +22,9 @@ function rewriteEditTexts(edit: unknown, rewrite: RedactText): void {
 
 /**
  * Secrets never reach the trace raw: the free text of an interaction (its request, code fragment, message), of each
- * response (answer, error, verdict, feedback), and the code of its proposed edit and of what was inserted and
- * replaced are redacted as they are written, and the code fragment of a file the workspace keeps from models
- * (`exclusion`: its rule) is not recorded at all. The editor gets the real values from the proposal in memory; the
+ * response (answer, error, verdict, feedback, the labels of the places it cites), and the code of its proposed edit
+ * and of what was inserted and replaced are redacted as they are written, and the code fragment of a file the
+ * workspace keeps from models (`exclusion`: its rule) is not recorded at all. The editor gets the real values from the proposal in memory; the
  * trace store puts them back for this session's revert and tracking (see `TraceStore.getWithSecrets`).
  */
 export function redactInteraction(interaction: Interaction, exclusion: WorkspaceExclusion | undefined, redact: RedactText): void {
@@ -47,6 +47,8 @@ export function redactInteraction(interaction: Interaction, exclusion: Workspace
     }
     if (response.edit) rewriteEditTexts(response.edit, redact);
     for (const insertion of response.insertedAt ?? []) rewriteInsertion(insertion, redact);
+    // A place's label is words of the code there (a comment's first line, say).
+    for (const location of Array.isArray(response.locations) ? response.locations : []) if (typeof location?.label === 'string') location.label = redact(location.label);
   }
 }
 

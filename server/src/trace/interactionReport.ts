@@ -29,7 +29,8 @@ function responseSection(response: TraceResponse, index: number): string {
 
 export function renderInteractions(interactions: readonly Interaction[]): string {
   const parts = interactions.map((interaction) => {
-    const where = interaction.context.resource ? `${interaction.context.resource.relativePath}${interaction.context.symbol ? ` · ${interaction.context.symbol}` : ''}` : 'no document';
+    const { resource, askedFrom } = interaction.context;
+    const where = resource ? `${resource.relativePath}${interaction.context.symbol ? ` · ${interaction.context.symbol}` : ''}` : askedFrom ? `the workspace, asked in ${askedFrom.relativePath}` : 'no document';
     return [
       `## ${interaction.task}: ${interaction.text}`,
       '',

@@ -42,15 +42,23 @@ export function agentsOf(interaction: Interaction): string {
   return names.length === 0 ? 'no agent' : names.join(',');
 }
 
-/** Where the code an interaction produced is (as `path:line`), else the document it was about; `-` for neither. */
+/**
+ * Where the code an interaction produced is (as `path:line`), else the document it was about, else the first place
+ * its answer cites (a workspace question's), with how many more it cites; `-` for none.
+ */
 export function placeOf(interaction: Interaction, root: string): string {
   const withCode = [usedResponse(interaction), ...interaction.responses].find((response) => response?.insertedAt?.length);
   const insertion = withCode?.insertedAt?.[0];
   if (insertion) return `${displayPath(insertion.uri, root)}:${insertion.range.start.line + 1}`;
   const resource = interaction.context.resource;
-  if (!resource?.relativePath) return '-';
-  const fragment = interaction.context.fragment;
-  return fragment ? `${resource.relativePath}:${fragment.range.start.line + 1}` : resource.relativePath;
+  if (resource?.relativePath) {
+    const fragment = interaction.context.fragment;
+    return fragment ? `${resource.relativePath}:${fragment.range.start.line + 1}` : resource.relativePath;
+  }
+  const cited = [usedResponse(interaction), ...interaction.responses].find((response) => response?.locations?.length)?.locations ?? [];
+  const first = cited[0];
+  if (!first) return '-';
+  return `${displayPath(first.uri, root)}:${first.range.start.line + 1}${cited.length > 1 ? ` +${cited.length - 1}` : ''}`;
 }
 
 const FAILED_OUTCOMES = new Set(['refused', 'stale', 'failed', 'rejected-by-client']);
@@ -163,6 +171,7 @@ function responseDetail(response: TraceResponse, index: number, count: number, r
   const lines = [`Response ${index + 1} of ${count}: ${heading.join(', ')}`];
   if (response.error) lines.push(...block(response.status === 'error' || response.status === 'timeout' ? 'Failed' : 'Reason', response.errorDetail && response.errorDetail !== response.error ? `${response.error}\n(${response.errorDetail})` : response.error));
   if (response.text) lines.push(...block('Answer', response.text));
+  if (response.locations?.length) lines.push(...block('Cites', response.locations.map((location) => `${displayPath(location.uri, root)}:${location.range.start.line + 1} ${location.label}`).join('\n')));
   if (response.verdict) lines.push(...block('Verdict', [`${response.verdict.passed ? 'passed' : 'failed'}: ${response.verdict.summary}`, ...(response.verdict.details ?? [])].join('\n')));
   if (response.attempts !== undefined && response.attempts > 1) lines.push(...block('Attempts', String(response.attempts)));
   if (response.insertedAt?.length) {
@@ -193,6 +202,8 @@ export function interactionDetail(interaction: Interaction, root: string): strin
     const fragment = interaction.context.fragment;
     lines.push(...block('Code', `${resource.relativePath}${fragment ? `:${fragment.range.start.line + 1}` : ''}${interaction.context.symbol ? ` (${interaction.context.symbol})` : ''}`));
   }
+  const askedFrom = interaction.context.askedFrom;
+  if (askedFrom?.relativePath) lines.push(...block('Asked in', `${askedFrom.relativePath} (open in the editor; the request is about the workspace)`));
   const enrichment = interaction.context.enrichment;
   if (enrichment) lines.push(...block('Context', `${plural(enrichment.tokens, 'token')} besides the target${enrichment.omitted.length ? `; left out: ${enrichment.omitted.join(', ')}` : ''}`));
   if (interaction.completion) lines.push(...block('Offered', `${interaction.completion.offered}${interaction.completion.partial ? '\n(accepted in part)' : ''}`));
