@@ -216,6 +216,12 @@ export interface TraceResponse {
   insertedAt?: InsertionRecord[];
   /** When some of what the response inserted was first found kept on disk (see `InsertionFate`). */
   keptAt?: string;
+  /**
+   * When the code of a kept edit was found gone from the file on disk: every insertion `removed` (undone or deleted,
+   * then saved). The response stays used and kept (it was in the saved file); absent again once some of it is back
+   * on disk.
+   */
+  removedAt?: string;
   /** When the response was found discarded after it was applied. */
   discardedAt?: string;
   rating?: 'up' | 'down';

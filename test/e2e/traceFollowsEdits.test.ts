@@ -1,11 +1,12 @@
-// The trace follows edits, end to end over --stdio with real files: inserted code found where it is now after edits, renames, reverts and restarts, and edits discarded after they were applied not reported as used.
+// The trace follows edits, end to end over --stdio with real files: inserted code found where it is now after edits, renames, reverts and restarts, edits discarded after they were applied not reported as used, and kept ones removed since reported so.
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CodeAction, Position, Range } from 'vscode-languageserver-protocol';
 import type { ApplyResult, AskResult, Interaction, RevertResult, TaskCommandResult, TraceResult } from '../../protocol/src/index.js';
-import { TestEditor, copyFixture, until } from '../support/lspClient.js';
+import { BIN, TestEditor, copyFixture, until } from '../support/lspClient.js';
 import { readSegment, segmentFiles } from '../support/traceFiles.js';
 
 const editors: TestEditor[] = [];
@@ -75,6 +76,13 @@ function amendmentsOnDisk(root: string, id: string): { patch: Record<string, unk
   return segmentFiles(path.join(root, '.assistant', 'trace'))
     .flatMap((file) => readSegment(file).amendments ?? [])
     .filter((amendment) => amendment.interactionId === id) as unknown as { patch: Record<string, unknown> }[];
+}
+
+/** Runs the built `assistant-ls trace` in the workspace, as a user in a terminal; its output. */
+function traceCli(root: string, ...args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [BIN, 'trace', ...args], { cwd: root, env: { ...process.env, TZ: 'UTC' } }, (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)));
+  });
 }
 
 /** The line of the first occurrence of `needle` in a text. */
@@ -183,12 +191,13 @@ describe('edits discarded after they were applied', () => {
     await save(editor, doc.uri);
     await until(() => amendmentsOnDisk(root, documented).length > 1, 5000, 'the second amendment on disk');
     expect((await recorded(editor, documented)).responses[0]).toMatchObject({ used: true, outcome: 'applied', keptAt: expect.any(String) });
-    // Kept is for good: the code deleted later and saved is the user's own change, not a discard.
+    // Kept is for good: the code deleted later and saved is the user's own change, not a discard; the response says
+    // it has gone since.
     await editor.setText(doc.uri, original);
     await save(editor, doc.uri);
     await editor.close(doc.uri);
     const response = (await recorded(editor, documented)).responses[0]!;
-    expect(response).toMatchObject({ used: true, outcome: 'applied' });
+    expect(response).toMatchObject({ used: true, outcome: 'applied', removedAt: expect.any(String) });
     expect(response.insertedAt![0]).toMatchObject({ state: 'removed', fate: 'kept' });
   });
 
@@ -219,5 +228,44 @@ describe('edits discarded after they were applied', () => {
     const second = await start(root);
     expect((await recorded(second.editor, lost)).responses[0]).toMatchObject({ used: false, outcome: 'discarded-after-apply', outcomeReason: expect.stringMatching(/session ended/) });
     expect((await recorded(second.editor, kept)).responses[0]).toMatchObject({ used: true, keptAt: expect.any(String) });
+  });
+});
+
+describe('edits removed after they were kept', () => {
+  it('saved, undone and saved again: used, then removed, in the record and in assistant-ls trace; redone and saved: kept again', async () => {
+    const root = copyFixture('basic');
+    const file = path.join(root, FILE);
+    const original = fs.readFileSync(file, 'utf8');
+    const { editor, doc } = await start(root);
+    const documented = await documentAt(editor, doc.uri, 'parseConfig(text');
+    const inserted = (await recorded(editor, documented)).responses[0]!.insertedAt![0]!;
+    await save(editor, doc.uri);
+    await until(() => amendmentsOnDisk(root, documented).length > 0, 5000, 'the amendment of the first save');
+    expect((await recorded(editor, documented)).responses[0]).toMatchObject({ used: true, keptAt: expect.any(String) });
+
+    // Undone as an editor sends it (the inserted lines taken out), and saved: the file is as it was.
+    await edit(editor, doc.uri, inserted.range, '');
+    await save(editor, doc.uri);
+    expect(fs.readFileSync(file, 'utf8')).toBe(original);
+    await until(() => amendmentsOnDisk(root, documented).length > 1, 5000, 'the amendment of the second save');
+    const removed = (await recorded(editor, documented)).responses[0]!;
+    // Still used and kept (it was in the saved file), and its code has gone since.
+    expect(removed).toMatchObject({ used: true, outcome: 'applied', keptAt: expect.any(String), removedAt: expect.any(String) });
+    expect(removed.insertedAt![0]).toMatchObject({ state: 'removed', fate: 'kept' });
+    const listed = await traceCli(root);
+    expect(listed).toMatch(new RegExp(`\\n${documented.slice(0, 8)} .* document +doc-offline +src/config\\.ts:\\d+ +used, then removed +document parseConfig\\n`));
+    const shown = await traceCli(root, 'show', documented);
+    expect(shown).toMatch(/\n {2}Outcome {3}used, then removed\n/);
+    expect(shown).toMatch(/\n {2}After {5}applied\n {12}kept on disk [\d-]+ [\d:]+\n {12}removed from the file [\d-]+ [\d:]+\n/);
+
+    // Redone and saved: kept, and no longer removed.
+    await edit(editor, doc.uri, { start: inserted.range.start, end: inserted.range.start }, inserted.text);
+    await save(editor, doc.uri);
+    await until(() => amendmentsOnDisk(root, documented).length > 2, 5000, 'the amendment of the third save');
+    const back = (await recorded(editor, documented)).responses[0]!;
+    expect(back).toMatchObject({ used: true, keptAt: expect.any(String) });
+    expect(back.removedAt).toBeUndefined();
+    expect(await traceCli(root)).toMatch(/ used, kept +document parseConfig\n/);
+    expect(await editor.shutdownAndExit()).toBe(0);
   });
 });

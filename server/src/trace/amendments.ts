@@ -17,10 +17,11 @@ export interface InsertionPatch {
 
 /**
  * What became of a response's applied edit as a whole: `kept` (some of it reached the disk), `discarded` (none of it
- * did), `applied` (discarded before, back in the file since and not saved yet).
+ * did), `applied` (discarded before, back in the file since and not saved yet), `removed` (kept, and then the file
+ * reached the disk without any of it).
  */
 export interface FatePatch {
-  fate: 'kept' | 'discarded' | 'applied';
+  fate: 'kept' | 'discarded' | 'applied' | 'removed';
   at: string;
   /** Why it was discarded, in words for the user. */
   reason?: string;
@@ -100,6 +101,12 @@ function applyChoiceDiscard(response: Interaction['responses'][number], at: stri
 }
 
 function applyFate(response: Interaction['responses'][number], patch: FatePatch): void {
+  if (patch.fate === 'removed') {
+    // Kept before: still used, and kept then; the code is no longer in the file.
+    if (response.outcome !== 'discarded-after-apply') response.removedAt = patch.at;
+    return;
+  }
+  delete response.removedAt;
   if (patch.fate === 'discarded') {
     response.used = false;
     response.outcome = 'discarded-after-apply';

@@ -38,6 +38,8 @@ interface Tracked {
   inherited: boolean;
   fate?: InsertionFate;
   fateAt?: string;
+  /** What it was in the file when the file was last judged here on disk. */
+  onDisk?: InsertionState;
   /** What the trace says of it now (its last patch, or the record), to write only what changed. */
   written: string;
 }
@@ -560,7 +562,8 @@ export class InsertionTracker {
   /**
    * What the trace must be told of the document's insertions, `text` being what reached the disk: positions that moved,
    * and for edits this session settles, each insertion kept (its code is in the file) or discarded (it is not), and the
-   * response's fate once it changes (kept when some insertion is, discarded when every one is).
+   * response's fate once it changes (kept when some insertion is, discarded when every one is, removed when it was
+   * kept and none of it is in the files any more).
    */
   private judge(uri: string, text: string, reason: string): { interactionId: string; responseId: string; patch: ResponsePatch }[] {
     const file = this.files.get(uri);
@@ -570,6 +573,7 @@ export class InsertionTracker {
     const starts = lineStarts(text);
     for (const item of file.items) {
       const state = this.stateOf(text, item);
+      item.onDisk = state;
       if (item.settles && !item.reverted && item.fate !== 'kept' && item.text !== '') {
         const fate: InsertionFate = state === 'removed' ? 'discarded' : 'kept';
         if (fate !== item.fate) {
@@ -596,19 +600,25 @@ export class InsertionTracker {
     return out;
   }
 
-  /** The response's fate from every one of its insertions (tracked here, or as the trace says), when it changes. */
+  /**
+   * The response's fate from every one of its insertions (tracked here, or as the trace says), when it changes. A kept
+   * edit none of whose code is in its files on disk now (undone or deleted, then saved) was removed: kept is final for
+   * each insertion, and the response says that its code has gone since.
+   */
   private responseFate(interactionId: string, responseId: string, now: string, reason: string): FatePatch | undefined {
     const response = this.trace.get(interactionId)?.responses.find((r) => r.id === responseId);
     if (!response?.insertedAt?.length) return undefined;
-    const fates = response.insertedAt.flatMap((insertion, index) => {
+    const judged = response.insertedAt.flatMap((insertion, index) => {
       if (insertion.text === '') return [];
       const item = this.items.get(key(interactionId, responseId, index));
-      return [item ? item.fate : insertion.fate];
+      return [item ? { fate: item.fate, onDisk: item.onDisk ?? insertion.state } : { fate: insertion.fate, onDisk: insertion.state }];
     });
-    if (fates.length === 0) return undefined;
-    const fate = fates.includes('kept') ? 'kept' : fates.every((one) => one === 'discarded') ? 'discarded' : 'applied';
+    if (judged.length === 0) return undefined;
+    const fates = judged.map((one) => one.fate);
+    const kept = fates.includes('kept');
+    const fate = kept && judged.every((one) => one.onDisk === 'removed') ? 'removed' : kept ? 'kept' : fates.every((one) => one === 'discarded') ? 'discarded' : 'applied';
     const responseKey = `${interactionId}\u0000${responseId}`;
-    const was = this.fates.get(responseKey) ?? (response.outcome === 'discarded-after-apply' ? 'discarded' : response.keptAt !== undefined ? 'kept' : 'applied');
+    const was = this.fates.get(responseKey) ?? (response.outcome === 'discarded-after-apply' ? 'discarded' : response.removedAt !== undefined ? 'removed' : response.keptAt !== undefined ? 'kept' : 'applied');
     if (fate === was) return undefined;
     this.fates.set(responseKey, fate);
     return { fate, at: now, ...(fate === 'discarded' ? { reason } : {}) };

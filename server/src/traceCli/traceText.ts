@@ -70,7 +70,7 @@ export function outcomeOf(interaction: Interaction): string {
   let outcome: string;
   if (responses.length === 0) outcome = 'no answer';
   else if (responses.some((response) => response.revertedAt !== undefined)) outcome = 'reverted';
-  else if (used) outcome = used.outcome === 'shown' ? 'shown' : used.keptAt !== undefined ? 'used, kept' : 'used';
+  else if (used) outcome = used.outcome === 'shown' ? 'shown' : used.removedAt !== undefined ? 'used, then removed' : used.keptAt !== undefined ? 'used, kept' : 'used';
   else if (responses.some((response) => response.outcome === 'discarded-after-apply')) outcome = 'discarded after apply';
   else if (responses.some((response) => response.outcome === 'discarded')) outcome = 'discarded';
   else {
@@ -157,6 +157,7 @@ function afterwards(response: TraceResponse): string[] {
   const facts: string[] = [];
   if (response.outcome) facts.push(`${response.outcome.replace(/-/g, ' ')}${response.outcomeReason ? `: ${response.outcomeReason}` : ''}`);
   if (response.keptAt) facts.push(`kept on disk ${localTime(response.keptAt, true)}`);
+  if (response.removedAt) facts.push(`removed from the file ${localTime(response.removedAt, true)}`);
   if (response.discardedAt) facts.push(`discarded ${localTime(response.discardedAt, true)}`);
   if (response.rating) facts.push(`rated ${response.rating}`);
   for (const remark of response.feedback ?? []) facts.push(`feedback: ${remark}`);
