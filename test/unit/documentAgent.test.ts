@@ -389,6 +389,40 @@ describe('OfflineDocumentAgent', () => {
     expect(answer).toEqual({ text: '', reason: expect.stringMatching(/^nothing true to add to the signature of distance: /) });
   });
 
+  it('says in a decline what the code does that a comment cannot say, never that it returns nothing', async () => {
+    // The shape of zod's treeifyError: a local object filled by a local function, then returned.
+    const text = [
+      'export interface Tree { errors: string[]; properties?: Record<string, Tree> }',
+      'export function treeify(issues: { path: string[]; message: string }[]): Tree {',
+      '  const result: Tree = { errors: [] };',
+      '  const processError = (list: { path: string[]; message: string }[]) => {',
+      '    for (const issue of list) {',
+      '      let node = result;',
+      '      for (const key of issue.path) node = (node.properties ??= {})[key] ??= { errors: [] };',
+      '      node.errors.push(issue.message);',
+      '    }',
+      '  };',
+      '  processError(issues);',
+      '  return result;',
+      '}',
+      'export class Schema {',
+      '  constructor(readonly checks: string[]) {}',
+      '  lower(): Schema {',
+      '    return new Schema([...this.checks, "lower"]);',
+      '  }',
+      '}',
+    ].join('\n');
+    const fsPath = writeFixture('treeify.ts', text);
+    const decline = async (name: string): Promise<string | undefined> => {
+      const answer = await agent.run(requestFor(fsPath, text, targetNamed(fsPath, text, name)), new AbortController().signal);
+      expect(answer.text).toBe('');
+      return answer.reason;
+    };
+    const treeify = await decline('treeify');
+    expect(treeify).toBe('nothing true to add to the signature of treeify: it calls `processError` and returns `result`, names local to its body that a caller never sees; no overload or inherited member is documented, so a comment would only repeat its name and types');
+    expect(await decline('Schema.lower')).toContain(': it returns a new `Schema`, which its signature already names;');
+  });
+
   it('does not restate names on real-code shapes: predicates, chained schema methods, codecs, replaced data', async () => {
     const stale = [
       'export class Query {',

@@ -101,12 +101,20 @@ export interface BodyFacts {
   delegate?: string;
   /** Names declared in the body: a comment must not name them, since the caller never sees them. */
   locals: Set<string>;
+  /** What the body calls of its own (`processError`, `found` of `found.next()`), left out of `calls` and `mayCall`. */
+  localCalls: string[];
+  /** Locals the body returns as they are (`return result;`). */
+  returnsLocal: string[];
+  /** Locals the other values it returns are computed from (`d` of `return d < 0 ? -d : d;`). */
+  returnsFromLocals: string[];
+  /** The classes of the `new` expressions it returns (`ZodString` of `return new ZodString({ … })`). */
+  returnsNew: string[];
 }
 
 const MAX_CODE = 60;
 
 export function bodyFacts(fn: FunctionLike, root: ts.SourceFile): BodyFacts {
-  const facts: BodyFacts = { calls: [], mayCall: [], sets: [], maySet: [], guards: [], locals: new Set() };
+  const facts: BodyFacts = { calls: [], mayCall: [], sets: [], maySet: [], guards: [], locals: new Set(), localCalls: [], returnsLocal: [], returnsFromLocals: [], returnsNew: [] };
   const body = fn.body;
   if (!body) return facts;
   const parameterNames = new Set(fn.parameters.flatMap((parameter) => (ts.isIdentifier(parameter.name) ? [parameter.name.text] : [])));
@@ -154,12 +162,27 @@ export function bodyFacts(fn: FunctionLike, root: ts.SourceFile): BodyFacts {
   for (const parameter of fn.parameters) if (ts.isIdentifier(parameter.name)) facts.locals.delete(parameter.name.text);
   // A call on the function's own variables (`found.continue()`) names what the caller never sees; `super()` is required.
   const visible = (callee: string): boolean => callee !== 'super' && !facts.locals.has(callee.split('.')[0] ?? '');
+  for (const callee of [...facts.calls, ...facts.mayCall]) {
+    const base = callee.split('.')[0] ?? '';
+    if (callee !== 'super' && facts.locals.has(base) && !facts.localCalls.includes(base)) facts.localCalls.push(base);
+  }
   facts.calls = facts.calls.filter(visible);
   facts.mayCall = facts.mayCall.filter(visible);
   // `constructor(private readonly path: string)` sets `this.path` before the body runs.
   if (ts.isConstructorDeclaration(fn)) {
     const declared = fn.parameters.flatMap((parameter) => (ts.isIdentifier(parameter.name) && ts.isParameterPropertyDeclaration(parameter, fn) ? [`this.${parameter.name.text}`] : []));
     facts.sets = [...declared, ...facts.sets.filter((text) => !declared.includes(text))];
+  }
+  for (const returned of returns) {
+    const value = unwrap(returned);
+    if (ts.isIdentifier(value) && facts.locals.has(value.text)) {
+      if (!facts.returnsLocal.includes(value.text)) facts.returnsLocal.push(value.text);
+      continue;
+    }
+    const fromLocals = localsNamed(value, facts.locals);
+    for (const name of fromLocals) if (!facts.returnsFromLocals.includes(name)) facts.returnsFromLocals.push(name);
+    const constructed = ts.isNewExpression(value) && fromLocals.length === 0 ? calleeText(value.expression, root) : undefined;
+    if (constructed && !facts.returnsNew.includes(constructed)) facts.returnsNew.push(constructed);
   }
   const statements = ts.isBlock(body) ? body.statements : undefined;
   const only = returns.length === 1 && !bareReturn ? returns[0] : undefined;
@@ -258,6 +281,21 @@ function baseIdentifier(expression: ts.Expression): string | undefined {
   return ts.isIdentifier(current) ? current.text : undefined;
 }
 
+/** The identifiers among `locals` an expression reads (not as property names), in order, once each. */
+function localsNamed(expression: ts.Expression, locals: ReadonlySet<string>): string[] {
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isIdentifier(node) && locals.has(node.text) && !found.includes(node.text)) {
+      const parent = node.parent;
+      const isPropertyName = (ts.isPropertyAccessExpression(parent) && parent.name === node) || (ts.isPropertyAssignment(parent) && parent.name === node);
+      if (!isPropertyName) found.push(node.text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(expression);
+  return found;
+}
+
 /** Whether code text names one of `names` (as a whole identifier, not a property). */
 export function namesAny(code: string, names: ReadonlySet<string>): boolean {
   for (const match of code.matchAll(/(^|[^.\w$#])([A-Za-z_$][\w$]*)/g)) if (names.has(match[2] ?? '')) return true;
@@ -290,6 +328,32 @@ export function bodySummary(facts: BodyFacts): string | undefined {
   // A long inventory of calls is an explanation of the body, not a summary of the function.
   if (facts.sets.length + facts.calls.length > MAX_LISTED + 1) return undefined;
   return sentence([always, sometimes].filter(Boolean).join('; '));
+}
+
+/**
+ * Why the body gives a comment nothing to say, from its facts, for a function declined (no summary, `@returns` or
+ * `@throws` of its code says more than its signature): what it calls and returns of its own, which a caller never
+ * sees, what it names that only repeats words of the signature, and the classes it returns new instances of that
+ * the signature names. Clauses are joined with `;`; each is a fact of the code.
+ */
+export function unsaidFacts(facts: BodyFacts, fn: FunctionLike, signature: ReadonlySet<string>): string {
+  const clauses: string[] = [];
+  const actions: string[] = [];
+  if (facts.localCalls.length > 0) actions.push(`calls ${listed(facts.localCalls)}`);
+  if (facts.returnsLocal.length > 0) actions.push(`returns ${listed(facts.returnsLocal)}`);
+  if (facts.returnsFromLocals.length > 0) actions.push(`returns ${facts.returnsLocal.length > 0 ? 'other values' : 'a value'} computed from ${listed(facts.returnsFromLocals)}`);
+  const localNames = new Set([...facts.localCalls, ...facts.returnsLocal, ...facts.returnsFromLocals]);
+  if (actions.length > 0) clauses.push(`it ${joinList(actions)}, ${localNames.size === 1 ? 'a name' : 'names'} local to its body that a caller never sees`);
+  const named = [...facts.sets, ...facts.calls, ...facts.maySet, ...facts.mayCall];
+  const verbs = joinList([...(facts.sets.length + facts.maySet.length > 0 ? ['sets'] : []), ...(facts.calls.length + facts.mayCall.length > 0 ? ['calls'] : [])]);
+  // A declined function's summary of calls and sets either repeats the signature or was too long to be one.
+  if (named.length > 0 && bodySummary(facts) !== undefined) clauses.push(`what ${actions.length > 0 ? 'else ' : ''}it ${verbs} (${listed(named)}) only repeats words of its signature`);
+  else if (named.length > 0) clauses.push(`it ${verbs} ${named.length} things, too many for a one-line summary`);
+  const constructed = facts.returnsNew.filter((name) => [...identifierWords(name)].every((word) => signature.has(word)));
+  if (constructed.length > 0) clauses.push(`it returns a new ${joinList(constructed.map(backticked), 'or')}, which its signature already names`);
+  if (clauses.length > 0) return clauses.join('; ');
+  if (fn.body && ts.isBlock(fn.body) && fn.body.statements.length === 0) return 'its body is empty';
+  return 'no short piece of its code says more than its signature';
 }
 
 /**

@@ -16,7 +16,7 @@ import { collectParameters, ordinal, templateTags } from './docParameters.js';
 import { parameterUses } from './docParameterUses.js';
 import { isNothing, joinList, namingContext, returnsPhrase } from './docSummaries.js';
 import { typeSummary } from './typeEvidence.js';
-import { addsToSignature, bodyFacts, bodySummary, identifierWords, inheritedDoc, namesAny, returnedText } from './docEvidence.js';
+import { addsToSignature, bodyFacts, bodySummary, identifierWords, inheritedDoc, namesAny, returnedText, unsaidFacts } from './docEvidence.js';
 import { CheckerTypes, compactType, SyntaxTypes } from './docTypes.js';
 import type { TypeSource } from './docTypes.js';
 import { backticked, phrase, sentence, splitIdentifier } from './identifierProse.js';
@@ -169,6 +169,8 @@ interface GeneratedDoc {
   summary: string;
   /** Something in the comment comes from the code or the repository's comments, not from the signature alone. */
   evidence: boolean;
+  /** For a function without evidence: what its code does that a comment cannot say (`unsaidFacts`). */
+  unsaid?: string;
   templates: Array<Omit<JsDocTag, 'raw'>>;
   parameters: Array<Omit<JsDocTag, 'raw'>>;
   returns?: Omit<JsDocTag, 'raw'>;
@@ -183,7 +185,7 @@ function writeDocComment(declaration: LocatedDeclaration, target: DeclarationTar
   const hyphen = prefersHyphen(existing?.tags ?? []);
   const toTag = (fields: Omit<JsDocTag, 'raw'>): JsDocTag => ({ ...fields, raw: renderTag(fields, { hyphen }) });
   if (!existing || !target.existingDoc) {
-    if (!generated.evidence) return { text: '', declined: declineReason(declaration, target) };
+    if (!generated.evidence) return { text: '', declined: declineReason(declaration, target, generated.unsaid) };
     return { text: renderJsDoc({
       description: generated.summary,
       tags: [...generated.templates, ...generated.parameters, ...(generated.returns ? [generated.returns] : []), ...generated.throws].map(toTag),
@@ -230,12 +232,12 @@ function writeDocComment(declaration: LocatedDeclaration, target: DeclarationTar
   return { text: renderJsDoc({ description, tags }) };
 }
 
-/** Why no comment is proposed for a declaration whose code says nothing beyond its signature. */
-function declineReason(declaration: LocatedDeclaration, target: DeclarationTarget): string {
+/** Why no comment is proposed for a declaration whose code says nothing beyond its signature; `unsaid` for a function. */
+function declineReason(declaration: LocatedDeclaration, target: DeclarationTarget, unsaid: string | undefined): string {
   if (declaration.kind === 'class' || declaration.kind === 'interface') {
     return `nothing true to add to the declaration of ${target.name}: what it extends or implements is undocumented and nothing in the project constructs, implements or extends it, so a comment would only repeat its name`;
   }
-  return `nothing true to add to the signature of ${target.name}: its code calls, sets, throws and returns nothing nameable, and no overload or inherited member is documented, so a comment would only repeat its name and types`;
+  return `nothing true to add to the signature of ${target.name}: ${unsaid ?? 'no short piece of its code says more than its signature'}; no overload or inherited member is documented, so a comment would only repeat its name and types`;
 }
 
 function generateDoc(declaration: LocatedDeclaration, root: ts.SourceFile, javascript: boolean, types: TypeSource, existingParameterNames: string[], checker: ts.TypeChecker | undefined, program: ts.Program | undefined): GeneratedDoc {
@@ -310,6 +312,7 @@ function generateDoc(declaration: LocatedDeclaration, root: ts.SourceFile, javas
   const generated: GeneratedDoc = {
     summary,
     evidence,
+    unsaid: unsaidFacts(body, fn, signature),
     templates: ts.isConstructorDeclaration(fn) || ts.isAccessor(fn) ? [] : templatesOf(signatures, root, javascript),
     parameters,
     throws: [],
