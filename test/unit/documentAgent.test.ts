@@ -405,6 +405,10 @@ describe('OfflineDocumentAgent', () => {
       '  processError(issues);',
       '  return result;',
       '}',
+      'export const messages = () => {',
+      '  const units: Record<string, string> = { string: "characters" };',
+      '  return (origin: string) => units[origin] ?? origin;',
+      '};',
       'export class Schema {',
       '  constructor(readonly checks: string[]) {}',
       '  lower(): Schema {',
@@ -421,6 +425,7 @@ describe('OfflineDocumentAgent', () => {
     const treeify = await decline('treeify');
     expect(treeify).toBe('nothing true to add to the signature of treeify: it calls `processError` and returns `result`, names local to its body that a caller never sees; no overload or inherited member is documented, so a comment would only repeat its name and types');
     expect(await decline('Schema.lower')).toContain(': it returns a new `Schema`, which its signature already names;');
+    expect(await decline('messages')).toContain(': it returns a function that uses `units`, a name local to its body that a caller never sees;');
   });
 
   it('does not restate names on real-code shapes: predicates, chained schema methods, codecs, replaced data', async () => {

@@ -107,6 +107,8 @@ export interface BodyFacts {
   returnsLocal: string[];
   /** Locals the other values it returns are computed from (`d` of `return d < 0 ? -d : d;`). */
   returnsFromLocals: string[];
+  /** Locals the functions it returns use (`getSizing` of `return (issue) => getSizing(issue.origin);`). */
+  returnsFunctionOf: string[];
   /** The classes of the `new` expressions it returns (`ZodString` of `return new ZodString({ … })`). */
   returnsNew: string[];
 }
@@ -114,7 +116,7 @@ export interface BodyFacts {
 const MAX_CODE = 60;
 
 export function bodyFacts(fn: FunctionLike, root: ts.SourceFile): BodyFacts {
-  const facts: BodyFacts = { calls: [], mayCall: [], sets: [], maySet: [], guards: [], locals: new Set(), localCalls: [], returnsLocal: [], returnsFromLocals: [], returnsNew: [] };
+  const facts: BodyFacts = { calls: [], mayCall: [], sets: [], maySet: [], guards: [], locals: new Set(), localCalls: [], returnsLocal: [], returnsFromLocals: [], returnsFunctionOf: [], returnsNew: [] };
   const body = fn.body;
   if (!body) return facts;
   const parameterNames = new Set(fn.parameters.flatMap((parameter) => (ts.isIdentifier(parameter.name) ? [parameter.name.text] : [])));
@@ -180,7 +182,8 @@ export function bodyFacts(fn: FunctionLike, root: ts.SourceFile): BodyFacts {
       continue;
     }
     const fromLocals = localsNamed(value, facts.locals);
-    for (const name of fromLocals) if (!facts.returnsFromLocals.includes(name)) facts.returnsFromLocals.push(name);
+    const into = isFunctionValue(value) ? facts.returnsFunctionOf : facts.returnsFromLocals;
+    for (const name of fromLocals) if (!into.includes(name)) into.push(name);
     const constructed = ts.isNewExpression(value) && fromLocals.length === 0 ? calleeText(value.expression, root) : undefined;
     if (constructed && !facts.returnsNew.includes(constructed)) facts.returnsNew.push(constructed);
   }
@@ -281,6 +284,10 @@ function baseIdentifier(expression: ts.Expression): string | undefined {
   return ts.isIdentifier(current) ? current.text : undefined;
 }
 
+function isFunctionValue(node: ts.Expression): node is ts.ArrowFunction | ts.FunctionExpression {
+  return ts.isArrowFunction(node) || ts.isFunctionExpression(node);
+}
+
 /** The identifiers among `locals` an expression reads (not as property names), in order, once each. */
 function localsNamed(expression: ts.Expression, locals: ReadonlySet<string>): string[] {
   const found: string[] = [];
@@ -342,7 +349,8 @@ export function unsaidFacts(facts: BodyFacts, fn: FunctionLike, signature: Reado
   if (facts.localCalls.length > 0) actions.push(`calls ${listed(facts.localCalls)}`);
   if (facts.returnsLocal.length > 0) actions.push(`returns ${listed(facts.returnsLocal)}`);
   if (facts.returnsFromLocals.length > 0) actions.push(`returns ${facts.returnsLocal.length > 0 ? 'other values' : 'a value'} computed from ${listed(facts.returnsFromLocals)}`);
-  const localNames = new Set([...facts.localCalls, ...facts.returnsLocal, ...facts.returnsFromLocals]);
+  if (facts.returnsFunctionOf.length > 0) actions.push(`returns a function that uses ${listed(facts.returnsFunctionOf)}`);
+  const localNames = new Set([...facts.localCalls, ...facts.returnsLocal, ...facts.returnsFromLocals, ...facts.returnsFunctionOf]);
   if (actions.length > 0) clauses.push(`it ${joinList(actions)}, ${localNames.size === 1 ? 'a name' : 'names'} local to its body that a caller never sees`);
   const named = [...facts.sets, ...facts.calls, ...facts.maySet, ...facts.mayCall];
   const verbs = joinList([...(facts.sets.length + facts.maySet.length > 0 ? ['sets'] : []), ...(facts.calls.length + facts.mayCall.length > 0 ? ['calls'] : [])]);
