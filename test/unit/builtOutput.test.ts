@@ -1,6 +1,6 @@
 // Compiled copies told from sources by path: beside them, above them in a published package, never across packages.
 import { describe, expect, it } from 'vitest';
-import { compiledCopies } from '../../server/src/workspace/builtOutput.js';
+import { compiledCopies, isCompiledCopyOf } from '../../server/src/workspace/builtOutput.js';
 
 describe('compiledCopies', () => {
   it('finds a published package’s build beside and above its sources, subpath package.json files included', () => {
@@ -11,5 +11,17 @@ describe('compiledCopies', () => {
   it('keeps JavaScript with no TypeScript source, and a JavaScript package beside a TypeScript one', () => {
     expect(compiledCopies(['lib/a.js', 'lib/b.cjs'], new Set(['']))).toEqual(new Set());
     expect(compiledCopies(['packages/a/src/index.ts', 'packages/b/index.js'], new Set(['', 'packages/a', 'packages/b']))).toEqual(new Set());
+  });
+});
+
+describe('isCompiledCopyOf', () => {
+  it('pairs a source with its copy beside or above it, and with an outDir’s copy of a rootDir file, in the same package only', () => {
+    const packages = new Set(['', 'v4', 'packages/lib', 'packages/app']);
+    expect(isCompiledCopyOf('v4/core/errors.d.cts', 'src/v4/core/errors.ts', packages)).toBe(true);
+    expect(isCompiledCopyOf('src/util.d.ts', 'src/util.ts', packages)).toBe(true);
+    expect(isCompiledCopyOf('packages/lib/dist/a/b.d.ts', 'packages/lib/src/a/b.ts', packages)).toBe(true);
+    expect(isCompiledCopyOf('packages/lib/dist/b.d.ts', 'packages/lib/src/a/b.ts', packages)).toBe(false);
+    expect(isCompiledCopyOf('packages/app/dist/a/b.d.ts', 'packages/lib/src/a/b.ts', packages)).toBe(false);
+    expect(isCompiledCopyOf('packages/lib/src/a/b.ts', 'packages/lib/src/a/b.ts', packages)).toBe(false);
   });
 });

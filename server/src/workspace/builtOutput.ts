@@ -47,3 +47,19 @@ export function compiledCopies(relatives: readonly string[], packages: ReadonlyS
   }
   return copies;
 }
+
+/**
+ * Whether `emitted` is a compiled copy of the TypeScript source `source` (both workspace-relative): by the rule of
+ * `compiledCopies`, or as an outDir holds a rootDir's file, one folder of the package in place of another
+ * (`dist/a/b.d.ts` of `src/a/b.ts`). The walker needs no second rule (it never walks `dist`, `build` or `out`), but
+ * a program reaches such copies through a package's own name.
+ */
+export function isCompiledCopyOf(emitted: string, source: string, packages: ReadonlySet<string>): boolean {
+  if (!EMITTED.test(emitted) || !SOURCE.test(source) || DECLARATION.test(source)) return false;
+  if (compiledCopies([source, emitted], packages).has(emitted)) return true;
+  const pkg = packagesOf(source, packages)[0] as string;
+  if (pkg && !emitted.startsWith(`${pkg}/`)) return false;
+  const [emittedFolder, ...emittedRest] = stemOf(inside(pkg, emitted)).split('/');
+  const [sourceFolder, ...sourceRest] = stemOf(inside(pkg, source)).split('/');
+  return emittedRest.length > 0 && emittedFolder !== sourceFolder && emittedRest.join('/') === sourceRest.join('/');
+}
