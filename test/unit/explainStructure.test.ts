@@ -108,6 +108,50 @@ describe('codeStructure of a function', () => {
   });
 });
 
+describe('callers through the package\'s own name, in files the tsconfig leaves out', () => {
+  let selfProject: WorkspaceProject;
+  /** The fixture's `tally` (or another function) explained in a fresh copy, after `change` edits the copy. */
+  function explainSelf(name: string, change: (copy: string) => void = () => undefined): CodeStructure {
+    const copy = copyFixture('explain-self');
+    change(copy);
+    const fsPath = path.join(copy, 'src/tally.ts');
+    const document: DocumentSnapshot = { uri: pathToUri(fsPath), fsPath, languageId: 'typescript', version: 1, text: fs.readFileSync(fsPath, 'utf8') };
+    selfProject = new Workspace(copy).projects.workspace;
+    return structureAt(document, `${name}(values`, undefined, selfProject);
+  }
+  const withoutBuild = (copy: string): void => {
+    for (const file of ['index.d.ts', 'index.js', 'tally.d.ts', 'tally.js']) fs.rmSync(path.join(copy, file));
+  };
+  const testCaller = [{ file: 'src/tally.test.ts', count: 1, users: [{ lines: [4], asValue: false }] }];
+
+  it('finds a test the tsconfig excludes that imports the package by name, through the compiled declarations the name resolves to', () => {
+    const s = explainSelf('tally');
+    expect(s.references).toMatchObject({ total: 1, calls: 1, files: testCaller, through: [{ file: 'tally.d.ts', count: 1 }] });
+    expect(explainStructure(s)).toContain('- **Callers:** 1 reference in 1 file (1 through its compiled declarations `tally.d.ts`): `src/tally.test.ts` (1): the top level (line 4).');
+    // The test was laid over the project for the search only: the program stays the tsconfig's (no auto-import from a test).
+    expect(selfProject.tsProject().getSourceFile(path.join(selfProject.root, 'src/tally.test.ts'))).toBeUndefined();
+  });
+
+  it('finds it through the sources when a custom condition resolves the name to them', () => {
+    const s = explainSelf('tally', (copy) => {
+      withoutBuild(copy);
+      const config = path.join(copy, 'tsconfig.json');
+      const tsconfig = JSON.parse(fs.readFileSync(config, 'utf8')) as { compilerOptions: Record<string, unknown> };
+      tsconfig.compilerOptions.customConditions = ['selfpkg-source'];
+      fs.writeFileSync(config, JSON.stringify(tsconfig));
+    });
+    expect(s.references).toMatchObject({ total: 1, files: testCaller });
+    expect(s.references?.through).toBeUndefined();
+  });
+
+  it('says what it searched, not that there are none, when the name resolves to nothing', () => {
+    const s = explainSelf('tally', withoutBuild);
+    expect(s.references?.total).toBe(0);
+    expect(explainStructure(s)).toContain('- **Callers:** none found in the 2 files `tsconfig.json` includes and the 1 other workspace file that names `tally`.');
+    expect(explainStructure(explainSelf('unused'))).toContain('- **Callers:** none found in the 2 files `tsconfig.json` includes.');
+  });
+});
+
 describe('codeStructure of classes and interfaces', () => {
   it("lists a class's members with their types and complexity, and where the class is used", () => {
     const s = structureAt(snapshot('src/parser.ts'), 'class EntryIndex');

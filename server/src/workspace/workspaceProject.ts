@@ -293,6 +293,20 @@ function compilerFileNames(workspace: WorkspaceProject): { names: string[]; trun
 }
 
 /**
+ * The workspace's listed source files that a project's config leaves out (tests a tsconfig excludes, scripts beside
+ * its `include`), which the compiler does not load with the config's files but which may still use them; none when
+ * the project has no config that names files (its files are then the listing's). `truncated`: the listing stopped at
+ * its limit.
+ */
+export function filesOutsideConfig(workspace: WorkspaceProject): { names: string[]; truncated: boolean } {
+  const configured = workspace.configFile ? configFileNames(workspace.configFile) : [];
+  if (configured.length === 0) return { names: [], truncated: false };
+  const inConfig = new Set(configured.map((name) => path.resolve(name)));
+  const listing = workspace.files.list('source');
+  return { names: listing.files.map((file) => file.fsPath).filter((name) => !inConfig.has(path.resolve(name))), truncated: listing.truncated };
+}
+
+/**
  * The files a feature lists or shows from a project (type-check problems): those of its configs (`configured`) that
  * the workspace's listing holds, or, when the configs name none (a solution-style tsconfig, or no tsconfig), the
  * listed source files. `left`: configured files the listing does not hold.

@@ -152,12 +152,24 @@ function callersLines(s: CodeStructure): { text: string; nested: string[] } {
   const refs = s.references;
   if (!refs) return { text: `${label} unknown (${s.referencesUnavailable ?? 'the references could not be searched'}).`, nested: [] };
   const scope = refs.scope.truncated ? ` (searched the ${refs.scope.files} files the workspace lists; it has more)` : '';
-  if (refs.total === 0) return { text: `${label} none in the workspace${scope}.`, nested: [] };
+  const others = refs.searched?.othersTruncated ? ` (searched the first ${refs.searched.others} files outside ${refs.searched.config ? code(refs.searched.config) : 'the project'} that name ${code(refs.searched.name)}; there are more)` : '';
+  // A search finds the uses the compiler resolves to this declaration in the files searched: no more, so "none found".
+  if (refs.total === 0) return { text: `${label} none found${searchedText(refs)}${scope}${others}.`, nested: [] };
   const files = refs.files.map((f) => `${code(f.file)} (${f.count}): ${usersOf(f)}`);
   const calls = typeLike || refs.calls === refs.total ? '' : `, ${refs.calls} of them ${plural(refs.calls, 'call')}`;
-  const head = `${label} ${refs.total} ${plural(refs.total, 'reference')} in ${refs.files.length} ${plural(refs.files.length, 'file')}${calls}${scope}`;
+  const through = (refs.through ?? []).map((copy) => `${copy.count} through its compiled declarations ${code(copy.file)}`);
+  const head = `${label} ${refs.total} ${plural(refs.total, 'reference')} in ${refs.files.length} ${plural(refs.files.length, 'file')}${calls}${through.length ? ` (${joinWords(through)})` : ''}${scope}${others}`;
   if (refs.files.length === 1 && (refs.files[0]?.users.length ?? 0) <= 2) return { text: `${head}: ${files[0]}.`, nested: [] };
   return { text: `${head}:`, nested: withMore(files.slice(0, SHOWN.files), refs.files.length) };
+}
+
+/** ` in the 287 files \`tsconfig.json\` includes and the 3 other workspace files that name \`parse\``: what a search covered. */
+function searchedText(refs: ReferenceSummary): string {
+  const searched = refs.searched;
+  if (!searched) return '';
+  const main = searched.config ? `the ${searched.files} ${plural(searched.files, 'file')} ${code(searched.config)} includes` : `the ${searched.files} source ${plural(searched.files, 'file')} of the workspace`;
+  const others = searched.others > 0 ? ` and the ${searched.others} other workspace ${searched.others === 1 ? 'file that names' : 'files that name'} ${code(searched.name)}` : '';
+  return ` in ${main}${others}`;
 }
 
 function usersOf(file: ReferenceSummary['files'][number]): string {

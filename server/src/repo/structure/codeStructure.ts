@@ -45,6 +45,24 @@ export interface ReferenceSummary {
   files: ReferenceFile[];
   /** How much of the workspace was searched (a large workspace is searched within its first files). */
   scope: WorkspaceScope;
+  /** What the search covered, beside `scope`: absent when it covered only the program as it was. */
+  searched?: ReferenceScope;
+  /** References found through compiled declarations of the file (`v4/core/errors.d.cts`), which the workspace's code imports. */
+  through?: { file: string; count: number }[];
+}
+
+/** The files a reference search covered. */
+export interface ReferenceScope {
+  /** The config whose files were searched (workspace-relative), if any; else the workspace's listed source files were. */
+  config?: string;
+  /** How many files that is (`WorkspaceScope.files`). */
+  files: number;
+  /** Workspace files outside the config that name the declaration, searched too. */
+  others: number;
+  /** More files outside the config name it than were searched, or the listing stopped at its limit. */
+  othersTruncated: boolean;
+  /** The name searched for in the files outside the config. */
+  name: string;
 }
 
 export interface ReferenceFile {

@@ -22,6 +22,8 @@ export interface Analysis {
   program?: ts.Program;
   service?: ts.LanguageService;
   scope?: WorkspaceScope;
+  /** The project the program is of, when the workspace's files were loaded for references. */
+  workspace?: WorkspaceProject;
   /** Why there is no checker. */
   untyped?: string;
 }
@@ -39,7 +41,7 @@ export function openAnalysis(workspace: WorkspaceProject, document: DocumentSnap
     const service = workspace.tsProject().getLanguageService().compilerObject;
     const program = service.getProgram();
     const source = program?.getSourceFile(fileName);
-    if (program && source) return { source, root, fileName, displayName, checker: program.getTypeChecker(), program, service, ...(scope ? { scope } : {}) };
+    if (program && source) return { source, root, fileName, displayName, checker: program.getTypeChecker(), program, service, ...(scope ? { scope, workspace } : {}) };
     // A JavaScript file outside a tsconfig without `allowJs` is not in the program.
     return { source: file.compilerNode, root, fileName, displayName, untyped: 'the file is not part of the TypeScript project' };
   } catch (error) {
