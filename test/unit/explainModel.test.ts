@@ -2,7 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { explainModel } from '../../server/src/agents/model/explainModel.js';
+import { explainModel, withoutExcludedFiles } from '../../server/src/agents/model/explainModel.js';
+import { codeStructure } from '../../server/src/repo/structure/codeStructure.js';
 import { modelTasks } from '../../server/src/agents/modelTasks.js';
 import type { AgentRequest } from '../../server/src/agents/agent.js';
 import type { WorkspaceProject } from '../../server/src/workspace/workspaceProject.js';
@@ -45,6 +46,17 @@ describe('explainModel', () => {
     expect(prompt.user).toContain('- **Callers:** 5 references in 2 files, 4 of them calls:');
     expect(prompt.user).toContain('**cyclomatic complexity 6**');
     expect(prompt.user).toMatch(/edge cases and errors/);
+  });
+
+  it('leaves out the callers in files kept from models, and the count of those found through compiled declarations', () => {
+    const at = document.text.indexOf('parseEntries(text');
+    const facts = codeStructure(project, document, request(at).target);
+    const root = copyFixture('explain');
+    fs.writeFileSync(path.join(root, '.assistantignore'), 'src/main.ts\n');
+    const withCopies = { ...facts, references: { ...facts.references!, through: [{ file: 'parser.d.ts', count: 3 }] } };
+    const kept = withoutExcludedFiles(withCopies, new Workspace(root).exclusion);
+    expect(kept.references).toMatchObject({ total: 2, files: [{ file: 'src/parser.ts' }] });
+    expect(kept.references?.through).toBeUndefined();
   });
 
   it('calls a selection by its lines', () => {

@@ -35,7 +35,9 @@ export function withoutExcludedFiles(facts: CodeStructure, exclusions: Workspace
   const kept = refs.files.filter((file) => !exclusion.checkRelative(file.file));
   if (kept.length === refs.files.length) return facts;
   const total = kept.reduce((sum, file) => sum + file.count, 0);
-  return { ...facts, references: { ...refs, files: kept, total, calls: Math.min(refs.calls, total) } };
+  // How many came through compiled declarations is not known per file: the count would not match what is left.
+  const { through: _through, ...rest } = refs;
+  return { ...facts, references: { ...rest, files: kept, total, calls: Math.min(refs.calls, total) } };
 }
 
 function factsOf(request: AgentRequest): CodeStructure {
