@@ -45,6 +45,7 @@ export interface EditorPort {
 
 /** Progress of long work, reported to the editor when it can show it. */
 export interface ProgressSink {
+  /** `percentage` only where it measures how much is done (items of a list); a figure that stands still is left out. */
   report(message: string, percentage?: number): void;
   /** A pipeline step started or ended (clients that render runs get it as `assistant/pipelineStep`). */
   step?(params: PipelineStepParams): void;

@@ -5,7 +5,7 @@ import type { AskResult, AssistantSettings, TaskCommandResult, TraceResult } fro
 import { RESOLVE_CAPABILITIES, TestEditor, copyFixture, until } from '../support/lspClient.js';
 import { startScriptedModel } from '../support/scriptedModel.js';
 import type { ScriptStep, ScriptedModel } from '../support/scriptedModel.js';
-import { LOAD_DOC, scriptedAgent, taskSteps } from '../support/scriptedAgents.js';
+import { LOAD_DOC, expectModelAtWork, scriptedAgent, taskSteps } from '../support/scriptedAgents.js';
 
 let model: ScriptedModel;
 const editors: TestEditor[] = [];
@@ -22,11 +22,11 @@ const WARNING = 2;
 const CODE_ONLY = '```ts\nasync load(): Promise<Config> {\n  return this.cached;\n}\n```';
 
 /** The editor with the offline agents and the given model agents on the scripted endpoint. */
-async function start(agents: AssistantSettings['agents'], options: { orchestrator?: Partial<AssistantSettings['orchestrator']>; resolve?: boolean } = {}) {
+async function start(agents: AssistantSettings['agents'], options: { orchestrator?: Partial<AssistantSettings['orchestrator']>; resolve?: boolean; disabledAgents?: string[] } = {}) {
   const { editor } = await TestEditor.start({
     root: copyFixture('basic'),
     ...(options.resolve ? { capabilities: RESOLVE_CAPABILITIES } : {}),
-    initializationOptions: { assistant: { agents, useEnvironment: false, orchestrator: { agentTimeoutMs: 20_000, maxAttempts: 1, ...options.orchestrator } } },
+    initializationOptions: { assistant: { agents, useEnvironment: false, orchestrator: { agentTimeoutMs: 20_000, maxAttempts: 1, ...options.orchestrator }, ...(options.disabledAgents ? { disabledAgents: options.disabledAgents } : {}) } },
   });
   editors.push(editor);
   const doc = await editor.open('src/config.ts');
@@ -159,19 +159,29 @@ describe('progress over all of a task’s agents', () => {
     expect(result.applied).toBe(true);
     const messages = reports(editor, 'slow');
     // The model's seconds go on while it works, and so does what it has written: two of each at least, in order.
-    const running = messages.flatMap((m) => {
-      const match = /^1 of 2 agents done · gpt-4o-mini: (?:(\d+) characters written, )?(\d+) s$/.exec(m);
-      return match ? [{ written: Number(match[1] ?? 0), seconds: Number(match[2]) }] : [];
-    });
-    const seconds = running.map((r) => r.seconds);
-    const written = running.map((r) => r.written).filter((n) => n > 0);
-    expect(new Set(seconds).size, messages.join('\n')).toBeGreaterThanOrEqual(2);
-    expect(seconds).toEqual([...seconds].sort((a, b) => a - b));
-    expect(new Set(written).size, messages.join('\n')).toBeGreaterThanOrEqual(2);
-    expect(written).toEqual([...written].sort((a, b) => a - b));
+    const written = expectModelAtWork(messages, /^1 of 2 agents done · gpt-4o-mini: (?:(\d+) characters written, )?(\d+) s$/);
     expect(Math.max(...written)).toBeLessThanOrEqual(LOAD_DOC.length);
     // Never a count of one agent alone while another still works.
     expect(messages.every((m) => /^[01] of 2 agents done · /.test(m) || m === '2 of 2 agents done' || m === 'applying the edit'), messages.join('\n')).toBe(true);
+    // No percentage: half the agents done would stand at 50% for the whole of the model's answer.
+    expect(editor.progress.filter((p) => p.token === 'slow' && p.value.percentage !== undefined)).toEqual([]);
+  });
+
+  it('gives a lone model agent’s line alone and no percentage: its seconds and what it has written move while it streams', async () => {
+    const { editor, doc } = await start([scriptedAgent(model, 'gpt-4o-mini')], { disabledAgents: ['doc-offline'] });
+    // About 7 s of streaming.
+    model.setDefault({ kind: 'text', content: LOAD_DOC, chunkSize: 6, delayMs: 450 });
+    const result = await run(editor, await documentLoad(editor, doc.uri), 'alone');
+    expect(result.applied).toBe(true);
+    const values = editor.progress.filter((p) => p.token === 'alone').map((p) => p.value);
+    // An indeterminate progress: nothing measures how much of the answer is left, so no figure stands still for it.
+    expect(values.filter((v) => v.percentage !== undefined)).toEqual([]);
+    expect(values[0]).toEqual({ kind: 'begin', title: expect.stringMatching(/^Assistant: document/), cancellable: true });
+    const messages = reports(editor, 'alone');
+    // What moves instead: its seconds and what it has written, in order.
+    expectModelAtWork(messages, /^gpt-4o-mini: (?:(\d+) characters written, )?(\d+) s$/);
+    // The agent's own line, never a count of one.
+    expect(messages.every((m) => /^gpt-4o-mini: /.test(m) || m === 'gpt-4o-mini done' || m === 'applying the edit'), messages.join('\n')).toBe(true);
   });
 
   it('keeps an agent running through a second attempt, saying so', async () => {

@@ -1,4 +1,5 @@
 // The scripted endpoint as model agents in the server's settings, beside the offline agents, for journeys with a failing, slow or hung model.
+import { expect } from 'vitest';
 import type { ModelAgentSettings } from '../../protocol/src/index.js';
 import type { RecordedRequest, ScriptStep, ScriptedModel } from './scriptedModel.js';
 
@@ -25,3 +26,23 @@ export function taskSteps(respond: (agent: string, request: RecordedRequest) => 
 
 /** A doc comment a model might write for `ConfigStore.load`. */
 export const LOAD_DOC = '/**\n * Loads the configuration from disk once and caches it.\n * @returns The configuration.\n */';
+
+/**
+ * Checks that the progress lines matching `line` (its groups: the characters written, which may be absent, then the
+ * seconds) show a streaming model at work: at least two different seconds and two different amounts written, neither
+ * going back. Returns the amounts written.
+ */
+export function expectModelAtWork(lines: readonly string[], line: RegExp): number[] {
+  const running = lines.flatMap((text) => {
+    const match = line.exec(text);
+    return match ? [{ written: Number(match[1] ?? 0), seconds: Number(match[2]) }] : [];
+  });
+  const seconds = running.map((r) => r.seconds);
+  const written = running.map((r) => r.written).filter((n) => n > 0);
+  const all = lines.join('\n');
+  expect(new Set(seconds).size, all).toBeGreaterThanOrEqual(2);
+  expect(seconds, all).toEqual([...seconds].sort((a, b) => a - b));
+  expect(new Set(written).size, all).toBeGreaterThanOrEqual(2);
+  expect(written, all).toEqual([...written].sort((a, b) => a - b));
+  return written;
+}

@@ -47,6 +47,26 @@ describe('ProgressTracker', () => {
     expect(sent.at(-1)!.value).toEqual({ kind: 'end', message: 'Done' });
   });
 
+  it('begins with no percentage and sends one only with a report that gives it', async () => {
+    const { progress, sent } = tracker();
+    const handle = progress.begin('token-4', 'Assistant: Document', () => undefined);
+    handle.report('gpt-4o-mini: 1 s');
+    await settle(REPORT_INTERVAL_MS + 20);
+    handle.report('fixing 2 of 4', 25);
+    await settle(REPORT_INTERVAL_MS + 20);
+    handle.report('applying the edit');
+    await settle(REPORT_INTERVAL_MS + 20);
+    handle.done();
+    await settle();
+    expect(sent.map((s) => s.value)).toEqual([
+      { kind: 'begin', title: 'Assistant: Document', cancellable: true },
+      { kind: 'report', message: 'gpt-4o-mini: 1 s' },
+      { kind: 'report', message: 'fixing 2 of 4', percentage: 25 },
+      { kind: 'report', message: 'applying the edit' },
+      { kind: 'end' },
+    ]);
+  });
+
   it('drops a report still held when the work ends: the end is the last message, and nothing follows it', async () => {
     const { progress, sent } = tracker();
     const handle = progress.begin('token-2', 'Assistant: Document', () => undefined);

@@ -142,7 +142,7 @@ export class Listeners {
   }
 
   async typeCheck(signal: AbortSignal, progress: ProgressSink): Promise<ListenerRun> {
-    progress.report('type-checking the project', 5);
+    progress.report('type-checking the project');
     const result = await projectTypeCheck(this.env.workspace.projects, signal, { unsaved: this.unsaved() });
     this.replace('typecheck', result.problems);
     this.typeChecked = new Set(result.problems.map((p) => p.uri));
@@ -159,7 +159,7 @@ export class Listeners {
       const answer = await port.choose("Run the project's tests? They run the project's own code (in a scratch copy of the workspace).", [yes, 'Cancel']);
       if (answer !== yes) return { listener: 'tests', ran: false, problems: 0, message: 'The tests were not run: allow them with the setting oracle.runTests, or answer yes when asked.' };
     }
-    progress.report('running the tests in a scratch copy', 5);
+    progress.report('running the tests in a scratch copy');
     const report = await runProjectTests({ workspace: this.env.workspace, files: this.unsaved().map((f) => ({ path: f.fsPath, text: f.text })), timeoutMs: this.env.oracle.testTimeoutMs }, signal);
     if (report.unavailable) return { listener: 'tests', ran: false, problems: 0, message: `The tests could not run: ${report.unavailable}` };
     const problems = toProblems(report, { textOf: (file) => this.documents.get(pathToUri(file))?.text });
@@ -169,7 +169,7 @@ export class Listeners {
   }
 
   async lint(signal: AbortSignal, progress: ProgressSink): Promise<ListenerRun> {
-    progress.report('linting the project', 5);
+    progress.report('linting the project');
     const result = await lintProblems(this.env.workspace, undefined, signal, { textOf: (file) => this.bufferText(file) });
     if (result.unavailable) return { listener: 'lint', ran: false, problems: 0, message: `Lint not run: ${result.unavailable}` };
     this.replace('lint', result.problems);

@@ -100,8 +100,10 @@ export class ProgressTracker {
         return accepted;
       });
     };
-    send({ kind: 'begin', title, cancellable: true, percentage: 0 });
-    let last = 0;
+    // No percentage at the start: the work is measured only where a report says how much is done (fixes of a list),
+    // never by a figure that stands still while a model writes.
+    send({ kind: 'begin', title, cancellable: true });
+    let last: number | undefined;
     let ended = false;
     // Reports are throttled: the first goes at once, later ones at most every REPORT_INTERVAL_MS, the latest winning.
     // A stage that ends sooner is one nobody could read, and each report is a message the editor must handle.
@@ -118,8 +120,10 @@ export class ProgressTracker {
     return {
       report: (message, percentage) => {
         if (ended) return;
-        if (percentage !== undefined) last = Math.max(last, Math.min(100, Math.round(percentage)));
-        held = { kind: 'report', message, percentage: last };
+        // Percentages never go back; a report without one says nothing of how much is done.
+        const measured = percentage === undefined ? undefined : Math.max(last ?? 0, Math.min(100, Math.round(percentage)));
+        if (measured !== undefined) last = measured;
+        held = { kind: 'report', message, ...(measured !== undefined ? { percentage: measured } : {}) };
         const since = reportedAt === undefined ? Infinity : performance.now() - reportedAt;
         if (since >= REPORT_INTERVAL_MS) flush();
         else timer ??= setTimeout(flush, REPORT_INTERVAL_MS - since);

@@ -4,10 +4,6 @@ import type { ProgressSink } from '../editorPort.js';
 /** How often the running agents' seconds are told again while nothing else happens. */
 export const PROGRESS_TICK_MS = 1000;
 
-/** The share of the progress bar the agents fill: what comes before (context) and after (recording, applying) is small. */
-const FIRST_PERCENT = 5;
-const LAST_PERCENT = 90;
-
 interface AgentState {
   startedAt: number;
   /** What the agent does now, when it says more than "working": a pipeline step, a second attempt, the oracle. */
@@ -21,6 +17,11 @@ interface AgentState {
  * Counts over every agent of the task, not per call: an agent is done once its last attempt has been checked, so
  * retries and pipeline steps keep it among the running ones, each with the seconds since it started. The sink
  * throttles what reaches the editor; the tick only keeps the seconds moving while an agent is silent.
+ *
+ * No percentage: nothing tells how much of an answer is left (a chat request has no token limit, and a local
+ * model's is a ceiling answers rarely reach), and the share of agents done would stand still for the whole of the
+ * slowest one's answer, the offline agents being done at once. What moves is said instead: the seconds, and the
+ * characters a streaming model has written. A lone agent's line is just its own, without a count of one.
  */
 export class AgentsProgress {
   private readonly agents = new Map<string, AgentState>();
@@ -74,13 +75,17 @@ export class AgentsProgress {
     this.timer = undefined;
   }
 
-  /** "1 of 2 agents done · gpt-4o-mini: 12 s", with what a running agent does and has written when it says. */
+  /**
+   * "1 of 2 agents done · gpt-4o-mini: 12 s", with what a running agent does and has written when it says; a lone
+   * agent's is "gpt-4o-mini: 840 characters written, 12 s", then "gpt-4o-mini done".
+   */
   message(): string {
     const states = [...this.agents.entries()];
-    const done = states.filter(([, s]) => s.done).length;
     const now = this.now();
     const running = states.filter(([, s]) => !s.done).map(([name, s]) => `${name}: ${s.activity ? `${s.activity}, ` : ''}${s.written ? `${s.written} characters written, ` : ''}${Math.floor((now - s.startedAt) / 1000)} s`);
-    return [`${done} of ${states.length} agent${states.length === 1 ? '' : 's'} done`, ...running].join(' · ');
+    if (states.length === 1) return running[0] ?? `${states[0]![0]} done`;
+    const done = states.length - running.length;
+    return [`${done} of ${states.length} agents done`, ...running].join(' · ');
   }
 
   /** Tells the sink, unless nothing it would show changed since the last time. */
@@ -88,8 +93,6 @@ export class AgentsProgress {
     const message = this.message();
     if (message === this.last) return;
     this.last = message;
-    const total = this.agents.size;
-    const done = [...this.agents.values()].filter((s) => s.done).length;
-    this.sink.report(message, FIRST_PERCENT + ((LAST_PERCENT - FIRST_PERCENT) * done) / Math.max(1, total));
+    this.sink.report(message);
   }
 }

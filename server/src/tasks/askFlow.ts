@@ -291,7 +291,7 @@ export async function askFlow(context: AskContext, params: AskParams, signal: Ab
   if (typeof params?.text !== 'string' || params.text.trim() === '') throw new AssistantError('invalid-params', 'assistant/ask needs a non-empty "text".');
   if (params.range !== undefined && !isRange(params.range)) throw new AssistantError('invalid-params', 'assistant/ask: "range" must be an LSP range.');
   const text = params.text.trim();
-  progress.report('classifying the request', 2);
+  progress.report('classifying the request');
   const document = params.textDocument?.uri ? context.documents.get(params.textDocument.uri) : undefined;
   if (params.textDocument?.uri && !document) throw new AssistantError('invalid-params', `assistant/ask: cannot read ${params.textDocument.uri}.`);
   if (params.task !== undefined && !isTaskId(params.task)) throw new AssistantError('invalid-params', `assistant/ask: "task" must be one of ${TASK_IDS.join(', ')}.`);

@@ -147,7 +147,7 @@ async function finishCommand(context: FlowContext, task: TaskId, targetName: str
     warnOfFailures(port, result.candidates, chosen.candidate);
     return { interactionId, applied: false, outcome: 'shown', responseId, ...(shown.message ? { message: shown.message } : {}) };
   }
-  progress.report('applying the edit', 95);
+  progress.report('applying the edit');
   const applied = await applyResponse(context.env, context.documents, port, interactionId, responseId, `Assistant: ${task} ${targetName}`);
   // A discard in the preview was the user's own choice: nothing to warn them of.
   if (!applied.applied && applied.outcome !== 'discarded' && applied.message) port.showMessage('warning', applied.message);
