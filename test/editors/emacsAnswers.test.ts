@@ -1,7 +1,5 @@
 // Text answers in the real Emacs with Eglot: a workspace question, Explain from the code actions and "explain this function", shown whole, their places through xref.
-import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TestContext } from 'vitest';
@@ -9,7 +7,7 @@ import { copyFixture } from '../support/lspClient.js';
 import { TASK_IDS } from '../../protocol/src/index.js';
 import { startScriptedModel } from '../support/scriptedModel.js';
 import type { ScriptedModel } from '../support/scriptedModel.js';
-import { Terminal, terminalInit, offlineEnv, readInteractions as interactions, removeQuietly, requireEmacs, runEmacs, serverBin } from './harness/emacs.js';
+import { endTerminals, readInteractions as interactions, requireEmacs, runEmacs, terminalEmacs, terminalInit } from './harness/emacs.js';
 import type { BaseReport } from './harness/emacs.js';
 
 /** Jumps from the xref buffer to the entry whose label is LABEL, as RET does, and reports where point landed. */
@@ -43,28 +41,11 @@ function lineOf(root: string, file: string, needle: string): number {
   return fs.readFileSync(path.join(root, file), 'utf8').split('\n').findIndex((l) => l.includes(needle)) + 1;
 }
 
-const sockets: string[] = [];
-const temporary: string[] = [];
 const models: ScriptedModel[] = [];
 afterEach(async () => {
-  // Only the tmux server a test started, by its own socket; Emacs and the language server end with it.
-  for (const socket of sockets.splice(0)) spawnSync('tmux', ['-S', socket, 'kill-server']);
-  for (const dir of temporary.splice(0)) removeQuietly(dir);
+  endTerminals();
   await Promise.all(models.splice(0).map((model) => model.close()));
 });
-
-/** Emacs in a terminal (tmux, 120 by 40) with `init` as its init file, visiting `src/main.ts` of `root`, once Eglot connected. */
-async function terminalEmacs(root: string, scratch: string, init: string): Promise<Terminal> {
-  fs.writeFileSync(path.join(scratch, 'init.el'), init);
-  const socket = path.join(scratch, 'tmux.sock');
-  sockets.push(socket);
-  const env = offlineEnv(serverBin(scratch), { HOME: scratch, TERM: 'xterm-256color' });
-  for (const key of Object.keys(env)) if (key.startsWith('TMUX')) delete env[key];
-  execFileSync('tmux', ['-S', socket, '-f', '/dev/null', 'new-session', '-d', '-x', '120', '-y', '40', '-c', root, 'emacs', '-nw', '-q', '-l', path.join(scratch, 'init.el'), 'src/main.ts'], { env });
-  const term = new Terminal(socket, Date.now() + 80_000);
-  await term.screenShowing('Eglot connected', /\[eglot:[^\]/]+\]/);
-  return term;
-}
 
 describe('text answers in Emacs (eglot)', () => {
   it('assistant-ls-ask "where is the retry logic implemented?" shows the ranked places in *assistant-ls answer* and xref, and RET jumps to withRetry', async (ctx) => {
@@ -199,9 +180,7 @@ describe('text answers in Emacs (eglot)', () => {
   it('M-x assistant-ls-ask in a terminal: once the answer is on screen, the echo area no longer says "asking..."', async (ctx) => {
     requireEmacs(ctx, { tmux: true });
     const root = copyFixture('question');
-    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-emacs-asking-'));
-    temporary.push(root, scratch);
-    const term = await terminalEmacs(root, scratch, terminalInit(root));
+    const term = await terminalEmacs({ root, init: terminalInit(root), file: 'src/main.ts' });
     term.keys('M-x');
     term.type('assistant-ls-ask');
     term.keys('Enter');
@@ -229,12 +208,10 @@ describe('text answers in Emacs (eglot)', () => {
       respond: (request) => (JSON.stringify(request.body.messages).includes('None of the above') ? { kind: 'text', content: classifierNumber } : { kind: 'text', content: answer, chunkSize: 1000, delayMs: 8000 }),
     });
     const root = copyFixture('question');
-    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-emacs-hint-'));
-    temporary.push(root, scratch);
     const agent = `(:name "scripted-question" :baseURL "${model.baseURL}" :apiKey "sk-test" :model "scripted-question" :tasks ["question"])`;
     // The model's answer alone, so that it is shown at once; and the hint, which the other journeys turn off.
     const configuration = `(:useEnvironment :json-false :disabledAgents ["question-offline"] :agents [${agent}] :completion (:enabled :json-false))`;
-    const term = await terminalEmacs(root, scratch, `${terminalInit(root, configuration)}(setq suggest-key-bindings 8)\n`);
+    const term = await terminalEmacs({ root, init: `${terminalInit(root, configuration)}(setq suggest-key-bindings 8)\n`, file: 'src/main.ts' });
     term.keys('M-x');
     term.type('assistant-ls-ask');
     term.keys('Enter');

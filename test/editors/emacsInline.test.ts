@@ -1,24 +1,19 @@
 // Ghost text in a real Emacs 28 with Eglot, in a terminal (tmux): the suggestion after point as you type, its keys (C-g, M-n, M-<right>, TAB), undo after accepting, and what the mode says.
-import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { copyFixture } from '../support/lspClient.js';
 import { startScriptedModel } from '../support/scriptedModel.js';
 import type { ScriptedModel } from '../support/scriptedModel.js';
-import { Terminal, terminalInit, offlineEnv, readInteractions as interactions, removeQuietly, requireEmacs, serverBin } from './harness/emacs.js';
+import { endTerminals, readInteractions as interactions, requireEmacs, terminalEmacs, terminalInit } from './harness/emacs.js';
+import type { Terminal } from './harness/emacs.js';
 
 let model: ScriptedModel;
-const sockets: string[] = [];
-const temporary: string[] = [];
 beforeEach(async () => {
   model = await startScriptedModel();
 });
 afterEach(async () => {
-  // Only the tmux server this test started, by its own socket; Emacs and the language server end with it.
-  for (const socket of sockets.splice(0)) spawnSync('tmux', ['-S', socket, 'kill-server']);
-  for (const dir of temporary.splice(0)) removeQuietly(dir);
+  endTerminals();
   await model.close();
 });
 
@@ -32,33 +27,24 @@ async function start(ctx: Parameters<typeof requireEmacs>[0], agents = true): Pr
   const root = copyFixture('completion');
   const file = path.join(root, 'src', 'main.ts');
   fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('reduce(ADD, 0)', 'reduce(, 0)'));
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-emacs-inline-'));
-  temporary.push(root, scratch);
-  const bin = serverBin(scratch);
-  fs.writeFileSync(path.join(scratch, 'init.el'), terminalInit(
-      root,
-      `(:useEnvironment :json-false
+  const init = terminalInit(
+    root,
+    `(:useEnvironment :json-false
         ${agents ? `:agents [(:name "scripted-coder" :baseURL ${JSON.stringify(model.baseURL)} :apiKey "sk-test" :model "scripted-coder" :tasks ["document"])]` : ''}
         :completion (:debounceMs 0))`,
-    ));
-  const socket = path.join(scratch, 'tmux.sock');
-  sockets.push(socket);
-  const env = offlineEnv(bin, { HOME: scratch, TERM: 'xterm-256color' });
-  for (const key of Object.keys(env)) if (key.startsWith('TMUX')) delete env[key];
-  execFileSync('tmux', ['-S', socket, '-f', '/dev/null', 'new-session', '-d', '-x', '150', '-y', '45', '-c', root, 'emacs', '-nw', '-q', '-l', path.join(scratch, 'init.el'), 'src/main.ts'], { env });
+  );
   // A timeout says what the mode was doing and what reached the model (the ghost text's absence alone says little).
-  const diagnose = async (): Promise<string> => {
+  const diagnose = async (term: Terminal): Promise<string> => {
     term.keys('C-g', 'M-:');
     term.type('(message "inline: mode=%S pending=%S tick=%S/%S timer=%S" assistant-ls-inline-mode assistant-ls-inline--pending assistant-ls-inline--tick (buffer-chars-modified-tick) (and assistant-ls-inline--timer t))');
     term.keys('Enter');
     await sleep(1_000);
     return `${term.screen().split('\n')[44]}\nmodel requests: ${JSON.stringify(model.requests.map((r) => r.path))}`;
   };
-  const term = new Terminal(socket, Date.now() + 100_000, diagnose);
+  const term = await terminalEmacs({ root, init, file: 'src/main.ts', columns: 150, lines: 45, deadlineMs: 100_000, diagnose });
   const line = (escapes = false): string => LINE.exec(term.screen(escapes).replace(escapes ? /$^/ : ESCAPES, ''))?.[0] ?? '';
   // The echo area: the screen's last line.
   const echo = (): string => term.screen().split('\n')[44]!.trim();
-  await term.screenShowing('Eglot connected', /\[eglot:[^\]/]+\]/);
   term.keys('M-<');
   term.keys('C-s');
   term.type('reduce(');

@@ -1,25 +1,20 @@
 // Answers and edits to preview that a model sends while the user types, in Emacs in a terminal: no prompt or preview takes the typed keys (an `a` among them applies nothing), and what came waits for M-x assistant-ls-answers.
-import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { copyFixture } from '../support/lspClient.js';
 import { startScriptedModel } from '../support/scriptedModel.js';
 import type { ScriptedModel } from '../support/scriptedModel.js';
 import { LOAD_DOC, scriptedAgent, taskSteps } from '../support/scriptedAgents.js';
-import { Terminal, offlineEnv, readInteractions, removeQuietly, requireEmacs, serverBin, terminalInit } from './harness/emacs.js';
+import { endTerminals, readInteractions, requireEmacs, terminalEmacs, terminalInit } from './harness/emacs.js';
+import type { Terminal } from './harness/emacs.js';
 
 let model: ScriptedModel;
-const sockets: string[] = [];
-const temporary: string[] = [];
 beforeEach(async () => {
   model = await startScriptedModel();
 });
 afterEach(async () => {
-  // Only the tmux server a test started, by its own socket; Emacs and the language server end with it.
-  for (const socket of sockets.splice(0)) spawnSync('tmux', ['-S', socket, 'kill-server']);
-  for (const dir of temporary.splice(0)) removeQuietly(dir);
+  endTerminals();
   await model.close();
 });
 
@@ -32,18 +27,9 @@ function modelAgent(): string {
 /** `emacs -nw` in tmux on a copy of the basic fixture with `configuration` (assistant-ls's settings), once Eglot is connected. */
 async function startEmacs(configuration: string): Promise<{ root: string; file: string; original: string; term: Terminal }> {
   const root = copyFixture('basic');
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-emacs-late-'));
-  temporary.push(root, scratch);
   const file = path.join(root, 'src/config.ts');
   const original = fs.readFileSync(file, 'utf8');
-  fs.writeFileSync(path.join(scratch, 'init.el'), terminalInit(root, configuration));
-  const socket = path.join(scratch, 'tmux.sock');
-  sockets.push(socket);
-  const env = offlineEnv(serverBin(scratch), { HOME: scratch, TERM: 'xterm-256color' });
-  for (const key of Object.keys(env)) if (key.startsWith('TMUX')) delete env[key];
-  execFileSync('tmux', ['-S', socket, '-f', '/dev/null', 'new-session', '-d', '-x', '160', '-y', '40', '-c', root, 'emacs', '-nw', '-q', '-l', path.join(scratch, 'init.el'), 'src/config.ts'], { env });
-  const term = new Terminal(socket, Date.now() + 80_000);
-  await term.screenShowing('Eglot connected', /\[eglot:[^\]/]+\]/);
+  const term = await terminalEmacs({ root, init: terminalInit(root, configuration), file: 'src/config.ts', columns: 160 });
   return { root, file, original, term };
 }
 

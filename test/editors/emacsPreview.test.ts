@@ -1,39 +1,21 @@
 // The preview in a real Emacs 28 with Eglot, in a terminal (tmux): a Document code action shows its diff; q discards it, a applies it, and nothing is saved.
-import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { copyFixture } from '../support/lspClient.js';
-import { Terminal, terminalInit, offlineEnv, readInteractions as interactions, removeQuietly, requireEmacs, serverBin } from './harness/emacs.js';
+import { endTerminals, readInteractions as interactions, requireEmacs, terminalEmacs, terminalInit } from './harness/emacs.js';
 
-const sockets: string[] = [];
-const temporary: string[] = [];
 afterEach(() => {
-  // Only the tmux server this test started, by its own socket; Emacs and the language server end with it.
-  for (const socket of sockets.splice(0)) spawnSync('tmux', ['-S', socket, 'kill-server']);
-  for (const dir of temporary.splice(0)) removeQuietly(dir);
+  endTerminals();
 });
 
 describe('clients/emacs/assistant-ls.el: the preview', () => {
   it('shows the Document edit as a diff buffer; q discards it (traced as discarded), a applies it to the buffer, unsaved', async (ctx) => {
     requireEmacs(ctx, { tmux: true });
     const root = copyFixture('basic');
-    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-emacs-preview-'));
-    temporary.push(root, scratch);
-    const bin = serverBin(scratch);
-    fs.writeFileSync(path.join(scratch, 'init.el'), terminalInit(root, '(:preview "always")'));
     const original = fs.readFileSync(path.join(root, 'src/config.ts'), 'utf8');
-    const socket = path.join(scratch, 'tmux.sock');
-    sockets.push(socket);
-    const env = offlineEnv(bin, { HOME: scratch, TERM: 'xterm-256color' });
-    // Not the tmux of whoever runs the tests: this session is a server of its own.
-    for (const key of Object.keys(env)) if (key.startsWith('TMUX')) delete env[key];
-    // -q: no init file of the machine's user, but Debian's site files, which put elpa-eglot on the load path.
-    execFileSync('tmux', ['-S', socket, '-f', '/dev/null', 'new-session', '-d', '-x', '150', '-y', '45', '-c', root, 'emacs', '-nw', '-q', '-l', path.join(scratch, 'init.el'), 'src/config.ts'], { env });
-    const term = new Terminal(socket, Date.now() + 100_000);
+    const term = await terminalEmacs({ root, init: terminalInit(root, '(:preview "always")'), file: 'src/config.ts', columns: 150, lines: 45, deadlineMs: 100_000 });
 
-    await term.screenShowing('Eglot connected', /\[eglot:[^\]/]+\]/);
     const documentParseConfig = async (): Promise<string> => {
       // M-< then C-s to parseConfig's name, M-x eglot-code-actions, and the Document action (the default) with RET.
       term.keys('M-<');

@@ -219,6 +219,55 @@ ${configuration === undefined ? '' : `(setq-default eglot-workspace-configuratio
 `;
 }
 
+/** The tmux servers `terminalEmacs` started in this test file (by their sockets) and their folders, until `endTerminals`. */
+const terminals: { socket: string; scratch: string }[] = [];
+
+export interface TerminalOptions {
+  /** The workspace, Emacs's working directory. */
+  root: string;
+  /** The init file (`terminalInit` gives a user's usual one). */
+  init: string;
+  /** The file Emacs visits, relative to `root`. */
+  file: string;
+  /** The terminal's size (default 120 by 40). */
+  columns?: number;
+  lines?: number;
+  /** The deadline of every wait, from now (default 80 s). */
+  deadlineMs?: number;
+  /** What a timeout adds to its error (see `Terminal`). */
+  diagnose?: (term: Terminal) => Promise<string>;
+}
+
+/**
+ * `emacs -nw` with `init` as its init file in a terminal of a tmux server of its own (not the one of whoever runs the
+ * tests), visiting `file`, once Eglot is connected. HOME, the init file, the server on PATH and the socket are in a
+ * folder of its own. `-q`: no init file of the machine's user, but Debian's site files, which put elpa-eglot on the
+ * load path. `endTerminals` ends it.
+ */
+export async function terminalEmacs(options: TerminalOptions): Promise<Terminal> {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-emacs-terminal-'));
+  const socket = path.join(scratch, 'tmux.sock');
+  terminals.push({ socket, scratch });
+  const init = path.join(scratch, 'init.el');
+  fs.writeFileSync(init, options.init);
+  const env = offlineEnv(serverBin(scratch), { HOME: scratch, TERM: 'xterm-256color' });
+  for (const key of Object.keys(env)) if (key.startsWith('TMUX')) delete env[key];
+  const size = ['-x', String(options.columns ?? 120), '-y', String(options.lines ?? 40)];
+  execFileSync('tmux', ['-S', socket, '-f', '/dev/null', 'new-session', '-d', ...size, '-c', options.root, 'emacs', '-nw', '-q', '-l', init, options.file], { env });
+  const diagnose = options.diagnose;
+  const term: Terminal = new Terminal(socket, Date.now() + (options.deadlineMs ?? 80_000), diagnose && (() => diagnose(term)));
+  await term.screenShowing('Eglot connected', /\[eglot:[^\]/]+\]/);
+  return term;
+}
+
+/** Ends the tmux servers `terminalEmacs` started, by their own sockets (Emacs and the language server end with them), and removes their folders. */
+export function endTerminals(): void {
+  for (const { socket, scratch } of terminals.splice(0)) {
+    spawnSync('tmux', ['-S', socket, 'kill-server']);
+    removeQuietly(scratch);
+  }
+}
+
 /** Emacs in a terminal of its own tmux server (by its socket): what the screen shows, and keys typed into it. */
 export class Terminal {
   constructor(
