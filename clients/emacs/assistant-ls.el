@@ -17,6 +17,8 @@
 ;;   M-x assistant-ls-trace   the interactions behind the code at point
 ;;   M-x assistant-ls-rate    thumb up or down (or withdraw), with a remark
 ;;   M-x assistant-ls-revert  undo what an interaction inserted
+;;   M-x assistant-ls-agents  the agents the server runs, and the settings
+;;                            that disabled any
 ;;   M-x assistant-ls-cancel  stop what the assistant is doing (an ask in
 ;;                            flight, work the server reports progress of)
 ;;
@@ -892,6 +894,54 @@ the interaction at point), else the last `assistant-ls-ask'."
                           `(:interactionId ,(plist-get interaction :id))))))
     (message "assistant-ls: %s" (plist-get result :message))
     result))
+
+;;;; Agents
+
+(defconst assistant-ls-agents-buffer "*assistant-ls agents*"
+  "The buffer `assistant-ls-agents' lists the agents in.")
+
+(defun assistant-ls--agent-line (agent)
+  "AGENT, from `assistant/agents', as a line: name, technology, model, tasks."
+  (format "%s (%s%s): %s"
+          (plist-get agent :name) (plist-get agent :technology)
+          (if-let ((model (plist-get agent :model))) (concat " " model) "")
+          (string-join (append (plist-get agent :tasks) nil) ", ")))
+
+;;;###autoload
+(defun assistant-ls-agents ()
+  "List the agents the server runs and the settings that disabled any.
+The echo area names them (\"agents: doc-offline, ...\", with the
+count of settings problems); the buffer `*assistant-ls agents*' has
+that line, then a line per agent with the tasks it serves, and one
+per problem.  Returns that buffer."
+  (interactive)
+  (let* ((result (assistant-ls--request (assistant-ls--server) :assistant/agents
+                                        (make-hash-table)))
+         (agents (append (plist-get result :agents) nil))
+         (problems (append (plist-get result :problems) nil))
+         (head (format "agents: %s%s"
+                       (if agents
+                           (mapconcat (lambda (agent) (plist-get agent :name)) agents ", ")
+                         "none")
+                       (if problems
+                           (format "; %d setting problem%s" (length problems)
+                                   (if (cdr problems) "s" ""))
+                         ""))))
+    (with-current-buffer (get-buffer-create assistant-ls-agents-buffer)
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (special-mode)
+        ;; A settings problem names a path or an URL: wrapped at words, whole.
+        (visual-line-mode 1)
+        (insert head "\n\n")
+        (dolist (agent agents)
+          (insert (assistant-ls--agent-line agent) "\n"))
+        (dolist (problem problems)
+          (insert (format "problem: %s\n" problem)))
+        (goto-char (point-min)))
+      (display-buffer (current-buffer))
+      (message "assistant-ls: %s" head)
+      (current-buffer))))
 
 ;;;; Checks
 
