@@ -97,19 +97,9 @@ describe('text answers in Emacs (eglot)', () => {
       (goto-char (point-min))
       (search-forward "parseEntries(text")
       (goto-char (match-beginning 0))
-      ;; As from the keyboard (M-x): a mouse event, or none as in batch, would make eglot pop up a menu instead.
-      (let* ((offered nil)
-             (last-nonmenu-event ?\r)
-             (completing-read-function
-              (lambda (_prompt collection &rest _)
-                (setq offered (mapcar (lambda (c) (if (consp c) (car c) c)) collection))
-                "Assistant: Explain function parseEntries")))
-        (call-interactively #'eglot-code-actions)
-        (push (cons 'offered offered) report))
+      (pick-code-action (lambda (_offered) "Assistant: Explain function parseEntries"))
       ;; The action's command runs without waiting (a task may outlast Eglot's 10 s): the answer comes when it is done.
-      (let ((deadline (+ (float-time) 30)))
-        (while (and (not (get-buffer "*xref*")) (< (float-time) deadline))
-          (accept-process-output nil 0.05)))
+      (wait "the explanation's places" (lambda () (get-buffer "*xref*")))
       (push (cons 'xref (with-current-buffer "*xref*" (buffer-substring-no-properties (point-min) (point-max)))) report)`,
     );
     expect(report.offered).toContain('Assistant: Explain function parseEntries');
@@ -133,18 +123,9 @@ describe('text answers in Emacs (eglot)', () => {
       (goto-char (point-min))
       (search-forward "export function parseEntries")
       (goto-char (line-beginning-position))
-      (let* ((offered nil)
-             (last-nonmenu-event ?\r)
-             (completing-read-function
-              (lambda (_prompt collection &rest _)
-                (setq offered (mapcar (lambda (c) (if (consp c) (car c) c)) collection))
-                ;; Whatever Explain is offered, so that a wrong one shows in the report rather than as an error.
-                (seq-find (lambda (title) (string-prefix-p "Assistant: Explain" title)) offered))))
-        (call-interactively #'eglot-code-actions)
-        (push (cons 'offered offered) report))
-      (let ((deadline (+ (float-time) 30)))
-        (while (and (not (get-buffer "*xref*")) (< (float-time) deadline))
-          (accept-process-output nil 0.05)))`,
+      ;; Whatever Explain is offered, so that a wrong one shows in the report rather than as an error.
+      (pick-code-action (lambda (offered) (seq-find (lambda (title) (string-prefix-p "Assistant: Explain" title)) offered)))
+      (wait "the explanation's places" (lambda () (get-buffer "*xref*")))`,
     );
     expect(report.offered).toContain('Assistant: Explain function parseEntries');
     expect(report.offered).not.toContain('Assistant: Explain the selection');

@@ -41,20 +41,12 @@ const JOURNEY = String.raw`(push (cons 'serverProject (expand-file-name (project
         (goto-char (point-min))
         (search-forward "slugify(title")
         (goto-char (match-beginning 0))
-        ;; As from the keyboard: in batch a mouse event (or none) would make Eglot pop up a menu.
-        (let* ((offered nil)
-               (asked nil)
-               (last-nonmenu-event ?\r)
-               (completing-read-function
-                (lambda (_prompt collection &rest _)
-                  (setq offered (mapcar (lambda (c) (if (consp c) (car c) c)) collection))
-                  "Assistant: Document function slugify")))
+        (let ((asked nil))
           (cl-letf (((symbol-function 'y-or-n-p) (lambda (prompt) (push prompt asked) t)))
-            (call-interactively #'eglot-code-actions)
+            (pick-code-action (lambda (_offered) "Assistant: Document function slugify"))
             (let ((deadline (+ (float-time) 60)))
               (while (and (not (string-match-p "/\\*\\*" (buffer-string))) (< (float-time) deadline))
                 (accept-process-output nil 0.05))))
-          (push (cons 'offered offered) report)
           (push (cons 'asked asked) report))
         (push (cons 'after (buffer-substring-no-properties (point-min) (point-max))) report)`;
 

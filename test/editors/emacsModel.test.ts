@@ -107,18 +107,13 @@ describe('clients/emacs/assistant-ls.el with a model agent', () => {
         (goto-char (point-min))
         (search-forward "async load")
         (goto-char (match-beginning 0))
-        (let* ((last-nonmenu-event ?\r)
-               (completing-read-function
-                (lambda (_prompt collection &rest _)
-                  (car (seq-filter (lambda (c) (string-match-p "Document.*gpt-4o-mini" c))
-                                   (mapcar (lambda (c) (if (consp c) (car c) c)) collection))))))
-          (call-interactively #'eglot-code-actions)
-          (wait "the model's request" (lambda () (file-exists-p "${asked}")))
-          ;; What the echo area shows while the model works (batch Emacs has no echo area to read back).
-          (wait "the progress" (lambda () (and assistant-ls--progress-shown (string-match-p "gpt-4o-mini: [0-9]+ s" assistant-ls--progress-shown))))
-          (push (cons 'progressShown assistant-ls--progress-shown) report)
-          (call-interactively #'assistant-ls-cancel)
-          (wait "the progress to end" (lambda () (null assistant-ls--progress-shown))))`);
+        (pick-code-action (lambda (offered) (seq-find (lambda (title) (string-match-p "Document.*gpt-4o-mini" title)) offered)))
+        (wait "the model's request" (lambda () (file-exists-p "${asked}")))
+        ;; What the echo area shows while the model works (batch Emacs has no echo area to read back).
+        (wait "the progress" (lambda () (and assistant-ls--progress-shown (string-match-p "gpt-4o-mini: [0-9]+ s" assistant-ls--progress-shown))))
+        (push (cons 'progressShown assistant-ls--progress-shown) report)
+        (call-interactively #'assistant-ls-cancel)
+        (wait "the progress to end" (lambda () (null assistant-ls--progress-shown)))`);
     const { progressShown } = report as Report & { progressShown: string };
     // The seconds the lone agent has worked, as the server counts them, and how to stop it: no percentage, which
     // would stand at one figure for the whole answer.

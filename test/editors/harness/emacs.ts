@@ -70,7 +70,9 @@ function defaultSetup(configuration: string | undefined): string {
 
 /**
  * The driver: set-up, open FILE, M-x eglot and wait (40 s) for it to manage the buffer, then the journey, with
- * `wait` (against one deadline) and `messages` (the *Messages* text); the journey pushes what it sees onto `report`.
+ * `wait` (against one deadline), `messages` (the *Messages* text) and `pick-code-action` (M-x eglot-code-actions at
+ * point, choosing the title CHOOSE returns from the titles offered, which go into the report as `offered`); the
+ * journey pushes what it sees onto `report`.
  * The answer buffer, the buffer's text and the messages are added, and `report` is printed as one JSON line.
  */
 function driver(options: Required<Pick<EmacsOptions, 'file' | 'setup' | 'opened' | 'connect' | 'deadlineSeconds'>>, journey: string): string {
@@ -86,7 +88,16 @@ function driver(options: Required<Pick<EmacsOptions, 'file' | 'setup' | 'opened'
                    (while (not (funcall condition))
                      (when (> (float-time) deadline) (error "Timed out waiting for %s" what))
                      (accept-process-output nil 0.05)))
-                 (messages () (with-current-buffer "*Messages*" (buffer-string))))
+                 (messages () (with-current-buffer "*Messages*" (buffer-string)))
+                 (pick-code-action (choose)
+                   ;; As from the keyboard (M-x): a mouse event, or none as in batch, would make Eglot pop up a menu.
+                   (let* ((last-nonmenu-event ?\r)
+                          (completing-read-function
+                           (lambda (_prompt collection &rest _)
+                             (let ((offered (mapcar (lambda (c) (if (consp c) (car c) c)) collection)))
+                               (push (cons 'offered offered) report)
+                               (funcall choose offered)))))
+                     (call-interactively #'eglot-code-actions))))
         ${options.setup}
         (find-file file)
         (push (cons 'original (buffer-string)) report)
