@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startScriptedModel } from '../support/scriptedModel.js';
 import type { ScriptedModel } from '../support/scriptedModel.js';
-import { hasNvim, lua, nvimProbe, readInteractions, runScenario, skipNvim, skipReason } from './harness/neovim.js';
+import { TYPING, hasNvim, lua, nvimProbe, readInteractions, runScenario, skipNvim, skipReason } from './harness/neovim.js';
 
 let model: ScriptedModel;
 beforeEach(async () => {
@@ -17,11 +17,11 @@ afterEach(async () => {
 const FILE = 'src/main.ts';
 
 /**
- * Steps run from a timer while nvim is in insert mode (keys typed with nvim_input reach the editor only while it
- * waits for input, not while a scenario blocks in vim.wait): each waits for its condition, records what the user
- * sees, then types. `T.insert(steps)` enters insert mode after the cursor and returns once a step typed <Esc>.
+ * What the user sees of the suggestion, and `T.insert(steps)`: the harness's typing (`T.type`, steps run from a timer
+ * while nvim waits in insert mode) from insert mode after the cursor, returning once a step typed <Esc>; a step not
+ * reached says what the line and the suggestion were.
  */
-const HELPERS = `
+const HELPERS = `${TYPING}
 local inline = require('assistant.inline')
 -- 0.12 draws the suggestion itself (vim.lsp.inline_completion), in a namespace of its own.
 T.native = vim.fn.has('nvim-0.12') == 1
@@ -61,27 +61,7 @@ pcall(vim.api.nvim_create_autocmd, 'LspRequest', { callback = function(args)
   if request and request.type == 'complete' and request.method == 'textDocument/inlineCompletion' then T.answered = T.answered + 1 end
 end })
 function T.insert(steps)
-  local failed
-  local timer = uv.new_timer()
-  timer:start(20, 20, vim.schedule_wrap(function()
-    local step = steps[1]
-    if not step then return end
-    uv.update_time()
-    if uv.now() > deadline then
-      failed = 'timed out waiting for ' .. step[1] .. ' (the line: ' .. T.line() .. '; the suggestion: ' .. vim.inspect(T.ghost()) .. ')'
-      steps = {}
-      vim.api.nvim_input('<Esc>')
-      return
-    end
-    if step[2]() then
-      table.remove(steps, 1)
-      step[3]()
-    end
-  end))
-  vim.api.nvim_feedkeys('a', 'n!x', false)
-  timer:stop()
-  timer:close()
-  if failed then error(failed, 2) end
+  T.type('a', steps, function() return 'the line: ' .. T.line() .. '; the suggestion: ' .. vim.inspect(T.ghost()) end)
 end
 `;
 

@@ -64,13 +64,14 @@ export interface ScenarioResult {
 
 /** A Lua long string, so paths need no escaping. */
 /**
- * Scenario helper (Lua, for a scenario's `helpers`): `T.type(key, steps)` types `key` (e.g. `o`, a new line) and then,
- * from a timer, each step's keys once its condition holds, as a user would while nvim waits for input (keys sent with
- * nvim_input are read only then, never while a scenario blocks in vim.wait); returns once a step typed <Esc>. Each
- * step is `{ what, condition, act }`; a step not reached by the scenario's deadline fails it, naming `what`.
+ * Scenario helper (Lua, for a scenario's `helpers`): `T.type(key, steps, describe)` types `key` (e.g. `o`, a new line)
+ * and then, from a timer, each step's keys once its condition holds, as a user would while nvim waits for input (keys
+ * sent with nvim_input are read only then, never while a scenario blocks in vim.wait); returns once a step typed
+ * <Esc>. Each step is `{ what, condition, act }`; a step not reached by the scenario's deadline fails it, naming
+ * `what` and, when given, what `describe()` says of the screen then.
  */
 export const TYPING = `
-function T.type(key, steps)
+function T.type(key, steps, describe)
   local failed
   local timer = uv.new_timer()
   timer:start(20, 20, vim.schedule_wrap(function()
@@ -78,7 +79,7 @@ function T.type(key, steps)
     if not step then return end
     uv.update_time()
     if uv.now() > deadline then
-      failed = 'timed out waiting for ' .. step[1]
+      failed = 'timed out waiting for ' .. step[1] .. (describe and (' (' .. describe() .. ')') or '')
       steps = {}
       vim.api.nvim_input('<Esc>')
       return
