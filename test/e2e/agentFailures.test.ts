@@ -154,7 +154,11 @@ describe('progress over all of a task’s agents', () => {
     const { editor, doc } = await start([scriptedAgent(model, 'gpt-4o-mini')]);
     // About 7 s of streaming, long after the offline agent is done even on a busy machine.
     model.setDefault({ kind: 'text', content: LOAD_DOC, chunkSize: 6, delayMs: 450 });
-    editor.onQuestion = (params) => params.actions!.find((a) => a.title === 'Use gpt-4o-mini') ?? null;
+    // The user reads the choice for a moment before taking one.
+    editor.onQuestion = async (params) => {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      return params.actions!.find((a) => a.title === 'Use gpt-4o-mini') ?? null;
+    };
     const result = await run(editor, await documentLoad(editor, doc.uri), 'slow');
     expect(result.applied).toBe(true);
     const messages = reports(editor, 'slow');
@@ -162,7 +166,9 @@ describe('progress over all of a task’s agents', () => {
     const written = expectModelAtWork(messages, /^1 of 2 agents done · gpt-4o-mini: (?:(\d+) characters written, )?(\d+) s$/);
     expect(Math.max(...written)).toBeLessThanOrEqual(LOAD_DOC.length);
     // Never a count of one agent alone while another still works.
-    expect(messages.every((m) => /^[01] of 2 agents done · /.test(m) || m === '2 of 2 agents done' || m === 'applying the edit'), messages.join('\n')).toBe(true);
+    expect(messages.every((m) => /^[01] of 2 agents done · /.test(m) || m === '2 of 2 agents done' || m === '2 answers ready: waiting for your choice' || m === 'applying the edit'), messages.join('\n')).toBe(true);
+    // While the user chooses, the progress says so, not that the agents are done (which reads as work still going on).
+    expect(messages.slice(-2), messages.join('\n')).toEqual(['2 answers ready: waiting for your choice', 'applying the edit']);
     // No percentage: half the agents done would stand at 50% for the whole of the model's answer.
     expect(editor.progress.filter((p) => p.token === 'slow' && p.value.percentage !== undefined)).toEqual([]);
   });

@@ -85,7 +85,7 @@ export class TestEditor {
   /** How the editor answers window/workDoneProgress/create; default: at once, accepting the token. */
   onCreateProgress: (token: string | number) => Promise<null> | null = () => null;
   /** How the user answers window/showMessageRequest; default: the first action. */
-  onQuestion: (params: ShowMessageRequestParams) => MessageActionItem | null = (params) => params.actions?.[0] ?? null;
+  onQuestion: (params: ShowMessageRequestParams) => MessageActionItem | null | Promise<MessageActionItem | null> = (params) => params.actions?.[0] ?? null;
   readonly exited: Promise<number | null>;
 
   private constructor(

@@ -3,6 +3,7 @@ import type { TaskCommandArgs, TaskCommandResult, TaskId } from '../protocol.js'
 import type { WorkspaceEdit } from 'vscode-languageserver-protocol';
 import { AssistantError } from '../assistantError.js';
 import type { EditorPort, ProgressSink } from '../editorPort.js';
+import { noProgress } from '../editorPort.js';
 import { declarationsNamed } from '../repo/declarations.js';
 import { isRange, lineStarts, positionToOffset } from '../edits/textEdits.js';
 import { proposalToWorkspaceEdit } from '../edits/proposal.js';
@@ -82,7 +83,7 @@ function notOfferedReason(task: TaskId, args: TaskCommandArgs, stale: boolean): 
 type Choice = { kind: 'one'; candidate: Candidate } | { kind: 'none'; message: string; discarded: boolean };
 
 /** One usable candidate is taken as is; several are offered to the user with Discard. */
-export async function chooseCandidate(candidates: Candidate[], targetName: string, port: EditorPort, signal: AbortSignal): Promise<Choice> {
+export async function chooseCandidate(candidates: Candidate[], targetName: string, port: EditorPort, signal: AbortSignal, progress: ProgressSink = noProgress): Promise<Choice> {
   const usable = candidates.filter((c) => c.proposal || c.shown);
   if (usable.length === 0) {
     const reasons = candidates.map((c) => `${c.response.agent.name}: ${c.response.error ?? c.response.status}`).join('; ');
@@ -94,6 +95,8 @@ export async function chooseCandidate(candidates: Candidate[], targetName: strin
   const preview = usable.map((c, i) => `${i + 1}. ${c.response.agent.name}: ${answerSummary(c.response.text)}`).join('\n');
   // The agents that failed are named below the answers, never offered as choices.
   const failed = failureLines(candidates.map((c) => c.response));
+  // The progress stays up while the user chooses: it says what it waits for, not the agents it waited for before.
+  progress.report(`${usable.length} answers ready: waiting for your choice`);
   const picked = await port.choose(`${usable.length} answers for ${targetName}:\n${preview}${failed.length > 0 ? `\n${failed.join('\n')}` : ''}`, [...titles, 'Discard']);
   signal.throwIfAborted();
   const index = picked === undefined ? -1 : titles.indexOf(picked);
@@ -108,9 +111,9 @@ async function recordDiscard(env: TaskEnvironment, result: TaskResult): Promise<
 }
 
 /** A run that ran no agent says why in its message (a refusal, no agent for the task); otherwise the user chooses. */
-function chooseFromRun(result: TaskResult, targetName: string, port: EditorPort, signal: AbortSignal): Promise<Choice> {
+function chooseFromRun(result: TaskResult, targetName: string, port: EditorPort, signal: AbortSignal, progress: ProgressSink): Promise<Choice> {
   if (result.candidates.length === 0 && result.interaction.message) return Promise.resolve({ kind: 'none', message: result.interaction.message, discarded: false });
-  return chooseCandidate(result.candidates, targetName, port, signal);
+  return chooseCandidate(result.candidates, targetName, port, signal, progress);
 }
 
 /** The heading of a shown answer: a workspace question's own words, else the task and its target. */
@@ -134,7 +137,7 @@ export async function runCommandFlow(context: FlowContext, task: TaskId, args: T
 /** Lets the user choose among the run's answers, then applies the chosen edit or shows the chosen text. */
 async function finishCommand(context: FlowContext, task: TaskId, targetName: string, result: TaskResult, signal: AbortSignal, progress: ProgressSink, port: EditorPort): Promise<TaskCommandResult> {
   const interactionId = result.interaction.id;
-  const chosen = await chooseFromRun(result, targetName, port, signal);
+  const chosen = await chooseFromRun(result, targetName, port, signal, progress);
   if (chosen.kind === 'none') {
     if (chosen.discarded) await recordDiscard(context.env, result);
     port.showMessage(chosen.discarded ? 'info' : 'warning', chosen.message);
@@ -160,7 +163,7 @@ export async function resolveCommandFlow(context: FlowContext, task: TaskId, arg
   const { document, target, parameters } = locateCommandTarget(context.documents, task, args, context.env.root);
   const result = await runTask(context.env, { task, document, target, parameters, text: parameters.question ?? `${task} ${target.name}`, source: 'command', ...(typeof args.agent === 'string' ? { agent: args.agent } : {}) }, signal, progress);
   const interactionId = result.interaction.id;
-  const chosen = await chooseFromRun(result, target.name, port, signal);
+  const chosen = await chooseFromRun(result, target.name, port, signal, progress);
   if (chosen.kind === 'none') {
     if (chosen.discarded) await recordDiscard(context.env, result);
     return { kind: 'none', interactionId, message: chosen.message };
