@@ -15,6 +15,8 @@
 ;;                            point); choose a candidate and the server
 ;;                            applies it, or read a text answer
 ;;   M-x assistant-ls-trace   the interactions behind the code at point
+;;                            (C-u: the newest), RET on one's "Leads to"
+;;                            opens its code, or what its answer cites
 ;;   M-x assistant-ls-rate    thumb up or down (or withdraw), with a remark
 ;;   M-x assistant-ls-revert  undo what an interaction inserted
 ;;   M-x assistant-ls-agents  the agents the server runs, and the settings
@@ -799,6 +801,40 @@ applied, and the trace records the run as cancelled."
       (unless (string-empty-p text)
         (insert (replace-regexp-in-string "^" "      " text) "\n")))))
 
+(defun assistant-ls--place-text (place context)
+  "Where PLACE (the server's `TracePlace' of an interaction) is, and what.
+CONTEXT is the interaction's context, which names the file it was
+asked in."
+  (let* ((start (plist-get (plist-get place :range) :start))
+         (path (eglot--uri-to-path (plist-get place :uri)))
+         (root (and assistant-ls--trace-server
+                    (project-root (eglot--project assistant-ls--trace-server))))
+         (shown (if (and root (file-in-directory-p path root))
+                    (file-relative-name path root)
+                  (abbreviate-file-name path)))
+         (more (or (plist-get place :more) 0)))
+    (pcase (plist-get place :kind)
+      ("cited"
+       (format "%s:%d, cites %s%s" shown (1+ (plist-get start :line))
+               (or (plist-get place :label) "a place")
+               (if (> more 0) (format " (+%d more)" more) "")))
+      ("askedFrom"
+       (format "%s, asked here, cites nothing"
+               (or (plist-get (plist-get context :askedFrom) :relativePath) shown)))
+      ("about" (format "%s:%d, the code it was about" shown (1+ (plist-get start :line))))
+      (_ (format "%s:%d, its code" shown (1+ (plist-get start :line)))))))
+
+(defun assistant-ls--visit (place)
+  "Open PLACE (a `TracePlace') in another window, point at its start."
+  (let* ((start (plist-get (plist-get place :range) :start))
+         (marker (xref-location-marker
+                  (xref-make-file-location
+                   (eglot--uri-to-path (plist-get place :uri))
+                   (1+ (plist-get start :line))
+                   (plist-get start :character)))))
+    (pop-to-buffer (marker-buffer marker))
+    (goto-char marker)))
+
 (defun assistant-ls--describe (interaction)
   "Insert INTERACTION, tagged so that rate and revert find it at point."
   (let ((start (point))
@@ -826,36 +862,61 @@ applied, and the trace records the run as cancelled."
                         ""))))
     (when-let ((note (plist-get interaction :message)))
       (insert (format "  Message: %s\n" note)))
+    (when-let ((place (plist-get interaction :place)))
+      (insert "  Leads to: ")
+      (insert-text-button (assistant-ls--place-text place context)
+                          'action (lambda (_button) (assistant-ls--visit place))
+                          'follow-link t
+                          'help-echo "RET: open this place in the code")
+      (insert "\n"))
     (seq-doseq (response (plist-get interaction :responses))
       (assistant-ls--describe-response response))
     (insert "\n")
     (put-text-property start (point) 'assistant-ls-interaction interaction)))
 
 ;;;###autoload
-(defun assistant-ls-trace (&optional pos)
+(defun assistant-ls-trace (&optional pos newest)
   "Show the assistant interactions behind the code at POS (or point).
-They are shown in the buffer `*assistant-ls trace*', where
-`assistant-ls-rate' and `assistant-ls-revert' act on the interaction
-at point.  Returns that buffer, or nil when no interaction is found."
-  (interactive)
+With NEWEST (a prefix argument), or when none produced the code
+there, show the newest interactions instead.  They are shown in the
+buffer `*assistant-ls trace*', where `assistant-ls-rate' and
+`assistant-ls-revert' act on the interaction at point, and RET on
+its \"Leads to\" line opens where it leads: its code, the code it
+was about, or, for a question about the workspace, the first place
+its answer cites.  Returns that buffer, or nil when the trace holds
+no interaction."
+  (interactive (list nil current-prefix-arg))
   (let* ((server (assistant-ls--server))
-         (interactions (assistant-ls--interactions-at server (or pos (point))))
+         (here (unless newest
+                 (assistant-ls--interactions-at server (or pos (point)))))
+         (interactions
+          (or here
+              (append (plist-get (assistant-ls--request
+                                  server :assistant/trace '(:limit 50))
+                                 :interactions)
+                      nil)))
          (source (buffer-name)))
-    (if (null interactions)
-        (progn (message "assistant-ls: no interaction produced the code here")
-               nil)
+    (cond
+     ((null interactions)
+      (message "assistant-ls: no interaction in the trace")
+      nil)
+     (t
+      (unless (or here newest)
+        (message "assistant-ls: no interaction produced the code here; listing the newest"))
       (with-current-buffer (get-buffer-create "*assistant-ls trace*")
         (let ((inhibit-read-only t))
           (erase-buffer)
           (special-mode)
           (setq assistant-ls--trace-server server)
-          (insert (format "Interactions behind the code at point in %s\n\n"
-                          source))
+          (insert (if here
+                      (format "Interactions behind the code at point in %s\n\n"
+                              source)
+                    "The newest interactions\n\n"))
           (mapc #'assistant-ls--describe interactions)
           (goto-char (point-min))
           (forward-line 2))
         (display-buffer (current-buffer))
-        (current-buffer)))))
+        (current-buffer))))))
 
 ;;;###autoload
 (defun assistant-ls-rate (rating &optional comment)

@@ -1,6 +1,6 @@
 // `assistant/trace`: query the interaction trace, from interaction to code and from code to interaction.
 import { MessageDirection, RequestType } from 'vscode-languageserver-protocol';
-import type { Position, TextDocumentIdentifier } from 'vscode-languageserver-protocol';
+import type { Position, Range, TextDocumentIdentifier } from 'vscode-languageserver-protocol';
 import type { InteractionTask } from './tasks.js';
 import type { Interaction } from './traceTypes.js';
 
@@ -29,8 +29,34 @@ export interface TraceParams {
   offset?: number;
 }
 
+/**
+ * Where an interaction leads in the code: the place a trace listing opens for it, chosen here once for every client.
+ * The first that applies:
+ * - `code`: the first insertion of the used response (else of a response applied and discarded since), where its
+ *   code is now as far as the server knows; reverted or removed, where it was;
+ * - `about`: the code the request was run on (`context.fragment`; without one, the start of `context.resource`);
+ * - `cited`: a request about the whole workspace (no `resource`): the first place its answer cites, from the used
+ *   (shown) response, else the first answer that cites any;
+ * - `askedFrom`: such a request whose answers cite nothing (none came, or they failed): the start of the file the
+ *   editor had open when it was asked, which the request is not about.
+ */
+export interface TracePlace {
+  kind: 'code' | 'about' | 'cited' | 'askedFrom';
+  uri: string;
+  range: Range;
+  /** Of a `cited` place: what is there, as the answer labelled it (`function backoffDelay`). */
+  label?: string;
+  /** Of a `cited` place: how many other places that answer cites. */
+  more?: number;
+}
+
+/** An interaction as `assistant/trace` answers it: as recorded, and where it leads (absent: nowhere in the code). */
+export interface TracedInteraction extends Interaction {
+  place?: TracePlace;
+}
+
 export interface TraceResult {
-  interactions: Interaction[];
+  interactions: TracedInteraction[];
   /** Matching interactions in all pages. */
   total: number;
   /** Offset of the next page, absent on the last page. */

@@ -40,6 +40,7 @@ import type {
 import { buildRegistry } from './agents/registry.js';
 import { TraceStore } from './trace/traceStore.js';
 import { interactionsAt } from './trace/positionLookup.js';
+import { withPlace } from './trace/tracePlace.js';
 import { InsertionTracker } from './trace/insertionTracker.js';
 import { renderInteractions } from './trace/interactionReport.js';
 import { offersAt } from './tasks/catalogue.js';
@@ -433,7 +434,10 @@ export class Assistant {
     await this.env.trace.flush();
   }
 
-  /** Answers from the trace with the positions of inserted code as they are now, once what was issued before is written. */
+  /**
+   * Answers from the trace with the positions of inserted code as they are now, once what was issued before is written,
+   * and where each interaction leads (`place`).
+   */
   async trace(params: TraceParams): Promise<TraceResult> {
     await this.traceSettled();
     const p = params ?? {};
@@ -442,12 +446,12 @@ export class Assistant {
       const document = this.workspace.documents.get(p.textDocument.uri);
       if (!document) throw new AssistantError('invalid-params', `assistant/trace: cannot read ${p.textDocument.uri}.`);
       const found = interactionsAt(this.env.trace, this.insertions, document, p.position);
-      return { interactions: found.slice(0, p.limit ?? 50), total: found.length };
+      return { interactions: found.slice(0, p.limit ?? 50).map(withPlace), total: found.length };
     }
     try {
       const result = this.env.trace.query(p);
-      for (const interaction of result.interactions) this.insertions.overlay(interaction);
-      return result;
+      // Where each leads is decided once the insertions are where they are now.
+      return { ...result, interactions: result.interactions.map((interaction) => withPlace(this.insertions.overlay(interaction))) };
     } catch (error) {
       if (error instanceof TypeError) throw new AssistantError('invalid-params', error.message);
       throw error;

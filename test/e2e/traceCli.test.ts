@@ -359,6 +359,9 @@ describe('assistant-ls trace on a workspace question asked from an open file', (
     const record = (await editor.request<TraceResult>('assistant/trace', { id: answer.interactionId })).interactions[0]!;
     expect(record.context).toEqual({ askedFrom: expect.objectContaining({ uri: main.uri, relativePath: 'src/main.ts' }) as unknown, version: main.version });
     expect(record.responses[0]!.locations).toEqual(response.locations);
+    // Where a trace listing leads for it, decided by the server for every client: the first place the answer cites.
+    const first = response.locations![0]!;
+    expect(record.place).toEqual({ kind: 'cited', uri: first.uri, range: first.range, label: 'function backoffDelay', more: response.locations!.length - 1 });
     // Code → interaction: a question produced no code, at the file it was asked in or at the places it cites.
     const at = async (uri: string, position: { line: number; character: number }): Promise<string[]> => (await editor.request<TraceResult>('assistant/trace', { textDocument: { uri }, position })).interactions.map((interaction) => interaction.id);
     expect(await at(main.uri, { line: 0, character: 0 })).toEqual([]);

@@ -24,6 +24,7 @@ const JUMP = (label: string): string => String.raw`
 
 interface Report extends BaseReport {
   xref?: string;
+  trace?: string;
   jumped?: [string, number, number, string];
   offered?: string[];
   shown?: [boolean, boolean];
@@ -86,6 +87,48 @@ describe('text answers in Emacs (eglot)', () => {
     expect(rest).toMatch(/^withRetry</);
     // The code opened in the code's window: the answer is still on screen.
     expect(report.answerShown).toBe(true);
+  }, 100_000);
+
+  it('C-u M-x assistant-ls-trace lists a workspace question leading to the first place its answer cites, and RET there opens it; one citing nothing leads to where it was asked', async (ctx) => {
+    const { report, root } = await run(
+      ctx,
+      'question',
+      'src/main.ts',
+      String.raw`
+      (goto-char (point-min))
+      (search-forward "const config")
+      (let ((completing-read-function (lambda (&rest _) (error "nothing to choose from was expected"))))
+        (assistant-ls-ask "where is the zebra quaternion flux computed?")
+        (assistant-ls-ask "where is the retry delay computed?"))
+      (let ((current-prefix-arg '(4)))
+        (call-interactively #'assistant-ls-trace))
+      (with-current-buffer "*assistant-ls trace*"
+        (push (cons 'trace (buffer-substring-no-properties (point-min) (point-max))) report)
+        (select-window (get-buffer-window (current-buffer)))
+        (goto-char (point-min))
+        (search-forward "Leads to: src/retry.ts")
+        (push-button)
+        (push (cons 'jumped (list (buffer-file-name) (line-number-at-pos) (current-column)
+                                  (buffer-substring-no-properties (point) (line-end-position))))
+              report))`,
+    );
+    const asked = interactions(root).find((i) => i.text === 'where is the retry delay computed?')!;
+    const cited = asked.responses[0]!.locations!;
+    expect(cited[0]).toMatchObject({ label: 'function backoffDelay' });
+    const delayLine = lineOf(root, 'src/retry.ts', 'export function backoffDelay');
+    // The newest interactions, each saying where it leads: not line 1 of main.ts, which the question is not about.
+    expect(report.trace).toMatch(/^The newest interactions\n/);
+    const [question, unanswered] = report.trace!.split(/\n(?=Interaction )/).slice(1);
+    expect(question).toContain('Asked: where is the retry delay computed?');
+    expect(question).toContain(`\n  Leads to: src/retry.ts:${delayLine}, cites function backoffDelay (+${cited.length - 1} more)\n`);
+    expect(unanswered).toContain('Asked: where is the zebra quaternion flux computed?');
+    expect(unanswered).toContain('\n  Leads to: src/main.ts, asked here, cites nothing\n');
+    // RET on it: point on backoffDelay's name in src/retry.ts.
+    const [file, line, column, rest] = report.jumped!;
+    expect(fs.realpathSync(file)).toBe(fs.realpathSync(path.join(root, 'src', 'retry.ts')));
+    expect(line).toBe(delayLine);
+    expect(column).toBe('export function '.length);
+    expect(rest).toMatch(/^backoffDelay\(/);
   }, 100_000);
 
   it('Explain from eglot-code-actions shows the whole explanation and its places', async (ctx) => {

@@ -70,6 +70,46 @@ describe.skipIf(skipNvim)(`text answers in headless nvim${skipReason}`, () => {
     expect(result.notifications.filter((n) => n.level >= ERROR)).toEqual([]);
   });
 
+  it(':AssistantTrace! lists a workspace question at the first place its answer cites, and <CR> opens it there; one that cites nothing leads to where it was asked', async () => {
+    const { result, workspace } = await runScenario(
+      'question',
+      'src/main.ts',
+      `
+    T.pick(nil)
+    T.cursor_on('const config')
+    vim.cmd('AssistantAsk where is the zebra quaternion flux computed?')
+    T.wait_notified('matches')
+    vim.cmd('AssistantAsk where is the retry delay computed?')
+    T.wait_answer()
+    T.trace(true)
+    -- In the list, onto the question, and Enter.
+    vim.cmd('copen')
+    local index
+    for i, item in ipairs(vim.fn.getqflist()) do if item.text:find('retry delay', 1, true) then index = i end end
+    if not index then error('no question in the quickfix list') end
+    vim.api.nvim_win_set_cursor(0, { index, 0 })
+    vim.cmd('exe "normal! \\\\<CR>"')
+    local row, col = unpack(vim.api.nvim_win_get_cursor(0))
+    R.data.jumped = { file = vim.api.nvim_buf_get_name(0), row = row, col = col, line = vim.api.nvim_get_current_line() }
+`,
+    );
+    const asked = interactions(workspace).find((i) => i.text === 'where is the retry delay computed?')!;
+    const cited = asked.responses[0]!.locations!;
+    expect(cited[0]).toMatchObject({ label: 'function backoffDelay' });
+    const delayLine = lineOf(workspace, 'src/retry.ts', 'export function backoffDelay');
+    const [question, unanswered] = result.quickfix.map((e) => ({ ...e, text: e.text.replace(/ \S+ \[\w+\]$/, ''), file: path.relative(fs.realpathSync(workspace), fs.realpathSync(e.filename)) }));
+    // Not line 1 of main.ts, which it is not about: backoffDelay, and the entry says that is what the answer cites.
+    expect(question).toMatchObject({ file: 'src/retry.ts', lnum: delayLine, valid: 1, text: `question "where is the retry delay computed?" by question-offline (used) cites function backoffDelay (+${cited.length - 1} more)` });
+    // Its answer cites nothing: the file it was asked in, saying so.
+    expect(unanswered).toMatchObject({ file: 'src/main.ts', lnum: 1, valid: 1, text: 'question "where is the zebra quaternion flux computed?" by question-offline (no answer) asked here, cites nothing' });
+    // Enter on the question: the cursor on backoffDelay's name in src/retry.ts.
+    const jumped = result.data.jumped as { file: string; row: number; col: number; line: string };
+    expect(fs.realpathSync(jumped.file)).toBe(fs.realpathSync(path.join(workspace, 'src', 'retry.ts')));
+    expect(jumped.row).toBe(delayLine);
+    expect(jumped.line.slice(jumped.col)).toMatch(/^backoffDelay\(/);
+    expect(result.notifications.filter((n) => n.level >= ERROR)).toEqual([]);
+  });
+
   it('Explain from the code-action menu shows the whole explanation in a split that the progress "done" leaves in place', async () => {
     const { result, workspace } = await runScenario(
       'explain',

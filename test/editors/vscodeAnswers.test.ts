@@ -102,4 +102,32 @@ describe.skipIf(skipVscode)(`text answers in VS Code 1.139 (code-server)${skipRe
       expect(await answerEditor().getByText('# Explain withRetry', { exact: false }).first().isVisible()).toBe(true);
     });
   }, 180_000);
+
+  it('the Assistant Trace view leads the question to the first place its answer cites, saying so, not to the file it was asked in', async () => {
+    const question = 'where is the retry logic implemented?';
+    const asked = readInteractions(workspace).find((i) => i.text === question)!;
+    const cited = asked.responses[0]!.locations!;
+    const first = cited[0]!;
+    expect(path.basename(new URL(first.uri).pathname)).toBe('retry.ts');
+    await session.step('back to the start of src/main.ts', async () => {
+      await session.page.locator('.editor-group-container').nth(0).locator('.tab').filter({ hasText: 'main.ts' }).first().click();
+      await session.page.locator('.editor-group-container').nth(0).locator('.tab.active').getByText('main.ts', { exact: true }).waitFor({ timeout: 10_000 });
+      await session.goTo('1:1');
+      await session.page.locator('.statusbar').getByText('Ln 1, Col 1', { exact: false }).first().waitFor({ timeout: 10_000 });
+    });
+    const item = session.page.locator('.pane-body .monaco-list-row').filter({ hasText: `question: ${question}` }).first();
+    await session.step('the question in the trace view, saying what it leads to', async () => {
+      await session.runCommand('Assistant: Show Trace');
+      await item.waitFor({ timeout: 20_000 });
+      await item.getByText(new RegExp(`^question-offline · used · cites ${first.label} \\+${cited.length - 1} · \\d\\d:\\d\\d$`)).waitFor({ timeout: 10_000 });
+    });
+    await session.step('selecting it opens the first cited place', async () => {
+      await item.click();
+      await session.page.locator('.editor-group-container .tab.active').getByText('retry.ts', { exact: true }).first().waitFor({ timeout: 20_000 });
+      // The cited name selected, as the view opens every place: the cursor at its end.
+      const { start, end } = first.range;
+      expect(end.line).toBe(start.line);
+      await session.page.locator('.statusbar').getByText(`Ln ${end.line + 1}, Col ${end.character + 1} (${end.character - start.character} selected)`, { exact: false }).first().waitFor({ timeout: 20_000 });
+    });
+  }, 180_000);
 });

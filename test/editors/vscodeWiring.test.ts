@@ -345,6 +345,36 @@ describe('against the real server', () => {
     expect(reverted.target?.range.start.line).toBe(first.range.start.line);
   });
 
+  it('leads a workspace question to the first place its answer cites, saying so, and one that cites nothing to where it was asked', async () => {
+    const { editor, api } = await start({ root: copyFixture('question') });
+    const main = await editor.open('src/main.ts');
+    const at = cursor(editor, main.uri, 'const config');
+    const answer = await api.ask(askParams('where is the retry delay computed?', at));
+    expect(answer.task).toBe('question');
+    const locations = answer.responses[0]!.locations!;
+    expect(locations.length).toBeGreaterThan(1);
+    // The extension showed it.
+    await api.apply({ interactionId: answer.interactionId, responseId: answer.responses[0]!.id });
+    const nothing = await api.ask(askParams('where is the zebra quaternion flux computed?', at));
+    expect(nothing.task).toBe('question');
+    expect(nothing.responses.flatMap((r) => r.locations ?? [])).toEqual([]);
+
+    const nodes = (buildTraceTree((await api.traceAll({})).interactions, 2)[0] as SessionNode).children as InteractionNode[];
+    const [unanswered, asked] = [nodes.find((n) => n.interaction.id === nothing.interactionId)!, nodes.find((n) => n.interaction.id === answer.interactionId)!];
+    // Not line 1 of main.ts, which the question is not about: backoffDelay in src/retry.ts, and the item says it is what the answer cites.
+    const retry = editor.uri('src/retry.ts');
+    expect(locations[0]).toMatchObject({ uri: retry, label: 'function backoffDelay' });
+    expect(asked.target).toEqual({ uri: retry, range: locations[0]!.range });
+    expect(fs.readFileSync(path.join(editor.root, 'src', 'retry.ts'), 'utf8').split('\n')[asked.target!.range.start.line]).toContain('export function backoffDelay');
+    expect(asked.label).toBe('question: where is the retry delay computed?');
+    expect(asked.description).toMatch(new RegExp(`^question-offline · used · cites function backoffDelay \\+${locations.length - 1} · \\d\\d:\\d\\d$`));
+    expect(asked.tooltip).toContain(`- asked in src/main\\.ts, about the workspace`);
+    expect(asked.tooltip).toContain(`- opens function backoffDelay, the first of ${locations.length} places its answer cites`);
+    // Nothing cited: the file it was asked in, at its start, saying that is all there is.
+    expect(unanswered.target).toEqual({ uri: main.uri, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } } });
+    expect(unanswered.description).toMatch(/ · asked in src\/main\.ts, cites nothing · \d\d:\d\d$/);
+  });
+
   it('rates and reverts the interaction behind the code at the cursor', async () => {
     const { editor, api } = await start();
     const doc = await editor.open('src/config.ts');

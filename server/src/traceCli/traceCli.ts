@@ -5,6 +5,7 @@ import type { InteractionTask, TraceParams, TraceResult } from '../protocol.js';
 import { RECORDED_ONLY_TASKS, TASK_IDS } from '../protocol.js';
 import { MAX_LIMIT, parseIsoInstant } from '../trace/traceQuery.js';
 import { findWorkspaceRoot, traceLocation, TraceReader } from '../trace/traceReader.js';
+import { withPlace } from '../trace/tracePlace.js';
 import type { TraceLocation } from '../trace/traceReader.js';
 import { interactionDetail, interactionTable } from './traceText.js';
 
@@ -244,7 +245,7 @@ export async function traceMain(argv: string[], io: TraceIo = processIo()): Prom
         return fail(`${args.id as string} is the start of several interactions${found.more ? ` (the first ${found.candidates.length} shown)` : ''}; give more of the id:\n${table.join('\n')}`);
       }
       // As `assistant/trace` answers a query by id.
-      io.out(args.json ? `${JSON.stringify({ interactions: [found.interaction], total: 1 }, null, 2)}\n` : interactionDetail(found.interaction, root));
+      io.out(args.json ? `${JSON.stringify({ interactions: [withPlace(found.interaction)], total: 1 }, null, 2)}\n` : interactionDetail(found.interaction, root));
       return 0;
     }
 
@@ -259,7 +260,7 @@ export async function traceMain(argv: string[], io: TraceIo = processIo()): Prom
       result = reader.query(args.params);
     }
     if (args.json) {
-      io.out(`${JSON.stringify(result, null, 2)}\n`);
+      io.out(`${JSON.stringify({ ...result, interactions: result.interactions.map(withPlace) }, null, 2)}\n`);
       return 0;
     }
     if (result.total === 0) {

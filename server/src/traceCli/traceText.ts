@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { WorkspaceEdit } from 'vscode-languageserver-protocol';
 import type { InsertionRecord, Interaction, TraceResponse } from '../protocol.js';
 import { uriToPath } from '../workspace/documentSnapshot.js';
+import { tracePlaceOf } from '../trace/tracePlace.js';
 
 function pad2(n: number): string {
   return String(n).padStart(2, '0');
@@ -43,22 +44,16 @@ export function agentsOf(interaction: Interaction): string {
 }
 
 /**
- * Where the code an interaction produced is (as `path:line`), else the document it was about, else the first place
- * its answer cites (a workspace question's), with how many more it cites; `-` for none.
+ * Where an interaction leads (`tracePlaceOf`, as the editors' trace listings jump): where the code it produced is (as
+ * `path:line`), else the document it was about, else the first place its answer cites (a workspace question's), with
+ * how many more it cites; `-` for none, and for a question that cites nothing (the file it was asked in is no code of it).
  */
 export function placeOf(interaction: Interaction, root: string): string {
-  const withCode = [usedResponse(interaction), ...interaction.responses].find((response) => response?.insertedAt?.length);
-  const insertion = withCode?.insertedAt?.[0];
-  if (insertion) return `${displayPath(insertion.uri, root)}:${insertion.range.start.line + 1}`;
+  const place = tracePlaceOf(interaction);
+  if (!place || place.kind === 'askedFrom') return '-';
   const resource = interaction.context.resource;
-  if (resource?.relativePath) {
-    const fragment = interaction.context.fragment;
-    return fragment ? `${resource.relativePath}:${fragment.range.start.line + 1}` : resource.relativePath;
-  }
-  const cited = [usedResponse(interaction), ...interaction.responses].find((response) => response?.locations?.length)?.locations ?? [];
-  const first = cited[0];
-  if (!first) return '-';
-  return `${displayPath(first.uri, root)}:${first.range.start.line + 1}${cited.length > 1 ? ` +${cited.length - 1}` : ''}`;
+  if (place.kind === 'about' && resource?.relativePath) return interaction.context.fragment ? `${resource.relativePath}:${place.range.start.line + 1}` : resource.relativePath;
+  return `${displayPath(place.uri, root)}:${place.range.start.line + 1}${place.more ? ` +${place.more}` : ''}`;
 }
 
 const FAILED_OUTCOMES = new Set(['refused', 'stale', 'failed', 'rejected-by-client']);

@@ -26,25 +26,35 @@ function Q.discarded_response(interaction)
   return nil
 end
 
--- Where an entry leads, as a file name and an LSP position (nil: nowhere): the first insertion of the used (or
--- discarded) response, in its own file (where the code is now, or was, as far as the server knows), else the code the
--- interaction was about. An interaction over several files (a pasted patch, an issue's fix) names no one resource:
--- each insertion carries its uri.
-local function location(interaction, used)
-  local first = used and type(used.insertedAt) == 'table' and used.insertedAt[1] or nil
-  if present(first) and present(first.range) and type(first.uri) == 'string' then
-    return vim.uri_to_fname(first.uri), first.range.start
-  end
-  local context = interaction.context or {}
-  if not (present(context.resource) and present(context.resource.fullPath)) then
+-- Where an entry leads, as a file name and an LSP position (nil: nowhere): the `place` the server gives each
+-- interaction in the trace (its code where it is now, else the code it was about, else the first place a workspace
+-- question's answer cites, else the file it was asked in), so every client leads to the same place.
+local function location(interaction)
+  local place = interaction.place
+  if not (present(place) and type(place.uri) == 'string' and present(place.range)) then
     return nil
   end
-  local fragment = context.fragment
-  return context.resource.fullPath, present(fragment) and present(fragment.range) and fragment.range.start or nil
+  return vim.uri_to_fname(place.uri), place.range.start
+end
+
+-- What the entry's place is when it is not the interaction's own code: what the answer cited, or where it was asked.
+local function place_note(interaction)
+  local place = interaction.place
+  if not present(place) then
+    return nil
+  end
+  if place.kind == 'cited' then
+    local more = tonumber(place.more) or 0
+    return 'cites ' .. tostring(place.label or 'a place') .. (more > 0 and ' (+' .. more .. ' more)' or '')
+  elseif place.kind == 'askedFrom' then
+    return 'asked here, cites nothing'
+  end
+  return nil
 end
 
 --- `document ConfigStore.load by doc-offline (used) 2026-05-01T10:00:00.000Z [1a2b3c4d]`: task, what it was about,
---- who answered, whether it is in the code, when, and the start of the id that names the trace record.
+--- who answered, whether it is in the code, what its place is when a workspace question leads where its answer cites
+--- (`cites function withRetry (+4 more)`), when, and the start of the id that names the trace record.
 function Q.text(interaction)
   local context = interaction.context or {}
   local used = used_response(interaction)
@@ -84,6 +94,10 @@ function Q.text(interaction)
       table.insert(parts, '(no answer)')
     end
   end
+  local note = place_note(interaction)
+  if note then
+    table.insert(parts, note)
+  end
   table.insert(parts, tostring(interaction.timestamp or ''))
   table.insert(parts, '[' .. tostring(interaction.id or ''):sub(1, 8) .. ']')
   return table.concat(parts, ' ')
@@ -93,8 +107,7 @@ end
 function Q.items(interactions)
   local items = {}
   for _, interaction in ipairs(interactions) do
-    local used = used_response(interaction) or Q.discarded_response(interaction)
-    local filename, start = location(interaction, used)
+    local filename, start = location(interaction)
     local item = { text = Q.text(interaction) }
     if filename then
       item.filename = filename
@@ -103,7 +116,7 @@ function Q.items(interactions)
       item.lnum = start and start.line + 1 or 1
       item.col = start and start.character + 1 or 1
     else
-      -- Free text that matched no code has nowhere to jump to; the entry still lists it.
+      -- Free text that matched no task, asked with no file open, has nowhere to jump to; the entry still lists it.
       item.valid = 0
     end
     table.insert(items, item)

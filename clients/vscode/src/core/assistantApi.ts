@@ -1,6 +1,6 @@
 // The custom requests as plain async functions over any sender, so the extension and the tests drive the server alike.
 import { ApplyRequest, AskRequest, DiscardRequest, RateRequest, RevertRequest, TraceRequest } from './protocol.js';
-import type { ApplyParams, ApplyResult, AskParams, AskResult, DiscardParams, DiscardResult, Interaction, RateParams, RateResult, RevertParams, RevertResult, TraceParams, TraceResult } from './protocol.js';
+import type { ApplyParams, ApplyResult, AskParams, AskResult, DiscardParams, DiscardResult, RateParams, RateResult, RevertParams, RevertResult, TracedInteraction, TraceParams, TraceResult } from './protocol.js';
 
 /**
  * A request as `protocol/src` declares it (`AskRequest.type`), typed by its shape rather than by vscode-jsonrpc's
@@ -88,8 +88,8 @@ export class AssistantApi {
   }
 
   /** Every interaction matching `params`, newest first, page by page, stopping at `max`; `total` says how many match. */
-  async traceAll(params: TraceParams, max = 1000, pageSize = TRACE_PAGE_SIZE): Promise<{ interactions: Interaction[]; total: number }> {
-    const interactions: Interaction[] = [];
+  async traceAll(params: TraceParams, max = 1000, pageSize = TRACE_PAGE_SIZE): Promise<{ interactions: TracedInteraction[]; total: number }> {
+    const interactions: TracedInteraction[] = [];
     let offset = params.offset ?? 0;
     for (;;) {
       const page = await this.trace({ ...params, offset, limit: Math.max(1, Math.min(pageSize, max - interactions.length)) });

@@ -1,8 +1,8 @@
 // Builds the trace view's tree (sessions → interactions) from `assistant/trace` pages, with labels, tooltips and where each leads.
-import type { Interaction, TraceResponse } from './protocol.js';
+import type { Interaction, TracedInteraction, TraceResponse } from './protocol.js';
 import type { Pos } from './assistantApi.js';
 
-/** Where selecting an interaction goes: its inserted range, else the fragment it was asked about. */
+/** Where selecting an interaction goes: the place the server gives it (see `interactionTarget`). */
 export interface Location {
   uri: string;
   range: { start: Pos; end: Pos };
@@ -10,7 +10,7 @@ export interface Location {
 
 export interface InteractionNode {
   kind: 'interaction';
-  interaction: Interaction;
+  interaction: TracedInteraction;
   /** Task and symbol, e.g. `document ConfigStore.load`. */
   label: string;
   /** Agent, use and time, e.g. `doc-offline · used · 14:03`. */
@@ -71,40 +71,46 @@ export function interactionLabel(interaction: Interaction): string {
   return `${interaction.task}: ${text}`;
 }
 
-export function interactionDescription(interaction: Interaction): string {
+export function interactionDescription(interaction: TracedInteraction): string {
   const response = mainResponse(interaction);
   const agents = response ? response.agent.name + (interaction.responses.length > 1 ? ` +${interaction.responses.length - 1}` : '') : '';
-  return [agents, useState(response), formatTime(interaction.timestamp)].filter(Boolean).join(' · ');
+  return [agents, useState(response), placeNote(interaction), formatTime(interaction.timestamp)].filter(Boolean).join(' · ');
 }
 
 /**
- * Where selecting the interaction leads: what was inserted (while still there), else the code it was about; an
- * interaction over several files (a pasted patch) names no one resource, so then where its code went, reverted or
- * discarded since.
+ * Where selecting the interaction leads: the `place` the server gives each interaction in the trace (its code where it
+ * is now, else the code it was about, else the first place a workspace question's answer cites, else the file it was
+ * asked in), so every client leads to the same place.
  */
-export function interactionTarget(interaction: Interaction): Location | undefined {
-  const response = interaction.responses.find((r) => r.used && !r.revertedAt && r.insertedAt?.length);
-  const inserted = response?.insertedAt?.[0];
-  if (inserted) return { uri: inserted.uri, range: inserted.range };
-  const { resource, fragment } = interaction.context;
-  if (!resource) {
-    const earlier = interaction.responses.find((r) => (r.used || r.outcome === 'discarded-after-apply') && r.insertedAt?.length)?.insertedAt?.[0];
-    return earlier ? { uri: earlier.uri, range: earlier.range } : undefined;
-  }
-  const start = fragment?.range.start ?? { line: 0, character: 0 };
-  return { uri: resource.uri, range: fragment?.range ?? { start, end: start } };
+export function interactionTarget(interaction: TracedInteraction): Location | undefined {
+  const place = interaction.place;
+  return place ? { uri: place.uri, range: place.range } : undefined;
+}
+
+/**
+ * What the place is when it is not the interaction's own code: `cites function withRetry +4` (a workspace question
+ * leads to the first place its answer cites), `asked in src/main.ts, cites nothing`.
+ */
+export function placeNote(interaction: TracedInteraction): string | undefined {
+  const place = interaction.place;
+  if (place?.kind === 'cited') return `cites ${place.label ?? 'a place'}${place.more ? ` +${place.more}` : ''}`;
+  if (place?.kind === 'askedFrom') return `asked in ${interaction.context.askedFrom?.relativePath ?? 'the file open then'}, cites nothing`;
+  return undefined;
 }
 
 const escapeMarkdown = (text: string): string => text.replace(/([\\`*_{}[\]()#+\-.!|<>])/g, '\\$1');
 
-export function interactionTooltip(interaction: Interaction): string {
+export function interactionTooltip(interaction: TracedInteraction): string {
   const lines = [`**${escapeMarkdown(interactionLabel(interaction))}**`, ''];
   lines.push(`"${escapeMarkdown(interaction.text)}"`, '');
   const classified = interaction.classification ? ` (${interaction.classification.by}, ${Math.round(interaction.classification.confidence * 100)}%)` : '';
   lines.push(`- task: ${interaction.task}${escapeMarkdown(classified)}`);
   lines.push(`- asked by ${escapeMarkdown(interaction.user)} (${interaction.role}) through a ${interaction.source} at ${formatDateTime(interaction.timestamp)}`);
-  const { resource, fragment } = interaction.context;
+  const { resource, fragment, askedFrom } = interaction.context;
   if (resource) lines.push(`- in ${escapeMarkdown(resource.relativePath)}${fragment ? `:${fragment.range.start.line + 1}` : ''}`);
+  if (askedFrom) lines.push(`- asked in ${escapeMarkdown(askedFrom.relativePath)}, about the workspace`);
+  const cited = interaction.place?.kind === 'cited' ? interaction.place : undefined;
+  if (cited) lines.push(`- opens ${escapeMarkdown(cited.label ?? 'a place')}, the first of ${(cited.more ?? 0) + 1} place${cited.more ? 's' : ''} its answer cites`);
   for (const r of interaction.responses) {
     const extras = [useState(r), r.rating ? `rated ${r.rating}` : '', `${r.durationMs} ms`].filter(Boolean).join(', ');
     lines.push(`- ${escapeMarkdown(r.agent.name)} (${r.agent.technology}): ${extras}${r.error ? ` — ${escapeMarkdown(r.error)}` : ''}`);
@@ -115,7 +121,7 @@ export function interactionTooltip(interaction: Interaction): string {
   return lines.join('\n');
 }
 
-export function interactionNode(interaction: Interaction): InteractionNode {
+export function interactionNode(interaction: TracedInteraction): InteractionNode {
   const node: InteractionNode = {
     kind: 'interaction',
     interaction,
@@ -132,8 +138,8 @@ export function interactionNode(interaction: Interaction): InteractionNode {
  * Groups interactions (newest first, as `assistant/trace` returns them) by session, newest session first, and
  * adds a note when `total` says the trace holds more than were fetched.
  */
-export function buildTraceTree(interactions: readonly Interaction[], total: number): TraceNode[] {
-  const sessions = new Map<string, Interaction[]>();
+export function buildTraceTree(interactions: readonly TracedInteraction[], total: number): TraceNode[] {
+  const sessions = new Map<string, TracedInteraction[]>();
   for (const interaction of interactions) {
     const list = sessions.get(interaction.sessionId) ?? [];
     list.push(interaction);
