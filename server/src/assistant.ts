@@ -172,7 +172,6 @@ export class Assistant {
         if (document && document.version === version) this.listeners.typeErrorsChecked(document, diagnostics, this.publishTypeErrors);
       },
     });
-    for (const problem of registry.problems) options.log(`settings: ${problem}`);
     reportListingLimits((root, message) => options.log(`workspace files of ${root}: ${message}`));
   }
 
@@ -221,7 +220,11 @@ export class Assistant {
     this.completionSettings = settings.completion;
     this.publishTypeErrors = publishesTypeErrors(settings, this.options.wantsTypeErrors === true);
     this.completions.reset();
-    for (const problem of this.env.registry.problems) this.options.log(`settings: ${problem}`);
+  }
+
+  /** The problems of the settings applied last, each once: the LSP layer logs and shows them when they change. */
+  settingsProblems(): readonly string[] {
+    return this.env.registry.problems;
   }
 
   /** Tasks offered at a range: syntax only, no model, no type checker. */

@@ -17,6 +17,10 @@ describe('clients/emacs/assistant-ls.el: the agents', () => {
     const disabled = ['question-offline', 'rename-offline', 'fix-offline', 'test-scaffold-offline', 'implement-offline'];
     const configuration = `(:useEnvironment :json-false :disabledAgents [${disabled.map((name) => `"${name}"`).join(' ')}] :agents ${agents} :completion (:enabled :json-false))`;
     const term = await terminalEmacs({ root, init: terminalInit(root, configuration), file: 'src/config.ts' });
+    // The missing model file is said at start, once, in the echo area (a notice: nothing waits for an answer; Eglot
+    // names the server's type, and the line wraps at the terminal's 120 columns).
+    const start = await term.screenShowing('the settings warning', 'assistant-ls: 1 setting problem: assistant.agents[1].modelPath: no file at /no-such-mo');
+    expect(start.split('setting problem:').length - 1).toBe(1);
     term.keys('M-x');
     term.type('assistant-ls-agents');
     term.keys('Enter');

@@ -1,4 +1,4 @@
-// The message line of a real Neovim in a terminal (tmux): the outcome stays on screen after the progress ends, progress after a picker never asks for Enter, and a long message is cut to the line, whole in :messages.
+// The message line of a real Neovim in a terminal (tmux): the outcome stays on screen after the progress ends, progress after a picker never asks for Enter, a long message (the warning about bad settings at start too) is cut to the line, whole in :messages.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -19,7 +19,7 @@ afterEach(() => {
 });
 
 /** nvim on a fresh copy of the basic fixture in an 80-column terminal, as a user's init would set the plugin up. */
-function startNvim(): { term: Terminal; root: string } {
+function startNvim(settings = "{ preview = 'always', progress = { showAfterMs = 0 } }"): { term: Terminal; root: string } {
   const root = copyFixture('basic');
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-nvim-messages-'));
   temporary.push(root, scratch);
@@ -29,7 +29,7 @@ function startNvim(): { term: Terminal; root: string } {
     init,
     `vim.opt.runtimepath:append([==[${PLUGIN_DIR}]==])
 vim.opt.swapfile = false
-require('assistant').setup({ settings = { preview = 'always', progress = { showAfterMs = 0 } } })
+require('assistant').setup({ settings = ${settings} })
 `,
   );
   const socket = path.join(scratch, 'tmux.sock');
@@ -108,6 +108,26 @@ describe.skipIf(skipNvim || !hasTmux)(`the message line in nvim${skipReason}${ha
     const screen = term.screen();
     expect(screen).not.toContain('Press ENTER');
     expect(messageLine(screen)).toBe(last);
+  });
+
+  it('bad settings are said once at start, on one line with no "Press ENTER", and the editor goes on', async () => {
+    const { term } = startNvim("{ preview = 'sometimes', agents = { { name = 'local', modelPath = '~/models/does-not-exist.gguf' } } }");
+    await term.screenShowing('nvim with the file', 'export function parseConfig');
+    const start = 'assistant-ls: 2 setting problems: ';
+    await term.until('the warning about the settings', () => term.screen().includes('Press ENTER') || messageLine(term.screen()).startsWith(start));
+    await new Promise((r) => setTimeout(r, 700));
+    const screen = term.screen();
+    expect(screen).not.toContain('Press ENTER');
+    // The server's name once (the plugin adds it), the message cut to the line.
+    expect(messageLine(screen)).toMatch(/^assistant-ls: 2 setting problems: assistant\.preview.*… \(:messages\)$/);
+    expect([...messageLine(screen)].length).toBeLessThanOrEqual(67);
+    // Not a prompt: the editor takes the next command at once.
+    await clientReady(term);
+    term.type(':messages');
+    term.keys('Enter');
+    const history = (await term.screenShowing(':messages', 'Press ENTER')).replace(/\s+/g, '');
+    expect(history).toContain('assistant.agents[0].modelPath:nofileat');
+    expect(history.split('settingproblems').length - 1).toBe(1);
   });
 
   it('messages longer than the line show cut to it, never with a "Press ENTER" prompt, and whole in :messages', async () => {

@@ -117,7 +117,8 @@ export function buildRegistry(settings: AssistantSettings, env: NodeJS.ProcessEn
   });
   // A disabled local agent is still built (and not loaded: that happens on first use) so that the filter is uniform.
   const enabled = agents.filter((a) => !settings.disabledAgents.includes(a.descriptor.name));
-  return new AgentRegistry(enabled, problems);
+  // Each once: a bad value in both initializationOptions and workspace/configuration is found in each layer.
+  return new AgentRegistry(enabled, [...new Set(problems)]);
 }
 
 /** `~/…` is the user's home; anything else as written. */

@@ -17,18 +17,47 @@ const UNSET = Symbol('unset');
  * the value of the layer below, so one mistake disables only what it configures.
  */
 export function resolveSettings(...layers: unknown[]): ResolvedSettings {
-  const problems: string[] = [];
+  const found: { problems: string[]; layer: number }[] = [];
+  const objects: Record<string, unknown>[] = [];
   const settings = structuredClone(DEFAULT_SETTINGS) as AssistantSettings & Record<string, unknown>;
   for (const raw of layers) {
     if (raw === undefined || raw === null) continue;
+    const problems: string[] = [];
+    found.push({ problems, layer: objects.length });
     if (!isPlainObject(raw)) {
       problems.push(`${SETTINGS_SECTION}: settings must be an object`);
       continue;
     }
     const layer = isPlainObject(raw[SETTINGS_SECTION]) ? raw[SETTINGS_SECTION] : raw;
+    objects.push(layer);
     mergeObject(SETTINGS, layer, settings, SETTINGS_SECTION, problems, true);
   }
+  // A bad value a later layer replaces is no problem any more: VS Code, say, sends the settings of its start as
+  // initializationOptions and the current ones through workspace/configuration, and a fixed value must not be
+  // reported until the next restart.
+  const problems = found.flatMap(({ problems: own, layer }) => own.filter((problem) => !objects.slice(layer + 1).some((later) => replaces(later, problem))));
   return { settings, problems };
+}
+
+/**
+ * Whether `layer` gives the setting a problem names (`assistant.orchestrator.agentTimeoutMs: …`): the value there,
+ * or a value at a part of its path that is not merged field by field (a list, a map, a refused object).
+ */
+function replaces(layer: Record<string, unknown>, problem: string): boolean {
+  const path = problem.slice(0, problem.indexOf(': ')).split('.').slice(1);
+  if (path.length === 0) return true;
+  let declaration: ObjectSetting = SETTINGS;
+  let value: Record<string, unknown> = layer;
+  for (const segment of path) {
+    const key = segment.replace(/\[\d+\]$/, '');
+    const inner = value[key];
+    if (inner === undefined) return false;
+    const field = Object.hasOwn(declaration.fields, key) ? declaration.fields[key] : undefined;
+    if (field?.kind !== 'object' || !isPlainObject(inner) || key !== segment) return true;
+    declaration = field;
+    value = inner;
+  }
+  return true;
 }
 
 /**

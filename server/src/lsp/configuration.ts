@@ -1,4 +1,4 @@
-// Settings from initializationOptions and workspace/configuration, re-read on didChangeConfiguration without a restart.
+// Settings from initializationOptions and workspace/configuration, re-read on didChangeConfiguration without a restart; their problems told to the user once per change.
 import { DidChangeConfigurationNotification } from 'vscode-languageserver/node';
 import { SETTINGS_SECTION } from '../protocol.js';
 import { resolveSettings } from '../config/settings.js';
@@ -6,6 +6,9 @@ import type { ResolvedSettings } from '../config/settings.js';
 import type { ServerContext } from './serverContext.js';
 
 let initializationOptions: unknown;
+
+/** How long the warning's list of problems may grow before the rest is only counted (one line in every editor). */
+const WARNING_LIST_CHARS = 200;
 
 export function rememberInitializationOptions(options: unknown): ResolvedSettings {
   initializationOptions = options;
@@ -29,27 +32,58 @@ async function reload(ctx: ServerContext, pushed?: unknown): Promise<void> {
   ctx.progress.configure(settings.progress.showAfterMs);
   const assistant = await ctx.assistant();
   assistant.reconfigure(settings, problems);
-  const shown = assistant.traceDirectoryProblem ? [...problems, assistant.traceDirectoryProblem] : problems;
-  if (shown.length) ctx.port().showMessage('warning', `assistant-ls settings: ${shown.join('; ')}`);
+  report(ctx, assistant.settingsProblems());
+}
+
+/**
+ * Logs the problems of the settings (a bad value, a model file that is not there, a refused trace folder) and shows
+ * them in one warning, when the settings are first read and then only when the list changes: clients send
+ * didChangeConfiguration for changes of other settings too (VS Code twice at start), and the same list again would
+ * be noise. A warning is a notification, never a question the editor waits on.
+ */
+function report(ctx: ServerContext, problems: readonly string[]): void {
+  const key = JSON.stringify(problems);
+  if (key === ctx.reportedSettingsProblems) return;
+  const before = ctx.reportedSettingsProblems;
+  ctx.reportedSettingsProblems = key;
+  for (const problem of problems) ctx.log(`settings: ${problem}`);
+  if (problems.length > 0) ctx.port().showMessage('warning', settingsWarning(problems));
+  else if (before !== undefined) ctx.log('settings: no problems left');
+}
+
+/** `assistant-ls: 2 setting problems: a; b`, the list cut after the problem that passes WARNING_LIST_CHARS. */
+export function settingsWarning(problems: readonly string[]): string {
+  const shown: string[] = [];
+  let length = 0;
+  for (const problem of problems) {
+    if (shown.length > 0 && length + problem.length > WARNING_LIST_CHARS) break;
+    shown.push(problem);
+    length += problem.length + 2;
+  }
+  const rest = problems.length - shown.length;
+  const count = `${problems.length} setting problem${problems.length === 1 ? '' : 's'}`;
+  return `assistant-ls: ${count}: ${shown.join('; ')}${rest > 0 ? `; and ${rest} more (all in the server's log)` : ''}`;
 }
 
 export function register(ctx: ServerContext): void {
   ctx.connection.onDidChangeConfiguration((params) => {
     const settings = params?.settings as Record<string, unknown> | undefined;
-    void reload(ctx, settings?.[SETTINGS_SECTION] ?? undefined).catch((e: unknown) => ctx.log(`settings: ${(e as Error).message}`));
+    // One reload at a time, in the order the changes came: the last settings are the ones applied and reported.
+    ctx.reloading = ctx.reloading.then(() => reload(ctx, settings?.[SETTINGS_SECTION] ?? undefined)).catch((e: unknown) => ctx.log(`settings: ${(e as Error).message}`));
   });
 }
 
-/** After `initialized`: ask for the settings and for change notifications. */
+/** After `initialized`: ask for the settings and for change notifications, and report the problems of the first. */
 export async function afterInitialized(ctx: ServerContext): Promise<void> {
   if (ctx.capabilities.workspace?.didChangeConfiguration?.dynamicRegistration === true) {
     void ctx.connection.client.register(DidChangeConfigurationNotification.type, { section: SETTINGS_SECTION }).catch(() => undefined);
   }
   if (ctx.capabilities.workspace?.configuration === true) {
-    await reload(ctx);
+    const first = reload(ctx);
+    ctx.reloading = first.catch(() => undefined);
+    await first;
     return;
   }
-  // A client that sends settings only at initialize still hears that its trace folder was refused.
-  const problem = (await ctx.assistant()).traceDirectoryProblem;
-  if (problem) ctx.port().showMessage('warning', `assistant-ls settings: ${problem}`);
+  // A client that sends settings only at initialize: the problems of its initializationOptions.
+  report(ctx, (await ctx.assistant()).settingsProblems());
 }

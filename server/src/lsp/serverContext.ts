@@ -59,6 +59,12 @@ export class ServerContext {
 
   private settingsRead: Promise<void> = Promise.resolve();
 
+  /** The settings reloads, one after another (see configuration.ts). */
+  reloading: Promise<void> = Promise.resolve();
+
+  /** The settings problems last logged and shown, as JSON; undefined until the settings are first read. */
+  reportedSettingsProblems: string | undefined;
+
   /** The client's settings are on their way (`workspace/configuration`, asked once `initialized` came). */
   settingsArriving(read: Promise<void>): void {
     this.settingsRead = read.catch(() => undefined);

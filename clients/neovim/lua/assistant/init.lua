@@ -108,7 +108,12 @@ local message_levels = { [1] = levels.ERROR, [2] = levels.WARN, [3] = levels.INF
 --- handler ends a long one in a hit-enter prompt.
 local function show_message(_, result)
   if type(result) == 'table' and type(result.message) == 'string' then
-    notify(result.message, message_levels[result.type] or levels.INFO)
+    -- The plugin names the server itself: a message that starts with the name (for other editors) says it once.
+    local text = result.message
+    if text:sub(1, #message_line.prefix) == message_line.prefix then
+      text = text:sub(#message_line.prefix + 1)
+    end
+    notify(text, message_levels[result.type] or levels.INFO)
     inline.server_said(result.message)
   end
   return vim.NIL
