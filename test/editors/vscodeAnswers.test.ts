@@ -130,4 +130,22 @@ describe.skipIf(skipVscode)(`text answers in VS Code 1.139 (code-server)${skipRe
       await session.page.locator('.statusbar').getByText(`Ln ${end.line + 1}, Col ${end.character + 1} (${end.character - start.character} selected)`, { exact: false }).first().waitFor({ timeout: 20_000 });
     });
   }, 180_000);
+
+  it('typing with no model configured asks for no ghost text on purpose: no "No suggestion" notification', async () => {
+    await session.step('type a line in src/retry.ts', async () => {
+      await session.open('retry.ts', 'export async function withRetry');
+      // VS Code asks the server only once it runs: its trace folder is there then.
+      const started = Date.now();
+      while (!fs.existsSync(path.join(workspace, '.assistant', 'trace')) && Date.now() - started < 60_000) await session.page.waitForTimeout(200);
+      await session.page.waitForTimeout(1000);
+      await session.goTo(`${lineOf(workspace, 'src/retry.ts', 'throw lastError')}:1`);
+      await session.page.keyboard.press('End');
+      await session.page.keyboard.press('Enter');
+      await session.page.keyboard.type('const note = 1', { delay: 120 });
+    });
+    // VS Code asks for inline completions as the text changes; asked automatically, the server answers with nothing
+    // and says nothing. The notification, when it came, came within a second of the last key.
+    await session.page.waitForTimeout(3000);
+    expect(await session.page.locator('.notifications-toasts').getByText('No suggestion', { exact: false }).count()).toBe(0);
+  }, 120_000);
 });

@@ -15,6 +15,10 @@ import { SECTION, settingsForServer } from './core/settings.js';
 import { CLIENT_ID, DOCUMENT_SELECTOR, SERVER_PATH_SETTING } from './core/extensionIds.js';
 import { showServerProgress } from './serverProgress.js';
 
+/** LSP 3.18's `InlineCompletionTriggerKind` values. */
+const LSP_INVOKED = 1;
+const LSP_AUTOMATIC = 2;
+
 export class ServerHost implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private progress: vscode.Disposable | undefined;
@@ -85,6 +89,18 @@ export class ServerHost implements vscode.Disposable {
     return this.client?.isRunning() ?? false;
   }
 
+  /**
+   * The context to hand the language client so the server gets LSP 3.18's trigger kind: shifted by one when the
+   * client's converter passes VS Code's value through, as it is when the converter maps it (newer clients do).
+   */
+  private inlineContext(document: vscode.TextDocument, position: vscode.Position, context: vscode.InlineCompletionContext): vscode.InlineCompletionContext {
+    const converter = this.client?.code2ProtocolConverter;
+    const probe = converter?.asInlineCompletionParams(document, position, { ...context, triggerKind: vscode.InlineCompletionTriggerKind.Automatic });
+    if (!probe || (probe.context.triggerKind as number) === LSP_AUTOMATIC) return context;
+    const lsp = context.triggerKind === vscode.InlineCompletionTriggerKind.Invoke ? LSP_INVOKED : LSP_AUTOMATIC;
+    return { ...context, triggerKind: lsp as vscode.InlineCompletionTriggerKind };
+  }
+
   private clientOptions(): LanguageClientOptions {
     return {
       documentSelector: DOCUMENT_SELECTOR,
@@ -100,6 +116,10 @@ export class ServerHost implements vscode.Disposable {
             return result.map((value: unknown, i) => (params.items[i]?.section === SECTION ? settingsForServer(value) : value));
           },
         },
+        // vscode-languageclient 9 sends VS Code's trigger kind as it is (Invoke 0, Automatic 1), the values of the LSP
+        // draft it followed; LSP 3.18, which the server reads, has Invoked 1 and Automatic 2. Passed through, every
+        // keystroke would reach the server as a request made on purpose, which says why there is no suggestion.
+        provideInlineCompletionItems: (document, position, context, token, next) => next(document, position, this.inlineContext(document, position, context), token),
         // Code actions end in server commands (the task itself, or recording the applied answer): the trace changed.
         executeCommand: async (command, args, next) => {
           try {
