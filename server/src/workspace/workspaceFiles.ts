@@ -143,6 +143,8 @@ interface Walked {
   files: ListedFile[];
   /** Compiled copies of listed sources, left out (`builtOutput.ts`). */
   compiled: ReadonlySet<string>;
+  /** Folders holding a package.json (workspace-relative, '' for the root). */
+  packages: ReadonlySet<string>;
   truncated: boolean;
   tooLarge: string[];
   outside: string[];
@@ -368,6 +370,15 @@ export class WorkspaceFiles {
     return this.listing(kind);
   }
 
+  /**
+   * The folders holding a package.json (workspace-relative, '' for the root), where compiled copies are told from
+   * sources (`builtOutput.ts`); walks first when the listing is out of date.
+   */
+  packageFolders(): ReadonlySet<string> {
+    this.list('source');
+    return (this.walked as Walked).packages;
+  }
+
   /** The listed file at a path, if the current listing has it (no walk). */
   listed(fsPath: string): ListedFile | undefined {
     if (!this.walked) return undefined;
@@ -484,7 +495,7 @@ export class WorkspaceFiles {
     const files = walk.files.filter((f) => !compiled.has(f.relative));
     files.sort((a, b) => (a.relative < b.relative ? -1 : a.relative > b.relative ? 1 : 0));
     const now = Date.now();
-    this.walked = { compiled, files, truncated: walk.truncated, tooLarge: walk.tooLarge, outside: walk.outside, stamps: walk.stamps, unsettled: walk.unsettled, checkedAt: now, walkedAt: now };
+    this.walked = { compiled, packages: walk.packages, files, truncated: walk.truncated, tooLarge: walk.tooLarge, outside: walk.outside, stamps: walk.stamps, unsettled: walk.unsettled, checkedAt: now, walkedAt: now };
     this.byKind.clear();
     this.byPath = undefined;
     const report = limitsReport(this.walked, this.limits);

@@ -157,40 +157,16 @@ function outsideFilesNaming(a: Analysis, word: string): { files: { path: string;
  */
 function compiledCopiesIn(program: ts.Program, a: Analysis): ts.SourceFile[] {
   const sourceRelative = relativePath(a.root, a.fileName);
-  if (sourceRelative.startsWith('..') || path.isAbsolute(sourceRelative)) return [];
-  const packages = new PackageFolders(a.root);
+  if (!a.workspace || sourceRelative.startsWith('..') || path.isAbsolute(sourceRelative)) return [];
+  const packages = a.workspace.files.packageFolders();
   const copies: ts.SourceFile[] = [];
   for (const file of program.getSourceFiles()) {
     if (!file.isDeclarationFile) continue;
     const relative = relativePath(a.root, file.fileName);
     if (relative.startsWith('..') || path.isAbsolute(relative) || relative.split('/').includes('node_modules')) continue;
-    if (isCompiledCopyOf(relative, sourceRelative, packages.around([relative, sourceRelative]))) copies.push(file);
+    if (isCompiledCopyOf(relative, sourceRelative, packages)) copies.push(file);
   }
   return copies;
-}
-
-/** Which workspace folders hold a package.json, looked up once each. */
-class PackageFolders {
-  private readonly known = new Map<string, boolean>();
-  constructor(private readonly root: string) {}
-
-  /** The folders above the files (workspace-relative, '' for the root) that hold a package.json. */
-  around(relatives: readonly string[]): Set<string> {
-    const found = new Set<string>();
-    for (const relative of relatives) {
-      for (let folder = path.posix.dirname(relative); ; folder = path.posix.dirname(folder)) {
-        const key = folder === '.' ? '' : folder;
-        let holds = this.known.get(key);
-        if (holds === undefined) {
-          holds = fs.existsSync(path.join(this.root, key, 'package.json'));
-          this.known.set(key, holds);
-        }
-        if (holds) found.add(key);
-        if (key === '') break;
-      }
-    }
-    return found;
-  }
 }
 
 /**
