@@ -53,6 +53,8 @@ export interface ScenarioResult {
   notifications: Notification[];
   selects: { prompt: string; labels: string[]; picked?: string }[];
   progress: string[];
+  /** The title of every work-done progress the server began, echoed or not (an outcome said first hides a late begin). */
+  began: string[];
   quickfix: QuickfixEntry[];
   quickfixTitle: string;
   /** The buffer names of the current tab's windows at the end. */
@@ -111,7 +113,7 @@ vim.opt.runtimepath:append(${lua(PLUGIN_DIR)})
 vim.opt.swapfile = false
 -- A terminal wide enough that progress lines are not cut.
 vim.o.columns = 200
-local R = { notifications = {}, selects = {}, progress = {}, quickfix = {}, quickfixTitle = '', windows = {}, data = {} }
+local R = { notifications = {}, selects = {}, progress = {}, began = {}, quickfix = {}, quickfixTitle = '', windows = {}, data = {} }
 local source_buf
 
 -- Neovim's own, for a scenario that checks what it draws (T.default_notify).
@@ -122,6 +124,12 @@ end
 
 require('assistant').setup(${setup})
 require('assistant.progress').echo = function(text) table.insert(R.progress, text) end
+-- The plugin's handler runs Neovim's own first, looked up when called: wrapping it sees every begin the server sent.
+local own_progress = vim.lsp.handlers['$/progress']
+vim.lsp.handlers['$/progress'] = function(err, result, ctx, config)
+  if type(result) == 'table' and type(result.value) == 'table' and result.value.kind == 'begin' then table.insert(R.began, result.value.title) end
+  if own_progress then return own_progress(err, result, ctx, config) end
+end
 
 local T = { default_notify = default_notify }
 local uv = vim.uv or vim.loop
