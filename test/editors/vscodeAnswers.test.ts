@@ -90,7 +90,7 @@ describe.skipIf(skipVscode)(`text answers in VS Code 1.139 (code-server)${skipRe
       await session.page.keyboard.press('Control+.');
       const item = session.page.locator('.action-widget').getByText('Assistant: Explain function withRetry', { exact: true }).first();
       await item.waitFor({ timeout: 20_000 });
-      await item.click();
+      await session.clickMenuItem(item);
     });
     await session.step('the explanation', async () => {
       await answerEditor().getByText('# Explain withRetry', { exact: false }).first().waitFor({ timeout: 60_000 });
@@ -100,6 +100,29 @@ describe.skipIf(skipVscode)(`text answers in VS Code 1.139 (code-server)${skipRe
       await quickPick().locator('.quick-input-list').getByText('calls backoffDelay', { exact: true }).first().waitFor({ timeout: 10_000 });
       await session.page.keyboard.press('Escape');
       expect(await answerEditor().getByText('# Explain withRetry', { exact: false }).first().isVisible()).toBe(true);
+    });
+  }, 180_000);
+
+  it('a question asked from the answers\' group opens its answer there, not in a third group, and its places in the code\'s', async () => {
+    const question = 'where is the backoff delay computed?';
+    await session.step('in the last answer, ask', async () => {
+      await answerEditor().click();
+      await session.page.locator('.editor-group-container').nth(1).locator('.monaco-editor.focused').waitFor({ timeout: 10_000 });
+      await session.runCommand('Assistant: Ask…');
+      await quickPick().locator('.quick-input-title').getByText('Assistant: Ask', { exact: true }).waitFor({ timeout: 10_000 });
+      await session.page.keyboard.type(question);
+      await session.page.keyboard.press('Enter');
+    });
+    await session.step('the answer with the others', async () => {
+      await answerEditor().getByText(`# Question: ${question}`, { exact: false }).first().waitFor({ timeout: 60_000 });
+      expect(await session.page.locator('.editor-group-container').count()).toBe(2);
+    });
+    await session.step('its first place in the code\'s group', async () => {
+      await quickPick().locator('.quick-input-list .monaco-list-row').first().waitFor({ timeout: 10_000 });
+      await session.page.keyboard.press('Enter');
+      await session.page.locator('.editor-group-container').nth(0).locator('.tab.active').getByText('retry.ts', { exact: true }).waitFor({ timeout: 10_000 });
+      expect(await session.page.locator('.editor-group-container').count()).toBe(2);
+      expect(await answerEditor().getByText(`# Question: ${question}`, { exact: false }).first().isVisible()).toBe(true);
     });
   }, 180_000);
 

@@ -268,13 +268,26 @@ export class Workbench {
       const item = this.page.locator('.action-widget').getByText(title, { exact: true }).first();
       try {
         await item.waitFor({ timeout: 5_000 });
-        await item.click();
+        await this.clickMenuItem(item);
         return;
       } catch (error) {
         if (Date.now() - started > budgetMs) throw error;
         await this.page.keyboard.press('Escape');
       }
     }
+  }
+
+  /**
+   * Clicks an item of a menu (the code-action list) and waits for the menu to close. A menu redrawn under the pointer
+   * (its actions refreshed as the server answers) can lose a click, which a user would simply make again: so does this,
+   * once.
+   */
+  async clickMenuItem(item: Locator): Promise<void> {
+    await item.click();
+    const closed = await item.waitFor({ state: 'hidden', timeout: 3_000 }).then(() => true, () => false);
+    if (closed) return;
+    await item.click();
+    await item.waitFor({ state: 'hidden', timeout: 10_000 });
   }
 
   /**
