@@ -152,6 +152,22 @@ describe('callers through the package\'s own name, in files the tsconfig leaves 
   });
 });
 
+describe('codeStructure of a generic function', () => {
+  it('keeps the type parameters as the source writes them, a default named by an alias unresolved', () => {
+    const parser = snapshot('src/parser.ts');
+    const generic = [
+      'export interface Register {}',
+      'export type DefaultError = Register extends { defaultError: infer E } ? E : Error;',
+      'export function fetchOnce<TData, TError = DefaultError, TMap extends (value: TData) => unknown = (value: TData) => TData>(load: () => Promise<TData>, map?: TMap): Promise<TData | TError> {',
+      '  return load();',
+      '}',
+      '',
+    ].join('\n');
+    const s = structureAt(snapshot('src/parser.ts', `${parser.text}\n${generic}`), 'fetchOnce<');
+    expect(s.signature).toBe('fetchOnce<TData, TError = DefaultError, TMap extends (value: TData) => unknown = (value: TData) => TData>(load: () => Promise<TData>, map?: TMap): Promise<TData | TError>');
+  });
+});
+
 describe('codeStructure of classes and interfaces', () => {
   it("lists a class's members with their types and complexity, and where the class is used", () => {
     const s = structureAt(snapshot('src/parser.ts'), 'class EntryIndex');

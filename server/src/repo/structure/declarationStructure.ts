@@ -63,7 +63,7 @@ function modifiersOf(node: ts.Node): string[] {
 function functionSignature(a: Analysis, fn: ts.SignatureDeclaration, name: string): string {
   const signature = a.checker?.getSignatureFromDeclaration(fn);
   if (a.checker && signature) {
-    const text = a.checker.signatureToString(signature, fn, ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.UseAliasDefinedOutsideCurrentScope);
+    const text = withSourceTypeParameters(a.source, fn, a.checker.signatureToString(signature, fn, ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.UseAliasDefinedOutsideCurrentScope));
     if (ts.isConstructorDeclaration(fn)) return `constructor${text.replace(/\):[^():]*$/, ')')}`;
     if (ts.isGetAccessorDeclaration(fn)) return `get ${name}${text}`;
     if (ts.isSetAccessorDeclaration(fn)) return `set ${name}${text.replace(/\):[^():]*$/, ')')}`;
@@ -75,6 +75,22 @@ function functionSignature(a: Analysis, fn: ts.SignatureDeclaration, name: strin
     return `${name}${oneLine(a.source.text.slice(from, fn.body.getStart(a.source)).replace(/=>\s*$/, ''), 160)}`;
   }
   return headerOf(a.source, fn);
+}
+
+/**
+ * The checker's signature with the type parameters as the source writes them: it prints a default or constraint
+ * resolved (`TError = Error` where the code says `TError = DefaultError`, an alias a user's registration can change).
+ */
+function withSourceTypeParameters(source: ts.SourceFile, fn: ts.SignatureDeclaration, text: string): string {
+  if (!fn.typeParameters?.length || !text.startsWith('<')) return text;
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (char === '<') depth++;
+    else if (char === '>' && text[i - 1] !== '=') depth--;
+    if (depth === 0) return `<${oneLine(fn.typeParameters.map((parameter) => parameter.getText(source)).join(', '), 200)}>${text.slice(i + 1)}`;
+  }
+  return text;
 }
 
 /** The declaration's text up to its body, on one line: what a reader sees of its signature. */
