@@ -13,7 +13,7 @@ import { AssistantApi, askParams, rateParams, revertParams, traceAtParams } from
 import type { EditorState, Send } from '../../clients/vscode/src/core/assistantApi.js';
 import { rateTargets, revertTargets } from '../../clients/vscode/src/core/atCursor.js';
 import { answerDocument, answerFileName, askedAnswer, placeItems } from '../../clients/vscode/src/core/answers.js';
-import { answerLine, candidateItems, firstMeaningfulLine, noCandidateMessage } from '../../clients/vscode/src/core/candidates.js';
+import { answerLine, candidateItems, firstMeaningfulLine, noCandidateMessage, pickerTitle } from '../../clients/vscode/src/core/candidates.js';
 import { CLIENT_ID, CLIENT_SECTION, ExtensionCommands, SERVER_PATH_SETTING, TRACE_VIEW_ID } from '../../clients/vscode/src/core/extensionIds.js';
 import { resolveServerLaunch } from '../../clients/vscode/src/core/serverLaunch.js';
 import { SECTION, settingsForServer } from '../../clients/vscode/src/core/settings.js';
@@ -178,6 +178,12 @@ describe('pure parts', () => {
     expect(noCandidateMessage({ ...base, message: 'Nothing to document here.', responses: [] })).toBe('Nothing to document here.');
     expect(noCandidateMessage({ ...base, responses: [] })).toBe('No candidates for "document".');
     expect(candidateItems({ ...base, responses: [{ id: 'r', agent, status: 'ok', text: '/**\n * Loads it.\n */', edit: { changes: {} } }] })).toEqual([{ label: 'gpt', description: 'gpt-4o-mini', detail: 'Loads it.', responseId: 'r', use: 'apply' }]);
+  });
+
+  it('titles the picker with the task, and says how sure only of a guess', () => {
+    const base = { interactionId: 'i', task: 'rename' as const, responses: [] };
+    expect(pickerTitle({ ...base, confidence: 0.79 })).toBe('Assistant: rename');
+    expect(pickerTitle({ ...base, confidence: 0.41 })).toBe('Assistant: rename (a guess from your words, 41% sure)');
   });
 
   it('shows the server\'s plain summary of an answer, else the first line that says something', () => {

@@ -5,7 +5,7 @@ import type { AnswerView } from '../answerView.js';
 import { askedAnswer } from '../core/answers.js';
 import { applyNotice } from '../core/applyNotice.js';
 import { askParams } from '../core/assistantApi.js';
-import { candidateItems, failureLines, isTextAnswer, noCandidateMessage } from '../core/candidates.js';
+import { candidateItems, failureLines, isTextAnswer, noCandidateMessage, pickerTitle } from '../core/candidates.js';
 import type { CandidateItem } from '../core/candidates.js';
 import { activeEditorState, reportErrors } from '../editorState.js';
 import type { ServerHost } from '../serverHost.js';
@@ -56,7 +56,7 @@ export function ask(host: ServerHost, answers: AnswerView, refreshTrace: () => v
     // One text answer needs no choosing.
     if (items.length === 1 && items[0]!.use === 'show') return show(items[0]!);
     const texts = result.responses.some(isTextAnswer);
-    const picked = await pickCandidate(items, failures, `Assistant: ${result.task} (${Math.round(result.confidence * 100)}% sure)`, texts ? 'Choose the answer to use (Escape discards them)' : 'Choose the answer to apply (Escape discards them)');
+    const picked = await pickCandidate(items, failures, pickerTitle(result), texts ? 'Choose the answer to use (Escape discards them)' : 'Choose the answer to apply (Escape discards them)');
     if (!picked) {
       // Escape turned the answers down: the trace says so, rather than that nobody looked at them.
       await host.api().discard({ interactionId: result.interactionId });

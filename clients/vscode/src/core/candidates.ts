@@ -56,6 +56,15 @@ export function candidateItems(result: AskResult): CandidateItem[] {
   });
 }
 
+/** Below this confidence the picker says the task was a guess: above it, a figure ("79% sure" on "rename x to y") is noise. */
+export const UNSURE_BELOW = 0.6;
+
+/** The title of the picker of answers: the task the request was read as, and, when that was a guess, how sure. */
+export function pickerTitle(result: AskResult): string {
+  const guess = result.confidence < UNSURE_BELOW ? ` (a guess from your words, ${Math.round(result.confidence * 100)}% sure)` : '';
+  return `Assistant: ${result.task}${guess}`;
+}
+
 /**
  * What to tell the user when there is nothing to pick: the server's message (which says why), else why each agent
  * gave nothing, else a plain "no candidates". Undefined when there are candidates.
