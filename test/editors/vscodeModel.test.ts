@@ -134,6 +134,8 @@ describe.skipIf(skipVscode)(`a model agent in VS Code 1.139 (code-server)${skipR
       await toast.waitFor({ state: 'hidden', timeout: 10_000 });
       await vscode.page.waitForTimeout(500);
       expect(await vscode.savedText(file, (text) => text === before)).toBe(before);
+      // The work ended as the user asked: no error toast ("Canceled") says otherwise.
+      expect((await toasts()).filter((text) => /cancel/i.test(text))).toEqual([]);
     });
     const interaction = interactions(vscode.workspace).find((i) => i.source === 'command' && i.context.symbol === 'greet');
     expect(interaction).toMatchObject({ message: 'Cancelled before an answer was chosen.' });

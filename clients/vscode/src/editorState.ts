@@ -18,12 +18,17 @@ export function toRange(range: { start: { line: number; character: number }; end
   return new vscode.Range(range.start.line, range.start.character, range.end.line, range.end.character);
 }
 
+/** Whether `error` is a request's cancellation (VS Code's, or the protocol's RequestCancelled): nothing went wrong. */
+export function isCancellation(error: unknown): boolean {
+  return error instanceof vscode.CancellationError || (error as { code?: number } | undefined)?.code === -32800;
+}
+
 /** Runs a command body, turning failures into an error message (a cancelled request says nothing). */
 export async function reportErrors(title: string, body: () => Promise<void>): Promise<void> {
   try {
     await body();
   } catch (error) {
-    if (error instanceof vscode.CancellationError || (error as { code?: number }).code === -32800) return;
+    if (isCancellation(error)) return;
     void vscode.window.showErrorMessage(`${title}: ${error instanceof Error ? error.message : String(error)}`);
   }
 }

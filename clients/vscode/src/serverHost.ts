@@ -13,6 +13,7 @@ import { resolveServerLaunch } from './core/serverLaunch.js';
 import type { ServerLaunch } from './core/serverLaunch.js';
 import { SECTION, settingsForServer } from './core/settings.js';
 import { CLIENT_ID, DOCUMENT_SELECTOR, SERVER_PATH_SETTING } from './core/extensionIds.js';
+import { isCancellation } from './editorState.js';
 import { showServerProgress } from './serverProgress.js';
 
 /** LSP 3.18's `InlineCompletionTriggerKind` values. */
@@ -121,9 +122,14 @@ export class ServerHost implements vscode.Disposable {
         // keystroke would reach the server as a request made on purpose, which says why there is no suggestion.
         provideInlineCompletionItems: (document, position, context, token, next) => next(document, position, this.inlineContext(document, position, context), token),
         // Code actions end in server commands (the task itself, or recording the applied answer): the trace changed.
+        // Work the user cancelled (the Cancel of its progress) ends as the progress says, "cancelled": VS Code would
+        // show the request's cancellation as an error toast "Canceled".
         executeCommand: async (command, args, next) => {
           try {
             return await next(command, args);
+          } catch (error) {
+            if (isCancellation(error)) return undefined;
+            throw error;
           } finally {
             this.changed.fire();
           }
