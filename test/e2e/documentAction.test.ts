@@ -232,7 +232,7 @@ describe('Document as a code action (offline agent)', () => {
     const plain = await editor.openText('untitled:Untitled-3', 'typescript', 'export function sum(a: number, b: number): number {\n  const total = a + b;\n  return total;\n}\n');
     const action = (await actionsAt(editor, plain.uri, 'sum('))[0]!;
     const result = await editor.request<TaskCommandResult>('workspace/executeCommand', { command: action.command!.command, arguments: action.command!.arguments });
-    expect(result).toMatchObject({ applied: false, message: expect.stringMatching(/^No usable answer for sum \(doc-offline: nothing true to add to the signature of sum: .+\)\.$/) });
+    expect(result).toMatchObject({ applied: false, message: expect.stringMatching(/^No usable answer for sum: nothing true to add to the signature of sum: .+ \(doc-offline\)\.$/) });
     expect(editor.applied).toEqual([]);
     expect(editor.buffer(plain.uri).text).toBe(plain.text);
     await until(() => editor.messages.some((m) => m.message === result.message), 5000, 'the message');

@@ -19,7 +19,7 @@ import type { Candidate, TaskEnvironment, TaskResult } from './runTask.js';
 import type { TaskTarget } from './task.js';
 import { wholeWorkspaceTarget } from './task.js';
 import { diagnosticFromLsp } from './diagnostics.js';
-import { failureLines, failureNotice } from './failures.js';
+import { failureLines, failureNotice, noAnswerMessage } from './failures.js';
 
 export interface FlowContext {
   env: TaskEnvironment;
@@ -86,8 +86,7 @@ type Choice = { kind: 'one'; candidate: Candidate } | { kind: 'none'; message: s
 export async function chooseCandidate(candidates: Candidate[], targetName: string, port: EditorPort, signal: AbortSignal, progress: ProgressSink = noProgress): Promise<Choice> {
   const usable = candidates.filter((c) => c.proposal || c.shown);
   if (usable.length === 0) {
-    const reasons = candidates.map((c) => `${c.response.agent.name}: ${c.response.error ?? c.response.status}`).join('; ');
-    return { kind: 'none', message: `No usable answer for ${targetName}${reasons ? ` (${reasons})` : ''}.`, discarded: false };
+    return { kind: 'none', message: noAnswerMessage(targetName, candidates.map((c) => c.response)), discarded: false };
   }
   if (usable.length === 1) return { kind: 'one', candidate: usable[0] as Candidate };
   // Several answers of one agent (suggested names, compiler fixes) need titles of their own to be told apart.

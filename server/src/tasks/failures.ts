@@ -35,3 +35,14 @@ export function failureNotice(responses: readonly TraceResponse[], used: TraceRe
   const lines = failureLines(responses.filter((r) => r.agent.name !== used.agent.name));
   return lines.length > 0 ? `Used the answer of ${used.agent.name}; ${lines.join('; ')}.` : undefined;
 }
+
+/**
+ * Why there is nothing to use: with one agent, its reason first, where a notification cut to its first line still
+ * shows it (the trace keeps the check's name; the user needs what failed); with several, each agent's.
+ */
+export function noAnswerMessage(subject: string, responses: readonly TraceResponse[]): string {
+  const [only] = responses;
+  if (responses.length === 1 && only) return `No usable answer for ${subject}: ${(only.error ?? only.status).replace(/^rejected by the oracle: /, '')} (${only.agent.name}).`;
+  const reasons = responses.map((r) => `${r.agent.name}: ${r.error ?? r.status}`).join('; ');
+  return `No usable answer for ${subject}${reasons ? ` (${reasons})` : ''}.`;
+}

@@ -17,6 +17,7 @@ import type { ProgressSink } from '../editorPort.js';
 import { taskDefinition } from './catalogue.js';
 import { answerLocations } from './answerLocations.js';
 import { AgentsProgress } from './agentsProgress.js';
+import { noAnswerMessage } from './failures.js';
 import { protectedValues } from '../privacy/workspaceSecrets.js';
 import { renderRequestContext } from '../context/contextRendering.js';
 import { buildRequestContext } from '../context/requestContext.js';
@@ -339,7 +340,7 @@ async function runAgentsAndCheck(env: TaskEnvironment, run: TaskRun, definition:
   const ranked = rankCandidates(final);
   const responses = ranked.map((c) => c.response);
   const usable = ranked.filter((c) => c.proposal || c.shown);
-  const message = usable.length === 0 ? noAnswerMessage(run, responses) : undefined;
+  const message = usable.length === 0 ? noAnswerMessage(`${run.task} on ${run.target.name}`, responses) : undefined;
   // Every answer stays in the trace; with `best-passing` only the best usable one is offered.
   const candidates = env.strategy === 'best-passing' && usable.length > 1 ? ranked.filter((c) => c === usable[0] || !(c.proposal || c.shown)) : ranked;
   const selection = usable[0] && usable.length > 0 ? { responseId: usable[0].response.id, reason: selectionReason(usable[0], ranked) } : undefined;
@@ -439,11 +440,6 @@ async function evaluateOutcome(env: TaskEnvironment, definition: TaskDefinition,
 /** An agent's answer that was still being checked when the run was cancelled. */
 function cancelledResponse(outcome: AgentOutcome, attempt: number): TraceResponse {
   return { id: outcome.responseId, agent: outcome.agent.descriptor, status: 'cancelled', text: outcome.text, error: 'cancelled', used: false, startedAt: outcome.startedAt, durationMs: outcome.durationMs, attempts: attempt };
-}
-
-function noAnswerMessage(run: TaskRun, responses: TraceResponse[]): string {
-  const reasons = responses.map((r) => `${r.agent.name}: ${r.error ?? r.status}`).join('; ');
-  return `No usable answer for ${run.task} on ${run.target.name}${reasons ? ` (${reasons})` : ''}.`;
 }
 
 /**
