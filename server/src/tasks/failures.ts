@@ -36,13 +36,19 @@ export function failureNotice(responses: readonly TraceResponse[], used: TraceRe
   return lines.length > 0 ? `Used the answer of ${used.agent.name}; ${lines.join('; ')}.` : undefined;
 }
 
+/** How a response's error begins when the task's check turned its answer down; the check's verdict follows. */
+export const REJECTED_BY_CHECK = 'rejected by the oracle: ';
+
 /**
  * Why there is nothing to use: with one agent, its reason first, where a notification cut to its first line still
  * shows it (the trace keeps the check's name; the user needs what failed); with several, each agent's.
  */
 export function noAnswerMessage(subject: string, responses: readonly TraceResponse[]): string {
   const [only] = responses;
-  if (responses.length === 1 && only) return `No usable answer for ${subject}: ${(only.error ?? only.status).replace(/^rejected by the oracle: /, '')} (${only.agent.name}).`;
+  if (responses.length === 1 && only) {
+    const reason = only.error ?? only.status;
+    return `No usable answer for ${subject}: ${reason.startsWith(REJECTED_BY_CHECK) ? reason.slice(REJECTED_BY_CHECK.length) : reason} (${only.agent.name}).`;
+  }
   const reasons = responses.map((r) => `${r.agent.name}: ${r.error ?? r.status}`).join('; ');
   return `No usable answer for ${subject}${reasons ? ` (${reasons})` : ''}.`;
 }

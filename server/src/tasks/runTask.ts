@@ -17,7 +17,7 @@ import type { ProgressSink } from '../editorPort.js';
 import { taskDefinition } from './catalogue.js';
 import { answerLocations } from './answerLocations.js';
 import { AgentsProgress } from './agentsProgress.js';
-import { noAnswerMessage } from './failures.js';
+import { noAnswerMessage, REJECTED_BY_CHECK } from './failures.js';
 import { protectedValues } from '../privacy/workspaceSecrets.js';
 import { renderRequestContext } from '../context/contextRendering.js';
 import { buildRequestContext } from '../context/requestContext.js';
@@ -419,14 +419,14 @@ async function evaluateOutcome(env: TaskEnvironment, definition: TaskDefinition,
     if (definition.check) {
       const verdict = await definition.check(converted.proposal, view, { root: env.root, project: env.workspace.projects.forFile(view.document.fsPath), oracle: env.oracle }, signal);
       if (!verdict.passed) {
-        evaluated.push({ candidate: { response: { ...withEdit, verdict, status: 'empty', error: `rejected by the oracle: ${verdict.summary}` } }, rejection: [verdict.summary, ...(verdict.details ?? [])].join('\n') });
+        evaluated.push({ candidate: { response: { ...withEdit, verdict, status: 'empty', error: `${REJECTED_BY_CHECK}${verdict.summary}` } }, rejection: [verdict.summary, ...(verdict.details ?? [])].join('\n') });
         continue;
       }
       withEdit.verdict = verdict;
     } else if (outcome.verdict) {
       // The pipeline checked its own proposal (type-check, tests, review): a failing verdict is not offered.
       if (!outcome.verdict.passed) {
-        evaluated.push({ candidate: { response: { ...withEdit, verdict: outcome.verdict, status: 'empty', error: `rejected by the oracle: ${outcome.verdict.summary}` } }, rejection: outcome.verdict.summary });
+        evaluated.push({ candidate: { response: { ...withEdit, verdict: outcome.verdict, status: 'empty', error: `${REJECTED_BY_CHECK}${outcome.verdict.summary}` } }, rejection: outcome.verdict.summary });
         continue;
       }
       withEdit.verdict = outcome.verdict;
