@@ -69,6 +69,7 @@ describe('clients/emacs/assistant-ls.el when answers come while the user types',
     const prompt = await term.screenShowing('the prompt', 'Apply (document, 2 candidates');
     term.type('gpt-4o-mini');
     term.keys('Tab', 'Enter');
+    term.keys('M-<');
     await term.until('the model’s doc comment', () => term.screen().includes('once and caches it'));
     term.keys('C-x', 'C-s');
     await term.until('the file saved', () => fs.readFileSync(file, 'utf8').includes('once and caches it'));
@@ -128,6 +129,9 @@ describe('clients/emacs/assistant-ls.el when an edit to preview comes while the 
     term.keys('Enter');
     await term.screenShowing('the preview', /\+\+\+ b\/src\/config\.ts[\s\S]*Apply this edit\? \(a or RET: apply, q or d: discard\)/);
     term.keys('a');
+    // The user looks at the top of the file: the window may have scrolled with the typing while the preview shared the
+    // frame, and the doc comment lands above what it shows.
+    term.keys('M-<');
     await term.until('the model’s doc comment', () => term.screen().includes('once and caches it'));
     term.keys('C-x', 'C-s');
     await term.until('the file saved', () => fs.readFileSync(file, 'utf8').includes('once and caches it'));
@@ -154,6 +158,7 @@ describe('clients/emacs/assistant-ls.el when an edit to preview comes while the 
     term.keys('Enter');
     await term.screenShowing('Eglot’s question', 'Proceed? (y or n)');
     term.keys('y');
+    term.keys('M-<');
     await term.until('the model’s doc comment', () => term.screen().includes('once and caches it'));
     term.keys('C-x', 'C-s');
     await term.until('the file saved', () => fs.readFileSync(file, 'utf8').includes('once and caches it'));

@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { REPO_ROOT } from '../../support/lspClient.js';
+import { REPO_ROOT, until } from '../../support/lspClient.js';
 
 /** What `scripts/install-code-server.sh` installs, and where. */
 const CACHE = process.env.ASSISTANT_VSCODE_E2E_DIR ?? path.join(REPO_ROOT, '.cache', 'vscode-e2e');
@@ -127,6 +127,8 @@ const QUIET_SETTINGS = {
   'chat.disableAIFeatures': true,
   'typescript.disableAutomaticTypeAcquisition': true,
   'editor.codeActionWidget.includeNearbyQuickFixes': false,
+  // The LSP messages' names in the "assistant-ls" output, whose end a failed step prints: what the extension sent.
+  'assistantLs.trace.server': 'messages',
 };
 
 /** The workbench of one code-server on one workspace folder, with what a user does in it. */
@@ -261,6 +263,21 @@ export class Workbench {
    * action, for up to `budgetMs`.
    */
   async runCodeAction(lineColumn: string, title: string, budgetMs = 40_000): Promise<void> {
+    // A choice the menu lost (it was redrawn as it was clicked, under the suite's load) never leaves VS Code: the
+    // extension sends nothing. A user would choose it again, and so does this, once, saying so. A choice that reached
+    // the extension is never made twice.
+    for (let attempt = 1; ; attempt++) {
+      const sent = this.taskRequestsSent();
+      await this.openCodeActionItem(lineColumn, title, budgetMs);
+      const reached = await until(() => this.taskRequestsSent() > sent, 20_000).then(() => true, () => false);
+      if (reached) return;
+      if (attempt === 2) throw new Error(`"${title}", chosen twice from the menu, sent the server nothing`);
+      console.warn(`"${title}" chosen from the menu sent the server nothing within 20 s; choosing it again`);
+    }
+  }
+
+  /** Ctrl+. at `lineColumn` until the menu offers `title` (the server may still be starting), then clicks it. */
+  private async openCodeActionItem(lineColumn: string, title: string, budgetMs: number): Promise<void> {
     const started = Date.now();
     for (;;) {
       await this.goTo(lineColumn);
@@ -275,6 +292,11 @@ export class Workbench {
         await this.page.keyboard.press('Escape');
       }
     }
+  }
+
+  /** How many requests that run a chosen code action (its resolve, its command) the extension has sent, by its log. */
+  private taskRequestsSent(): number {
+    return this.serverOutput().match(/Sending request '(codeAction\/resolve|workspace\/executeCommand) - /g)?.length ?? 0;
   }
 
   /**
@@ -328,8 +350,15 @@ export class Workbench {
       // Beside the scratch folder, which close() removes.
       const shot = path.join(os.tmpdir(), `assistant-ls-vscode-${process.pid}-${name.replace(/\W+/g, '-')}.png`);
       await this.page_?.screenshot({ path: shot }).catch(() => undefined);
-      throw new Error(`${(error as Error).message}\nscreenshot: ${shot}\ncode-server log:\n${this.log.slice(-3000)}`, { cause: error });
+      throw new Error(`${(error as Error).message}\nscreenshot: ${shot}\ncode-server log:\n${this.log.slice(-3000)}\nthe "assistant-ls" output:\n${this.serverOutput().slice(-4000)}`, { cause: error });
     }
+  }
+
+  /** What the extension wrote to its "assistant-ls" output so far (VS Code keeps each output channel in a log file). */
+  serverOutput(): string {
+    const logs = path.join(this.scratch, 'user-data', 'logs');
+    const files = fs.existsSync(logs) ? (fs.readdirSync(logs, { recursive: true }) as string[]).filter((f) => /output_logging_[^/]*\/\d+-assistant-ls\.log$/.test(f)) : [];
+    return files.map((f) => fs.readFileSync(path.join(logs, f), 'utf8')).join('\n');
   }
 
   private async timed<T>(name: string, body: () => Promise<T>): Promise<T> {
