@@ -249,12 +249,20 @@ export class Workbench {
     await this.page.locator('.monaco-editor .view-lines').getByText(visibleText, { exact: false }).first().waitFor({ timeout: 20_000 });
   }
 
-  /** Moves the cursor with "Go to Line/Column" (Ctrl+G), e.g. `10:17`. */
+  /**
+   * Moves the cursor with "Go to Line/Column" (Ctrl+G), e.g. `10:17`, and waits for the status bar to show it there.
+   * The keys wait for Go to Line's own prompt: a quick input still closing (Ctrl+P's, after `open`) took Ctrl+G, and the
+   * position was typed into the code.
+   */
   async goTo(lineColumn: string): Promise<void> {
+    const quickInput = this.page.locator('.quick-input-widget');
+    await quickInput.waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
     await this.page.keyboard.press('Control+G');
-    await this.page.locator('.quick-input-widget input').waitFor({ timeout: 10_000 });
+    await quickInput.getByText(/Current Line|line number/).first().waitFor({ timeout: 10_000 });
     await this.page.keyboard.type(lineColumn);
     await this.page.keyboard.press('Enter');
+    const [line, column] = lineColumn.split(':');
+    await this.page.locator('.statusbar').getByText(new RegExp(`Ln ${line}, Col ${column ?? 1}\\b`)).first().waitFor({ timeout: 10_000 });
   }
 
   /**
