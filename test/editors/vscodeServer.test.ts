@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyFixture } from '../support/lspClient.js';
+import { copyFixture, until } from '../support/lspClient.js';
 import { Workbench, assertAvailable, skipReason, skipVscode } from './harness/vscode.js';
 import type { Page } from './harness/vscode.js';
 
@@ -81,4 +81,22 @@ describe.skipIf(skipVscode)(`the extension in VS Code 1.139 (code-server)${skipR
       expect(await view.getByText(/^doc-offline · reverted · /).first().isVisible()).toBe(true);
     });
   }, 240_000);
+
+  it('"Assistant: Restart the Server" says it restarts, logs no error for the old server\'s normal exit, and the new one answers', async () => {
+    await vscode.step('restart', () => vscode.runCommand('Assistant: Restart the Server'));
+    await vscode.step('the output says so, with no error', async () => {
+      await until(() => vscode.serverOutput().includes('A server process exited normally (code 0).'), 20_000, 'the old server\'s exit in the output');
+      const output = vscode.serverOutput();
+      expect(output).toContain('Restarting: the running server stops, and a new one starts.');
+      expect(output.match(/^Starting assistant-ls /gm)).toHaveLength(2);
+      expect(output).not.toMatch(/^\[Error/m);
+    });
+    await vscode.step('the new server offers its code actions', async () => {
+      const line = fs.readFileSync(path.join(workspace, 'src', 'config.ts'), 'utf8').split('\n').findIndex((l) => l.includes('export function greet')) + 1;
+      await vscode.goTo(`${line}:17`);
+      await page.keyboard.press('Control+.');
+      await page.locator('.action-widget').getByText('Assistant: Document function greet', { exact: true }).first().waitFor({ timeout: 30_000 });
+      await page.keyboard.press('Escape');
+    });
+  }, 120_000);
 });

@@ -63,6 +63,7 @@ export class ServerHost implements vscode.Disposable {
   async restart(): Promise<void> {
     const old = this.client;
     this.client = undefined;
+    this.output.appendLine('Restarting: the running server stops, and a new one starts.');
     if (old) await old.dispose().catch((e: unknown) => this.output.appendLine(`Stopping the server: ${String(e)}`));
     await this.start();
   }
@@ -105,7 +106,7 @@ export class ServerHost implements vscode.Disposable {
   private clientOptions(): LanguageClientOptions {
     return {
       documentSelector: DOCUMENT_SELECTOR,
-      outputChannel: this.output,
+      outputChannel: clientChannel(this.output),
       initializationOptions: () => settingsForServer(vscode.workspace.getConfiguration(SECTION)),
       // didChangeConfiguration for `assistant`; the server then pulls the section through workspace/configuration.
       synchronize: { configurationSection: SECTION },
@@ -147,6 +148,24 @@ export class ServerHost implements vscode.Disposable {
     if (client) await client.dispose();
     this.output.dispose();
   }
+}
+
+/** The library's exit line for a server that stopped normally, which version 9 logs as an error. */
+const NORMAL_EXIT = /^\[Error(\s*-[^\]]*)\] Server process exited with code 0\.$/;
+
+/**
+ * The channel the language client writes to: the extension's own, where a server process that exited normally is not
+ * an error. vscode-languageclient 9 logs every exit as one ("[Error - …] Server process exited with code 0."; version
+ * 10 logs it as information): after "Assistant: Restart the Server" it came last, and read as if the new server died.
+ */
+function clientChannel(output: vscode.OutputChannel): vscode.OutputChannel {
+  return new Proxy(output, {
+    get(target, property) {
+      if (property === 'appendLine') return (line: string) => target.appendLine(line.replace(NORMAL_EXIT, '[Info$1] A server process exited normally (code 0).'));
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 /** Declares `experimental.assistant.showAnswer`, so text answers come as a notification instead of a document. */
