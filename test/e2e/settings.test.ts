@@ -153,7 +153,7 @@ describe('settings', () => {
     // VS Code follows with didChangeConfiguration twice (the sync and the server's registration): nothing changed.
     await changeConfiguration(editor, pulled);
     await changeConfiguration(editor, pulled);
-    expect(settingsWarnings(editor)).toEqual([`assistant-ls: 2 setting problems: assistant.preview: must be "always", "multiFile" or "never"; assistant.agents[0].modelPath: no file at ${missing}; the agent is left out`]);
+    expect(settingsWarnings(editor)).toEqual([`assistant-ls: 2 setting problems: assistant.preview: must be "always", "multiFile" or "never" (using "multiFile"); assistant.agents[0].modelPath: no file at ${missing}; the agent is left out`]);
     expect(editor.logs.filter((line) => line.includes(`no file at ${missing}`))).toHaveLength(1);
     expect(editor.logs.filter((line) => line.includes('assistant.preview'))).toHaveLength(1);
     expect(editor.questions).toEqual([]);
@@ -195,7 +195,7 @@ describe('settings', () => {
     const { editor } = await TestEditor.start({ root, initializationOptions: { assistant: { agents: {}, orchestrator: { agentTimeoutMs: 'fast' } } } });
     editors.push(editor);
     await until(() => settingsWarnings(editor).length > 0);
-    expect(settingsWarnings(editor)).toEqual(['assistant-ls: 2 setting problems: assistant.agents: must be a list of model agents; assistant.orchestrator.agentTimeoutMs: must be a number from 100 to 3600000']);
+    expect(settingsWarnings(editor)).toEqual(['assistant-ls: 2 setting problems: assistant.agents: must be a list of model agents; assistant.orchestrator.agentTimeoutMs: must be a number from 100 to 3600000 (using 60000)']);
   });
 
   it('inserts no annotation when annotations are off', async () => {

@@ -41,7 +41,7 @@ describe('resolveSettings', () => {
     expect(resolveSettings({ progress: { showAfterMs: 250 } }).settings.progress.showAfterMs).toBe(250);
     for (const bad of [-1, 2.5, '100', 120_000]) {
       const { settings, problems } = resolveSettings({ progress: { showAfterMs: bad } });
-      expect(problems).toEqual(['assistant.progress.showAfterMs: must be a whole number from 0 to 60000']);
+      expect(problems).toEqual(['assistant.progress.showAfterMs: must be a whole number from 0 to 60000 (using 100)']);
       expect(settings.progress.showAfterMs).toBe(DEFAULT_SETTINGS.progress.showAfterMs);
     }
   });
@@ -52,9 +52,16 @@ describe('resolveSettings', () => {
     expect(settings.pipelines).toEqual(DEFAULT_SETTINGS.pipelines);
   });
 
+  it('says which value a refused one leaves in use: the layer below it, else the default', () => {
+    expect(resolveSettings({ preview: 'sometimes' }).problems).toEqual(['assistant.preview: must be "always", "multiFile" or "never" (using "multiFile")']);
+    const { settings, problems } = resolveSettings({ preview: 'never' }, { preview: 'sometimes' });
+    expect(settings.preview).toBe('never');
+    expect(problems).toEqual(['assistant.preview: must be "always", "multiFile" or "never" (using "never")']);
+  });
+
   it('takes a bare annotations value as annotations.enabled', () => {
     expect(resolveSettings({ annotations: false })).toMatchObject({ settings: { annotations: { enabled: false } }, problems: [] });
-    expect(resolveSettings({ annotations: 'no' }).problems).toEqual(['assistant.annotations.enabled: must be true or false']);
+    expect(resolveSettings({ annotations: 'no' }).problems).toEqual(['assistant.annotations.enabled: must be true or false (using true)']);
   });
 
   it('leaves out an agent with a bad field, keeps the declared fields of a good one, and trims the user name', () => {

@@ -80,7 +80,7 @@ describe('settings schema', () => {
 
   it('a bad value is replaced by its default and disables nothing else', () => {
     const { settings, problems } = resolveSettings({ assistant: { orchestrator: { maxAttempts: 2.5, agentTimeoutMs: 5_000 }, pipelines: { toolRounds: -1, classRounds: 2 } } });
-    expect(problems).toEqual(['assistant.orchestrator.maxAttempts: must be a whole number from 1 to 10', 'assistant.pipelines.toolRounds: must be a whole number from 0 to 50']);
+    expect(problems).toEqual(['assistant.orchestrator.maxAttempts: must be a whole number from 1 to 10 (using 3)', 'assistant.pipelines.toolRounds: must be a whole number from 0 to 50 (using 6)']);
     expect(settings.orchestrator).toMatchObject({ maxAttempts: DEFAULT_SETTINGS.orchestrator.maxAttempts, agentTimeoutMs: 5_000 });
     expect(settings.pipelines).toMatchObject({ toolRounds: DEFAULT_SETTINGS.pipelines.toolRounds, classRounds: 2 });
   });

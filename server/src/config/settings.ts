@@ -83,7 +83,14 @@ function mergeObject(declaration: ObjectSetting, value: Record<string, unknown>,
     }
     const checked = check(field, inner, fieldPath, problems);
     if (checked !== REFUSED && checked !== UNSET) target[key] = checked;
+    // A refused value leaves the one below it (another layer's, or the default): the problem says which, so the user
+    // knows what the server does meanwhile.
+    else if (checked === REFUSED && isScalar(target[key])) problems.push(`${problems.pop()} (using ${JSON.stringify(target[key])})`);
   }
+}
+
+function isScalar(value: unknown): value is string | number | boolean {
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
 }
 
 /** The value as the setting takes it, or REFUSED after pushing one problem per bad part, naming its path. */

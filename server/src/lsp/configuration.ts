@@ -7,8 +7,11 @@ import type { ServerContext } from './serverContext.js';
 
 let initializationOptions: unknown;
 
-/** How long the warning's list of problems may grow before the rest is only counted (one line in every editor). */
-const WARNING_LIST_CHARS = 200;
+/**
+ * How long the warning's list of problems may grow before the rest is only counted: two problems with a file path and
+ * the value used instead fit; an editor cuts the line to its width and keeps the whole in its message history.
+ */
+const WARNING_LIST_CHARS = 240;
 
 export function rememberInitializationOptions(options: unknown): ResolvedSettings {
   initializationOptions = options;
