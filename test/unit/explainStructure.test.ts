@@ -168,6 +168,37 @@ describe('codeStructure of a generic function', () => {
   });
 });
 
+describe('codeStructure of an overloaded function', () => {
+  const withOverloads = (signatures: string[]): CodeStructure => {
+    const parser = snapshot('src/parser.ts');
+    const code = [...signatures, 'export function matchKey(a: any, b: any): any {', '  return a === b ? true : String(a);', '}', ''].join('\n');
+    return structureAt(snapshot('src/parser.ts', `${parser.text}\n${code}`), 'matchKey(a: any');
+  };
+
+  it('shows the overload callers see, not the implementation behind it', () => {
+    const s = withOverloads(['export function matchKey(a: readonly unknown[], b: readonly unknown[]): boolean;']);
+    expect(s.signature).toBe('matchKey(a: readonly unknown[], b: readonly unknown[]): boolean');
+    expect(s.returns?.type).toBe('boolean');
+  });
+
+  it('shows the first of several and counts the others', () => {
+    const s = withOverloads(['export function matchKey(a: string, b: string): boolean;', 'export function matchKey(a: number, b: number): string;']);
+    expect(s.signature).toBe('matchKey(a: string, b: string): boolean (and 1 more overload)');
+  });
+});
+
+describe('the Returns line of a function that returns early with nothing', () => {
+  it('says it returns nothing and where it returns early, without quoting an empty return as code', () => {
+    const parser = snapshot('src/parser.ts');
+    const code = ['export function warnOnce(seen: Set<string>, key: string): void {', '  if (seen.has(key)) return;', '  seen.add(key);', '}', ''].join('\n');
+    const text = `${parser.text}\n${code}`;
+    const line = text.split('\n').findIndex((l) => l.includes('if (seen.has(key)) return;')) + 1;
+    const s = structureAt(snapshot('src/parser.ts', text), 'warnOnce(');
+    expect(explainStructure(s)).toContain(`- **Returns** nothing; returns early at line ${line}.`);
+    expect(explainStructure(s)).not.toContain('(nothing)');
+  });
+});
+
 describe('codeStructure of classes and interfaces', () => {
   it("lists a class's members with their types and complexity, and where the class is used", () => {
     const s = structureAt(snapshot('src/parser.ts'), 'class EntryIndex');

@@ -16,6 +16,14 @@ export type LocatedDeclaration =
   | { kind: 'interface'; node: ts.InterfaceDeclaration }
   | { kind: Exclude<DeclarationKind, 'class' | 'interface'>; node: ts.Node; fn: FunctionLike };
 
+/** The overload signatures (bodiless declarations) of the same function next to it, in order. */
+export function overloadsOf(fn: FunctionLike): ts.SignatureDeclaration[] {
+  if (!(ts.isFunctionDeclaration(fn) || ts.isMethodDeclaration(fn)) || !fn.name || !fn.body) return [];
+  const name = fn.name.getText();
+  const siblings: readonly ts.Node[] = ts.isFunctionDeclaration(fn) ? (ts.isSourceFile(fn.parent) || ts.isModuleBlock(fn.parent) || ts.isBlock(fn.parent) ? fn.parent.statements : []) : ts.isClassLike(fn.parent) ? fn.parent.members : [];
+  return siblings.filter((node): node is ts.FunctionDeclaration | ts.MethodDeclaration => (ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node)) && node !== fn && !node.body && node.name?.getText() === name);
+}
+
 export function locateDeclaration(root: ts.SourceFile, target: DeclarationTarget): LocatedDeclaration | undefined {
   const chain = nodesAt(root, target.nameStart);
   for (let index = chain.length - 1; index >= 0; index--) {

@@ -1,6 +1,7 @@
 // What the code and the repository's own comments say about a function beyond its signature: documentation it inherits, and what its body returns, calls, sets and checks.
 import { ts } from 'ts-morph';
 import { parseJsDoc } from '../../edits/jsdoc.js';
+import { overloadsOf } from './declarationLocator.js';
 import type { FunctionLike } from './declarationLocator.js';
 import { joinList } from './docSummaries.js';
 import { backticked, sentence, splitIdentifier } from './identifierProse.js';
@@ -65,14 +66,6 @@ export function inheritedDoc(fn: FunctionLike, member: ts.Node, checker: ts.Type
   } catch {
     return undefined;
   }
-}
-
-/** The overload signatures (bodiless declarations) of the same function next to it, in order. */
-function overloadsOf(fn: FunctionLike): ts.SignatureDeclaration[] {
-  if (!(ts.isFunctionDeclaration(fn) || ts.isMethodDeclaration(fn)) || !fn.name || !fn.body) return [];
-  const name = fn.name.getText();
-  const siblings: readonly ts.Node[] = ts.isFunctionDeclaration(fn) ? (ts.isSourceFile(fn.parent) || ts.isModuleBlock(fn.parent) || ts.isBlock(fn.parent) ? fn.parent.statements : []) : ts.isClassLike(fn.parent) ? fn.parent.members : [];
-  return siblings.filter((node): node is ts.FunctionDeclaration | ts.MethodDeclaration => (ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node)) && node !== fn && !node.body && node.name?.getText() === name);
 }
 
 function oneLine(text: string): string {

@@ -4,7 +4,7 @@ import type { AgentDescriptor, TaskId } from '../../protocol.js';
 import type { Agent, AgentAnswer, AgentRequest, AnswerPlace } from '../agent.js';
 import { pathToUri } from '../../workspace/documentSnapshot.js';
 import { codeStructure } from '../../repo/structure/codeStructure.js';
-import { code } from '../../repo/structure/structureText.js';
+import { code, NO_VALUE } from '../../repo/structure/structureText.js';
 import { KIND_LABEL } from '../../repo/declarations.js';
 import type { CallSummary, CodeStructure, ReferenceSummary } from '../../repo/structure/codeStructure.js';
 
@@ -122,10 +122,15 @@ function namesLine(s: CodeStructure): string | undefined {
 function returnsLine(s: CodeStructure): string | undefined {
   const returns = s.returns;
   if (!returns) return undefined;
-  const points = returns.points.slice(0, SHOWN.returns).map((p) => `${code(p.text)} (line ${p.line})`);
+  // A bare `return;` gives nothing: said in words, not quoted as code.
+  const points = returns.points.slice(0, SHOWN.returns).map((p) => (p.text === NO_VALUE ? `nothing (line ${p.line})` : `${code(p.text)} (line ${p.line})`));
   const more = returns.points.length > SHOWN.returns ? ` and ${returns.points.length - SHOWN.returns} more` : '';
   if (s.subject === 'selection') return `**Returns** from ${s.enclosing ? code(s.enclosing) : 'the enclosing function'}: ${points.join(', ')}${more}.`;
   if (returns.points.length === 0) return returns.type === 'void' || returns.type === undefined ? '**Returns** nothing.' : `**Returns** ${code(returns.type)}.`;
+  if (returns.type === 'void' && returns.points.every((p) => p.text === NO_VALUE)) {
+    const lines = returns.points.map((p) => p.line);
+    return `**Returns** nothing; returns early at line${lines.length > 1 ? 's' : ''} ${lines.join(', ')}${more}.`;
+  }
   return `**Returns**${returns.type ? ` ${code(returns.type)}` : ''}: ${points.join(', ')}${more}.`;
 }
 

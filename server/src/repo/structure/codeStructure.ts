@@ -124,6 +124,7 @@ export interface CodeStructure {
   /** `parseEntries(text: string, strict?: boolean): Entry[]`, `class ConfigStore extends Base`. */
   signature?: string;
   documentation?: { summary: string; tags: string[]; deprecated?: string };
+  /** The return type, and each `return` with its expression's text (`NO_VALUE` of structureText.ts for a bare `return;`). */
   returns?: { type?: string; points: { line: number; text: string }[] };
   members?: MemberSummary[];
   calls: CallSummary[];

@@ -1,6 +1,7 @@
 // The structure of a declaration: modifiers, signature, documentation, returns, members, and what its code calls, branches on and throws.
 import { ts } from 'ts-morph';
 import { parseJsDoc } from '../../edits/jsdoc.js';
+import { overloadsOf } from '../../agents/offline/declarationLocator.js';
 import type { LocatedDeclaration } from '../../agents/offline/declarationLocator.js';
 import type { DeclarationTarget } from '../declarations.js';
 import { callsOf } from './callSummary.js';
@@ -8,7 +9,7 @@ import type { CodeStructure, MemberSummary } from './codeStructure.js';
 import { branchesOf, throwsOf } from './controlFlow.js';
 import { referencesOf } from './referenceSummary.js';
 import { MAX_SITES, type Analysis } from './structureAnalysis.js';
-import { clip, lineOf, oneLine, quote } from './structureText.js';
+import { clip, lineOf, NO_VALUE, oneLine, quote } from './structureText.js';
 
 export function describeDeclaration(a: Analysis, target: DeclarationTarget, located: LocatedDeclaration, signal: AbortSignal | undefined): CodeStructure {
   const node = located.node;
@@ -35,9 +36,13 @@ export function describeDeclaration(a: Analysis, target: DeclarationTarget, loca
     const fn = located.fn;
     if (fn.asteriskToken) structure.modifiers.push('generator');
     if (fn.modifiers?.some((m) => m.kind === ts.SyntaxKind.AsyncKeyword)) structure.modifiers.push('async');
-    structure.signature = functionSignature(a, fn, target.simpleName);
+    // An overloaded function is called through its overloads: the implementation's signature is not one a caller can
+    // use (`(a: any, b: any)` behind `(a: QueryKey, b: QueryKey)`).
+    const overloads = overloadsOf(fn);
+    const more = overloads.length > 1 ? ` (and ${overloads.length - 1} more overload${overloads.length > 2 ? 's' : ''})` : '';
+    structure.signature = `${functionSignature(a, overloads[0] ?? fn, target.simpleName)}${more}`;
     structure.awaits = awaitsOf(fn);
-    if (located.kind !== 'constructor' && located.kind !== 'setter') structure.returns = returnsOf(a, fn);
+    if (located.kind !== 'constructor' && located.kind !== 'setter') structure.returns = returnsOf(a, fn, overloads.length === 1 ? overloads[0] : undefined);
   }
   if (located.kind !== 'interface') Object.assign(structure, callsOf(a, [node]));
   signal?.throwIfAborted();
@@ -100,11 +105,13 @@ function headerOf(source: ts.SourceFile, node: ts.Node): string {
   return oneLine(text.replace(/=>\s*$/, '').replace(/\{\s*$/, ''), 160);
 }
 
-function returnsOf(a: Analysis, fn: ts.SignatureDeclaration): CodeStructure['returns'] {
+/** What `fn` returns and where; its type from `overload` when the one overload is what callers see. */
+function returnsOf(a: Analysis, fn: ts.SignatureDeclaration, overload?: ts.SignatureDeclaration): CodeStructure['returns'] {
   const returns: NonNullable<CodeStructure['returns']> = { points: [] };
-  const signature = a.checker?.getSignatureFromDeclaration(fn);
-  if (a.checker && signature) returns.type = a.checker.typeToString(a.checker.getReturnTypeOfSignature(signature), fn, ts.TypeFormatFlags.NoTruncation);
-  else if (fn.type) returns.type = oneLine(fn.type.getText(a.source), 120);
+  const typed = overload ?? fn;
+  const signature = a.checker?.getSignatureFromDeclaration(typed);
+  if (a.checker && signature) returns.type = a.checker.typeToString(a.checker.getReturnTypeOfSignature(signature), typed, ts.TypeFormatFlags.NoTruncation);
+  else if (typed.type) returns.type = oneLine(typed.type.getText(a.source), 120);
   const body = (fn as ts.FunctionLikeDeclaration).body;
   if (!body) return returns;
   if (!ts.isBlock(body)) {
@@ -112,7 +119,7 @@ function returnsOf(a: Analysis, fn: ts.SignatureDeclaration): CodeStructure['ret
     return returns;
   }
   forOwnCode(body, (node) => {
-    if (ts.isReturnStatement(node) && returns.points.length < MAX_SITES) returns.points.push({ line: lineOf(a.source, node.getStart(a.source)), text: node.expression ? quote(node.expression, a.source) : '(nothing)' });
+    if (ts.isReturnStatement(node) && returns.points.length < MAX_SITES) returns.points.push({ line: lineOf(a.source, node.getStart(a.source)), text: node.expression ? quote(node.expression, a.source) : NO_VALUE });
   });
   return returns;
 }

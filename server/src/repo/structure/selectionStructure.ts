@@ -7,7 +7,7 @@ import type { CodeStructure, StructureTarget } from './codeStructure.js';
 import { branchesOf, throwsOf } from './controlFlow.js';
 import { awaitsOf } from './declarationStructure.js';
 import { MAX_SITES, type Analysis } from './structureAnalysis.js';
-import { lineOf, quote } from './structureText.js';
+import { lineOf, NO_VALUE, quote } from './structureText.js';
 
 /** Most names listed as read or written, so a huge selection stays cheap to describe. */
 const MAX_NAMES = 60;
@@ -38,7 +38,7 @@ export function describeSelection(a: Analysis, target: StructureTarget, document
   const returns: { line: number; text: string }[] = [];
   for (const root of roots) {
     const visit = (node: ts.Node): void => {
-      if (ts.isReturnStatement(node) && returns.length < MAX_SITES) returns.push({ line: lineOf(a.source, node.getStart(a.source)), text: node.expression ? quote(node.expression, a.source) : '(nothing)' });
+      if (ts.isReturnStatement(node) && returns.length < MAX_SITES) returns.push({ line: lineOf(a.source, node.getStart(a.source)), text: node.expression ? quote(node.expression, a.source) : NO_VALUE });
       if (!ts.isFunctionLike(node)) ts.forEachChild(node, visit);
     };
     visit(root);

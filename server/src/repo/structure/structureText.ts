@@ -3,6 +3,9 @@ import path from 'node:path';
 import type { ts } from 'ts-morph';
 
 /** Longest piece of code quoted in a structure. */
+/** The text of a `return;` that gives no value, among a declaration's or selection's return points. */
+export const NO_VALUE = '(nothing)';
+
 export const MAX_QUOTE = 72;
 
 export function lineOf(source: ts.SourceFile, offset: number): number {
