@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ALL_COMMANDS, CUSTOM_METHODS } from '../../protocol/src/index.js';
-import { TestEditor, copyFixture, FULL_CAPABILITIES } from '../support/lspClient.js';
+import { TestEditor, copyFixture, FULL_CAPABILITIES, RESOLVE_CAPABILITIES } from '../support/lspClient.js';
 import { startScriptedModel } from '../support/scriptedModel.js';
 import { RawServer, frame } from '../support/rawLsp.js';
 
@@ -42,9 +42,18 @@ describe('server lifecycle', () => {
     expect(result.serverInfo?.name).toBe('assistant-ls');
     expect(result.capabilities.positionEncoding).toBe('utf-16');
     expect(result.capabilities.executeCommandProvider?.commands).toContain('assistant.document');
-    expect(result.capabilities.codeActionProvider).toMatchObject({ resolveProvider: true });
+    // This client takes no edit from resolve: its actions carry their command, and there is nothing to resolve.
+    expect(result.capabilities.codeActionProvider).toMatchObject({ resolveProvider: false });
     const agents = await editor.request<{ agents: { name: string; technology: string }[] }>('assistant/agents', {});
     expect(agents.agents.map((a) => a.name)).toContain('doc-offline');
+  });
+
+  it('declares codeAction/resolve only to a client that takes the edit from it, not to one that previews edits', async () => {
+    const resolving = track(TestEditor.spawn({ root: copyFixture('basic') }));
+    expect((await resolving.initialize(RESOLVE_CAPABILITIES)).capabilities.codeActionProvider).toMatchObject({ resolveProvider: true });
+    const previewing = track(TestEditor.spawn({ root: copyFixture('basic') }));
+    const withPreview = { ...RESOLVE_CAPABILITIES, workspace: { ...RESOLVE_CAPABILITIES.workspace, workspaceEdit: { ...RESOLVE_CAPABILITIES.workspace?.workspaceEdit, changeAnnotationSupport: { groupsOnLabel: true } } } };
+    expect((await previewing.initialize(withPreview)).capabilities.codeActionProvider).toMatchObject({ resolveProvider: false });
   });
 
   it('answers every request before initialize with -32002 and drops notifications, whatever the method', async () => {

@@ -42,7 +42,10 @@ export function register(ctx: ServerContext): void {
         // Saves tell the workspace's listing of files it does not hold yet (see fileEvents.ts), and the trace that the
         // code the assistant inserted reached the disk (see trace/insertionTracker.ts).
         textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental, save: { includeText: false } },
-        codeActionProvider: { codeActionKinds: [CodeActionKind.RefactorRewrite, CodeActionKind.Source], resolveProvider: true },
+        // Resolve only for a client that takes the edit from it: the others get actions that carry their command, and
+        // VS Code, which resolves every action without an edit first, once ran nothing when the menu refreshed its
+        // actions between that resolve and the command.
+        codeActionProvider: { codeActionKinds: [CodeActionKind.RefactorRewrite, CodeActionKind.Source], resolveProvider: ctx.resolvesEdits() },
         executeCommandProvider: { commands: [...ALL_COMMANDS] },
         // Always declared: without a model agent the answer is an empty list at once (see completion/).
         inlineCompletionProvider: true,
