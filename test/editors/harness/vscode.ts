@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { REPO_ROOT, until } from '../../support/lspClient.js';
+import { REPO_ROOT } from '../../support/lspClient.js';
 
 /** What `scripts/install-code-server.sh` installs, and where. */
 const CACHE = process.env.ASSISTANT_VSCODE_E2E_DIR ?? path.join(REPO_ROOT, '.cache', 'vscode-e2e');
@@ -140,6 +140,8 @@ export class Workbench {
   private codeServer: ChildProcess | undefined;
   /** What code-server printed, for the errors. */
   private log = '';
+  /** The log files of the "assistant-ls" output, once VS Code made them. */
+  private outputFiles: string[] = [];
 
   private constructor(
     readonly workspace: string,
@@ -277,8 +279,10 @@ export class Workbench {
     for (let attempt = 1; ; attempt++) {
       const sent = this.taskRequestsSent();
       await this.openCodeActionItem(lineColumn, title, budgetMs);
-      const reached = await until(() => this.taskRequestsSent() > sent, 20_000).then(() => true, () => false);
-      if (reached) return;
+      const clicked = Date.now();
+      // Read every 200 ms: the journeys this guards run under load, which a tighter poll of the log would add to.
+      while (this.taskRequestsSent() <= sent && Date.now() - clicked < 20_000) await this.page.waitForTimeout(200);
+      if (this.taskRequestsSent() > sent) return;
       if (attempt === 2) throw new Error(`"${title}", chosen twice from the menu, sent the server nothing`);
       console.warn(`"${title}" chosen from the menu sent the server nothing within 20 s; choosing it again`);
     }
@@ -364,9 +368,13 @@ export class Workbench {
 
   /** What the extension wrote to its "assistant-ls" output so far (VS Code keeps each output channel in a log file). */
   serverOutput(): string {
-    const logs = path.join(this.scratch, 'user-data', 'logs');
-    const files = fs.existsSync(logs) ? (fs.readdirSync(logs, { recursive: true }) as string[]).filter((f) => /output_logging_[^/]*\/\d+-assistant-ls\.log$/.test(f)) : [];
-    return files.map((f) => fs.readFileSync(path.join(logs, f), 'utf8')).join('\n');
+    // The channel lives as long as the extension, restarts included: its file is looked for until found, then kept.
+    if (this.outputFiles.length === 0) {
+      const logs = path.join(this.scratch, 'user-data', 'logs');
+      const files = fs.existsSync(logs) ? (fs.readdirSync(logs, { recursive: true }) as string[]).filter((f) => /output_logging_[^/]*\/\d+-assistant-ls\.log$/.test(f)) : [];
+      this.outputFiles = files.map((f) => path.join(logs, f));
+    }
+    return this.outputFiles.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
   }
 
   private async timed<T>(name: string, body: () => Promise<T>): Promise<T> {

@@ -3,10 +3,10 @@ import path from 'node:path';
 import type { ts } from 'ts-morph';
 
 /** Longest piece of code quoted in a structure. */
+export const MAX_QUOTE = 72;
+
 /** The text of a `return;` that gives no value, among a declaration's or selection's return points. */
 export const NO_VALUE = '(nothing)';
-
-export const MAX_QUOTE = 72;
 
 export function lineOf(source: ts.SourceFile, offset: number): number {
   return source.getLineAndCharacterOfPosition(offset).line + 1;
